@@ -1,0 +1,72 @@
+// fovea caption / fovea info: the CLI face of core/captioner.h.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/commands.h"
+#include "core/captioner.h"
+#include "core/image_io.h"
+
+namespace fovea::cli {
+
+namespace {
+struct CaptionArgs {
+  std::string model = "models/fashion-soft.ckpt", device = "cpu";
+  std::vector<std::string> images;
+  int beam = 3;
+  bool greedy = false, json = false, sample = false;
+  int max_len = 0;
+};
+}  // namespace
+
+Runner add_caption_command(CLI::App& app) {
+  auto a = std::make_shared<CaptionArgs>();
+  app.add_option("--model,-m", a->model, "Model file")->capture_default_str();
+  app.add_option("images", a->images, "Image files")->required();
+  app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
+  app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
+  app.add_flag("--json", a->json, "Print per-word alpha (grid HxW), beta and log-probability as JSON");
+  app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
+  app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)");
+  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
+  return [a]() -> int {
+    Captioner captioner(a->model, a->device);
+    CaptionOptions opts;
+    opts.beam = a->greedy ? 1 : a->beam;
+    opts.max_len = a->max_len;
+    opts.sample_glimpses = a->sample;
+    int failures = 0;
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& path : a->images) {
+      try {
+        const auto result = captioner.caption(read_image(path), opts);
+        if (a->json) {
+          auto j = to_json(result);
+          j["image"] = path;
+          all.push_back(j);
+        } else {
+          std::cout << path << "\t" << result.text() << (result.finished ? "" : " (no <end> within the length limit)") << "\n";
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "fovea: error: " << e.what() << "\n";
+        ++failures;
+      }
+    }
+    if (a->json) std::cout << all.dump(1) << "\n";
+    return failures ? 1 : 0;
+  };
+}
+
+Runner add_info_command(CLI::App& app) {
+  auto model = std::make_shared<std::string>("models/fashion-soft.ckpt");
+  app.add_option("model", *model, "Model file")->capture_default_str();
+  return [model]() -> int {
+    Captioner captioner(*model, "cpu");
+    std::cout << captioner.info().dump(2) << "\n";
+    return 0;
+  };
+}
+
+}  // namespace fovea::cli

@@ -1,0 +1,118 @@
+// fovea train: the CLI face of core/trainer.h.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include "app/commands.h"
+#include "app/progress_bar.h"
+#include "core/trainer.h"
+
+namespace fovea::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop.store(true); }
+
+struct TrainArgs {
+  TrainConfig config;
+  std::string attention = "soft", init_state = "mean", penalty_reduction = "mean", resume;
+  bool no_beta = false;
+  std::int64_t epochs_override = 0, max_steps_override = 0;
+};
+
+}  // namespace
+
+Runner add_train_command(CLI::App& app) {
+  auto a = std::make_shared<TrainArgs>();
+  auto& c = a->config;
+  app.add_option("--dataset", c.dataset, "Dataset: fashion-scenes (built in)")->capture_default_str();
+  app.add_option("--out", c.out_dir, "Run folder for metrics.jsonl, checkpoints and the model card");
+  app.add_option("--resume", a->resume, "Continue the interrupted run in this folder from its last checkpoint");
+  app.add_option("--attention", a->attention, "soft (deterministic) or hard (stochastic, REINFORCE)")
+      ->check(CLI::IsMember({"soft", "hard"}))->capture_default_str();
+  auto* model = "Model";
+  app.add_option("--image-size", c.model.image_size, "Input side in pixels (multiple of 8)")->group(model)->capture_default_str();
+  app.add_option("--encoder-widths", c.model.encoder_widths, "Built-in CNN channel widths")->group(model)->delimiter(',')->capture_default_str();
+  app.add_option("--backbone", c.model.backbone_path, "TorchScript encoder file returning (B, D, H, W)")->group(model);
+  app.add_flag("--finetune-backbone", c.model.backbone_trainable, "Train the TorchScript backbone too")->group(model);
+  app.add_option("--embed-dim", c.model.embed_dim, "Word embedding size m")->group(model)->capture_default_str();
+  app.add_option("--attention-dim", c.model.attention_dim, "Attention MLP size")->group(model)->capture_default_str();
+  app.add_option("--hidden-dim", c.model.hidden_dim, "LSTM size n")->group(model)->capture_default_str();
+  app.add_option("--dropout", c.model.dropout, "Dropout before the output layer")->group(model)->capture_default_str();
+  app.add_flag("--no-beta", a->no_beta, "Disable the soft-attention gating scalar beta")->group(model);
+  app.add_option("--init-state", a->init_state, "h0/c0: mean (f_init MLPs on the mean annotation), zero, learned")
+      ->group(model)->check(CLI::IsMember({"mean", "zero", "learned"}))->capture_default_str();
+  app.add_option("--max-caption-len", c.model.max_caption_len, "Longest caption in words")->group(model)->capture_default_str();
+  auto* obj = "Objective";
+  app.add_option("--lambda", c.objective.lambda, "Weight of the doubly stochastic penalty")->group(obj)->capture_default_str();
+  app.add_option("--penalty-reduction", a->penalty_reduction, "sum over cells (paper) or mean")
+      ->group(obj)->check(CLI::IsMember({"sum", "mean"}))->capture_default_str();
+  app.add_option("--lambda-r", c.objective.lambda_r, "Hard: weight of the REINFORCE term")->group(obj)->capture_default_str();
+  app.add_option("--lambda-e", c.objective.lambda_e, "Hard: weight of the entropy bonus")->group(obj)->capture_default_str();
+  app.add_option("--expected-prob", c.expected_context_prob, "Hard: probability a sequence uses the expected context")
+      ->group(obj)->capture_default_str();
+  app.add_option("--baseline-decay", c.baseline_decay, "Hard: moving-average baseline decay")->group(obj)->capture_default_str();
+  auto* opt = "Optimisation";
+  app.add_option("--lr", c.lr, "Adam learning rate")->group(opt)->capture_default_str();
+  app.add_option("--batch", c.batch_size, "Batch size")->group(opt)->capture_default_str();
+  app.add_option("--epochs", c.epochs, "Epochs (with --resume: extend the run to this many)")->group(opt)->capture_default_str();
+  app.add_option("--max-steps", c.max_steps, "Stop after this many steps (0: no limit)")->group(opt)->capture_default_str();
+  app.add_option("--grad-clip", c.grad_clip, "Gradient norm clipping")->group(opt)->capture_default_str();
+  app.add_option("--patience", c.patience, "Early stopping: epochs without a better validation BLEU-4")->group(opt)->capture_default_str();
+  app.add_option("--seed", c.seed, "Seed of weights, batch order and sampling")->group(opt)->capture_default_str();
+  auto* data = "Data";
+  app.add_option("--train-scenes", c.train_scenes, "Training scenes")->group(data)->capture_default_str();
+  app.add_option("--val-scenes", c.val_scenes, "Validation scenes")->group(data)->capture_default_str();
+  app.add_option("--data-seed", c.scenes.seed, "Seed of the built-in scenes")->group(data)->capture_default_str();
+  app.add_option("--max-objects", c.scenes.max_objects, "Most objects per scene (1-4)")->group(data)->capture_default_str();
+  app.add_option("--min-count", c.min_count, "Vocabulary: minimum word count")->group(data)->capture_default_str();
+  app.add_option("--mnist-dir", c.scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->group(data)->capture_default_str();
+  auto* run = "Run";
+  app.add_option("--device", c.device, "auto, cpu or cuda")->group(run)->capture_default_str();
+  app.add_option("--threads", c.threads, "CPU threads (0: one per core)")->group(run)->capture_default_str();
+  app.add_option("--log-every", c.log_every, "Steps between metrics.jsonl records")->group(run)->capture_default_str();
+  app.add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->group(run)->capture_default_str();
+
+  return [a, &app]() -> int {
+    ProgressBar bar;
+    TrainCallbacks cb;
+    cb.on_progress = [&](const TrainProgress& p) { bar.update(p.step, p.total_steps, p.epoch, p.loss, p.tokens_per_s, p.eta_s); };
+    cb.on_message = [&](const std::string& m) { bar.message(m); };
+    cb.on_validation = [&](const ValidationRecord& v) {
+      char line[160];
+      std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f%s", (long long)v.epoch + 1,
+                    v.bleu[0], v.bleu[3], v.improved ? " (best so far, saved best.ckpt)" : "");
+      bar.message(line);
+    };
+    cb.stop = &g_stop;
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+
+    TrainResult r;
+    if (!a->resume.empty()) {
+      const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
+      r = resume_training(a->resume, cb, {}, epochs, a->config.max_steps);
+    } else {
+      if (a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
+      auto& c = a->config;
+      c.model.attention = parse_attention(a->attention);
+      c.model.init_state = parse_init_state(a->init_state);
+      c.model.use_beta = !a->no_beta;
+      c.objective.reduction = parse_penalty_reduction(a->penalty_reduction);
+      c.scenes.image_size = int(c.model.image_size);
+      r = train(c, cb);
+    }
+    bar.finish();
+    std::fprintf(stderr, "%s after %lld steps in %s; best validation BLEU-4 %.4f (step %lld)\n",
+                 r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
+                 format_duration(r.elapsed_s).c_str(), r.best_bleu4, (long long)r.best_step);
+    std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
+    return r.interrupted ? 130 : 0;
+  };
+}
+
+}  // namespace fovea::cli

@@ -1,0 +1,19 @@
+#pragma once
+/// The `fovea` subcommands. Each registers its options on the CLI11 app and returns the
+/// function that runs it (exit code).
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace fovea::cli {
+
+using Runner = std::function<int()>;
+
+Runner add_train_command(CLI::App& app);
+Runner add_caption_command(CLI::App& app);
+Runner add_info_command(CLI::App& app);
+Runner add_data_command(CLI::App& app);
+
+}  // namespace fovea::cli

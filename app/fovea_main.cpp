@@ -1,0 +1,38 @@
+// fovea: the command-line tool (train, caption, data, info). Thin: parse, wire, run core/.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+
+#include "app/commands.h"
+#include "core/runtime.h"
+
+int main(int argc, char** argv) {
+  fovea::reexec_with_thread_environment(argc, argv);
+  CLI::App app{"fovea: image captioning with visual attention (Show, Attend and Tell)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fovea 0.1.0");
+  std::map<CLI::App*, fovea::cli::Runner> runners;
+  auto add = [&](const char* name, const char* help, fovea::cli::Runner (*fn)(CLI::App&)) {
+    auto* sub = app.add_subcommand(name, help);
+    runners[sub] = fn(*sub);
+  };
+  add("train", "Train a soft- or hard-attention model", fovea::cli::add_train_command);
+  add("caption", "Caption images, optionally with per-word attention as JSON", fovea::cli::add_caption_command);
+  add("info", "Describe a model file", fovea::cli::add_info_command);
+  add("data", "Write sample scenes of the built-in dataset as PNG files with captions", fovea::cli::add_data_command);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "fovea: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

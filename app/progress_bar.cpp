@@ -1,0 +1,52 @@
+#include "app/progress_bar.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace fovea::cli {
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  const long s = long(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%02ld:%02ld", s / 60, s % 60);
+  }
+  return buf;
+}
+
+ProgressBar::ProgressBar() : tty_(isatty(STDERR_FILENO) != 0) {}
+
+void ProgressBar::update(std::int64_t step, std::int64_t total, std::int64_t epoch, double loss, double tps, double eta) {
+  const double frac = total > 0 ? double(step) / double(total) : 0;
+  if (tty_) {
+    const int width = 24, filled = int(frac * width);
+    std::string bar(std::size_t(filled), '#');
+    bar.resize(width, '.');
+    std::fprintf(stderr, "\r[%s] step %lld/%lld (%5.1f%%) epoch %lld | loss %.4f | %.0f tok/s | ETA %s   ", bar.c_str(),
+                 (long long)step, (long long)total, 100 * frac, (long long)epoch + 1, loss, tps, format_duration(eta).c_str());
+    drawn_ = true;
+  } else if (step == total || step - last_printed_step_ >= 50) {
+    std::fprintf(stderr, "step %lld/%lld (%.1f%%) epoch %lld loss %.4f %.0f tok/s ETA %s\n", (long long)step,
+                 (long long)total, 100 * frac, (long long)epoch + 1, loss, tps, format_duration(eta).c_str());
+    last_printed_step_ = step;
+  }
+  std::fflush(stderr);
+}
+
+void ProgressBar::message(const std::string& text) {
+  if (drawn_) std::fputs("\r\033[K", stderr);
+  std::fprintf(stderr, "%s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+void ProgressBar::finish() {
+  if (drawn_) std::fputs("\n", stderr);
+  drawn_ = false;
+}
+
+}  // namespace fovea::cli

@@ -1,0 +1,97 @@
+#include "core/encoder.h"
+
+#include <torch/script.h>
+
+#include <stdexcept>
+
+namespace fovea {
+
+namespace nn = torch::nn;
+
+namespace {
+
+nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths) {
+  nn::Sequential seq;
+  std::int64_t in = 3;
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    // The first three blocks halve the resolution with a strided convolution (stride 8 in all):
+    // cheaper than convolving at full resolution and pooling, with the same receptive field.
+    const std::int64_t stride = i < 3 ? 2 : 1;
+    seq->push_back(nn::Conv2d(nn::Conv2dOptions(in, widths[i], 3).stride(stride).padding(1).bias(false)));
+    seq->push_back(nn::BatchNorm2d(widths[i]));
+    seq->push_back(nn::ReLU());
+    in = widths[i];
+  }
+  return seq;
+}
+
+}  // namespace
+
+EncoderImpl::EncoderImpl(ModelConfig& config) : trainable_(config.backbone_trainable) {
+  torch::Tensor probe = torch::zeros({1, 3, config.image_size, config.image_size});
+  if (config.backbone_path.empty()) {
+    cnn_ = register_module("cnn", builtin_cnn(config.encoder_widths));
+  } else {
+    try {
+      backbone_ = std::make_unique<torch::jit::Module>(torch::jit::load(config.backbone_path));
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(config.backbone_path + ": not a loadable TorchScript module (" +
+                               std::string(e.what_without_backtrace()) + ")");
+    }
+    for (auto p : backbone_->parameters()) p.set_requires_grad(trainable_);
+  }
+  torch::NoGradGuard no_grad;
+  const bool was_training = is_training();
+  eval();
+  torch::Tensor out;
+  try {
+    out = forward(probe);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("encoder: forward of a " + std::to_string(config.image_size) + "px image failed (" +
+                             std::string(e.what_without_backtrace()) + ")");
+  }
+  train(was_training);
+  config.annotation_dim = out.size(2);
+  // forward() flattens; recover the grid from the raw feature map.
+  if (backbone_) {
+    auto fm = backbone_->forward({probe}).toTensor();
+    config.grid_h = fm.size(2), config.grid_w = fm.size(3);
+  } else {
+    config.grid_h = config.grid_w = config.image_size / 8;
+  }
+}
+
+EncoderImpl::~EncoderImpl() = default;
+
+torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
+  TORCH_CHECK(images.dim() == 4 && images.size(1) == 3, "encoder input must be (B, 3, H, W), got ", images.sizes());
+  torch::Tensor fm;
+  if (backbone_) {
+    if (!trainable_) {
+      torch::NoGradGuard no_grad;
+      backbone_->eval();
+      fm = backbone_->forward({images}).toTensor();
+    } else {
+      backbone_->train(is_training());
+      fm = backbone_->forward({images}).toTensor();
+    }
+    TORCH_CHECK(fm.dim() == 4, "TorchScript backbone must return (B, D, H, W), got ", fm.sizes());
+  } else {
+    fm = cnn_->forward((images - 0.25) / 0.3);
+  }
+  return fm.flatten(2).transpose(1, 2).contiguous();  // (B, L, D)
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> EncoderImpl::backbone_parameters() const {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  if (!backbone_) return out;
+  for (const auto& p : backbone_->named_parameters()) out.emplace_back(p.name, p.value);
+  return out;
+}
+
+void EncoderImpl::to_device(const torch::Device& device) {
+  to(device);
+  if (backbone_) backbone_->to(device);
+}
+
+}  // namespace fovea

@@ -1,0 +1,47 @@
+#pragma once
+/// The architecture of a Show-Attend-Tell model: everything needed to rebuild it from a checkpoint.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace fovea {
+
+enum class AttentionKind { Soft, Hard };
+enum class InitState { Mean, Zero, Learned };
+
+AttentionKind parse_attention(const std::string& s);
+std::string to_string(AttentionKind k);
+InitState parse_init_state(const std::string& s);
+std::string to_string(InitState s);
+
+struct ModelConfig {
+  AttentionKind attention = AttentionKind::Soft;
+  std::int64_t image_size = 112;  ///< input side; images are resized to image_size x image_size
+  /// Built-in CNN widths (3x3 conv + BatchNorm + ReLU each); the first three blocks have stride 2.
+  std::vector<std::int64_t> encoder_widths = {16, 32, 64, 128, 128};
+  std::string backbone_path;        ///< TorchScript encoder file; empty = built-in CNN
+  bool backbone_trainable = false;  ///< fine-tune the TorchScript backbone
+  std::int64_t annotation_dim = 0;  ///< D (derived from the encoder; checked on load)
+  std::int64_t grid_h = 0, grid_w = 0;  ///< annotation grid (derived)
+  std::int64_t embed_dim = 64;      ///< m
+  std::int64_t attention_dim = 64;  ///< A
+  std::int64_t hidden_dim = 256;    ///< n
+  std::int64_t vocab_size = 0;      ///< K
+  double dropout = 0.5;
+  bool use_beta = true;  ///< gating scalar β on the soft context
+  InitState init_state = InitState::Mean;
+  std::int64_t max_caption_len = 24;  ///< decoding limit, in words
+
+  std::int64_t cells() const { return grid_h * grid_w; }
+  /// Throws std::invalid_argument saying which field is out of range.
+  void validate() const;
+};
+
+nlohmann::json to_json(const ModelConfig& c);
+ModelConfig model_config_from_json(const nlohmann::json& j);
+/// Lists the architecture fields that differ ("hidden_dim: 256 vs 512"), empty when compatible.
+std::vector<std::string> config_differences(const ModelConfig& a, const ModelConfig& b);
+
+}  // namespace fovea

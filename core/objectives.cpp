@@ -1,0 +1,78 @@
+#include "core/objectives.h"
+
+#include <stdexcept>
+
+namespace fovea {
+
+PenaltyReduction parse_penalty_reduction(const std::string& s) {
+  if (s == "sum") return PenaltyReduction::Sum;
+  if (s == "mean") return PenaltyReduction::Mean;
+  throw std::invalid_argument("penalty reduction must be 'sum' or 'mean', got '" + s + "'");
+}
+std::string to_string(PenaltyReduction r) { return r == PenaltyReduction::Sum ? "sum" : "mean"; }
+
+torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyReduction reduction) {
+  auto sq = (1.0 - alpha_sum).pow(2);
+  return reduction == PenaltyReduction::Sum ? sq.sum(1) : sq.mean(1);
+}
+
+torch::Tensor token_log_probs(const DecoderOutput& out) {
+  return torch::log_softmax(out.logits, 1).gather(1, out.targets.unsqueeze(1)).squeeze(1);
+}
+
+namespace {
+
+/// Per-caption log p(y|a) (B) from the packed per-token log-probabilities.
+torch::Tensor caption_log_probs(const DecoderOutput& out, const torch::Tensor& token_lp) {
+  return torch::zeros({out.lengths.size(0)}, token_lp.options()).index_add(0, out.sequence, token_lp);
+}
+
+}  // namespace
+
+ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt) {
+  ObjectiveTerms t;
+  auto lp = token_log_probs(out);
+  auto per_caption_nll = -caption_log_probs(out, lp);
+  auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
+  t.loss = (per_caption_nll + penalty).mean();
+  t.tokens = lp.size(0);
+  t.nll = -lp.mean().item<double>();
+  t.penalty = penalty.mean().item<double>();
+  t.entropy = (out.entropy.sum() / double(t.tokens)).item<double>();
+  return t;
+}
+
+ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline) {
+  ObjectiveTerms t;
+  auto lp = token_log_probs(out);
+  auto log_p_y = caption_log_probs(out, lp);  // (B), log p(y|s̃,a)
+  t.rewards = log_p_y.detach();
+  auto sampled = out.sampled.to(lp.scalar_type());
+  auto advantage = (t.rewards - baseline) * sampled;
+  auto reinforce = opt.lambda_r * advantage * out.log_p_glimpses;
+  auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
+  t.loss = (-log_p_y - reinforce - opt.lambda_e * out.entropy + penalty).mean();
+  t.tokens = lp.size(0);
+  t.nll = -lp.mean().item<double>();
+  t.penalty = penalty.mean().item<double>();
+  t.entropy = (out.entropy.sum() / double(t.tokens)).item<double>();
+  t.sampled = out.sampled.sum().item<std::int64_t>();
+  if (t.sampled > 0) {
+    auto mask = out.sampled;
+    auto r = t.rewards.masked_select(mask);
+    t.reward = r.mean().item<double>();
+    t.reward_var = t.sampled > 1 ? (r - baseline).var().item<double>() : 0.0;
+  }
+  return t;
+}
+
+void MovingBaseline::update(double mean_reward) {
+  if (!initialised) {
+    value = mean_reward;
+    initialised = true;
+  } else {
+    value = decay * value + (1.0 - decay) * mean_reward;
+  }
+}
+
+}  // namespace fovea

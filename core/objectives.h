@@ -1,0 +1,58 @@
+#pragma once
+/// Training objectives (SPEC §2): soft attention's NLL + doubly stochastic penalty, and hard
+/// attention's variational bound trained with REINFORCE (baseline, entropy bonus).
+#include "core/decoder.h"
+
+namespace fovea {
+
+enum class PenaltyReduction {
+  Sum,   ///< λ Σ_i (1 − Σ_t α_ti)², as in the paper
+  Mean,  ///< λ mean_i (1 − Σ_t α_ti)², as in the most used PyTorch reimplementation
+};
+PenaltyReduction parse_penalty_reduction(const std::string& s);
+std::string to_string(PenaltyReduction r);
+
+struct ObjectiveOptions {
+  double lambda = 1.0;  ///< weight of the doubly stochastic penalty
+  PenaltyReduction reduction = PenaltyReduction::Mean;
+  double lambda_r = 1.0;   ///< weight of the REINFORCE term (hard)
+  double lambda_e = 0.002; ///< weight of the entropy bonus (hard)
+};
+
+/// Per-caption doubly stochastic penalty (B): Σ_i or mean_i of (1 − Σ_t α_ti)², with α summed
+/// over each caption's valid steps only.
+torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyReduction reduction);
+
+/// The objective value and the figures the dashboards plot.
+struct ObjectiveTerms {
+  torch::Tensor loss;      ///< scalar to minimise (mean over the batch of the per-caption objective)
+  double nll = 0;          ///< mean NLL per token
+  double penalty = 0;      ///< mean λ-weighted penalty per caption
+  std::int64_t tokens = 0;
+  // Hard attention only:
+  torch::Tensor rewards;   ///< (B) log p(y|s̃,a), detached
+  double reward = 0;       ///< mean reward of the sampled sequences
+  double reward_var = 0;   ///< variance of (reward − baseline) over the sampled sequences
+  double entropy = 0;      ///< mean H[α_t] per step
+  std::int64_t sampled = 0;
+};
+
+/// Per-token log p(y_t) of the packed outputs: (N).
+torch::Tensor token_log_probs(const DecoderOutput& out);
+
+ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt);
+
+/// REINFORCE surrogate whose gradient is the Monte-Carlo estimate of SPEC §2:
+///   ∂log p(y|s̃,a) + λ_r (log p(y|s̃,a) − b) ∂log p(s̃|a) + λ_e ∂H, averaged over the batch.
+/// Sequences that used the expected context contribute their NLL (and entropy) only.
+ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline);
+
+/// The moving-average baseline b_k = decay · b_{k−1} + (1 − decay) · mean reward.
+struct MovingBaseline {
+  double value = 0;
+  bool initialised = false;
+  double decay = 0.9;
+  void update(double mean_reward);
+};
+
+}  // namespace fovea

@@ -1,0 +1,45 @@
+#include "core/runtime.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace fovea {
+
+torch::Device resolve_device(const std::string& name) {
+  if (name == "auto") return compat::cuda_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+  if (name == "cpu") return torch::kCPU;
+  if (name.rfind("cuda", 0) == 0) {
+    if (!compat::cuda_available()) {
+      throw std::runtime_error("device '" + name + "' asked for, but this LibTorch build sees no CUDA GPU (use --device cpu or auto)");
+    }
+    return torch::Device(name);
+  }
+  throw std::invalid_argument("device must be auto, cpu or cuda[:N], got '" + name + "'");
+}
+
+void configure_threads(int threads) {
+  const int n = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(n);
+}
+
+void reexec_with_thread_environment(int argc, char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("FOVEA_NO_REEXEC") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  setenv("FOVEA_NO_REEXEC", "1", 1);
+  std::vector<char*> args(argv, argv + argc);
+  args.push_back(nullptr);
+  execv("/proc/self/exe", args.data());
+  // execv failed (no /proc): carry on with the spinning policy.
+  (void)argc;
+}
+
+std::string describe_runtime(const torch::Device& device) {
+  return "LibTorch " + compat::torch_version() + ", device " + device.str() + ", " + std::to_string(torch::get_num_threads()) +
+         " thread(s)";
+}
+
+}  // namespace fovea

@@ -1,0 +1,102 @@
+#include "core/train_config.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace fovea {
+
+void TrainConfig::validate() const {
+  model.validate();
+  if (dataset != "fashion-scenes") throw std::invalid_argument("dataset must be 'fashion-scenes', got '" + dataset + "'");
+  if (train_scenes < std::size_t(batch_size)) throw std::invalid_argument("train_scenes must be at least the batch size");
+  if (val_scenes == 0) throw std::invalid_argument("val_scenes must be positive");
+  if (lr <= 0) throw std::invalid_argument("lr must be positive");
+  if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
+  if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
+  if (max_steps < 0) throw std::invalid_argument("max_steps must be >= 0");
+  if (grad_clip <= 0) throw std::invalid_argument("grad_clip must be positive");
+  if (objective.lambda < 0 || objective.lambda_e < 0 || objective.lambda_r < 0) {
+    throw std::invalid_argument("lambda, lambda_e and lambda_r must be >= 0");
+  }
+  if (expected_context_prob < 0 || expected_context_prob > 1) throw std::invalid_argument("expected_context_prob must be in [0, 1]");
+  if (baseline_decay < 0 || baseline_decay >= 1) throw std::invalid_argument("baseline_decay must be in [0, 1)");
+  if (log_every <= 0 || checkpoint_every <= 0) throw std::invalid_argument("log_every and checkpoint_every must be positive");
+  if (patience <= 0) throw std::invalid_argument("patience must be positive");
+  if (out_dir.empty()) throw std::invalid_argument("an output folder is required");
+}
+
+nlohmann::json to_json(const TrainConfig& c) {
+  return {{"model", to_json(c.model)},
+          {"dataset", c.dataset},
+          {"train_scenes", c.train_scenes},
+          {"val_scenes", c.val_scenes},
+          {"scenes",
+           {{"image_size", c.scenes.image_size},
+            {"min_objects", c.scenes.min_objects},
+            {"max_objects", c.scenes.max_objects},
+            {"min_item_size", c.scenes.min_item_size},
+            {"max_item_size", c.scenes.max_item_size},
+            {"seed", c.scenes.seed},
+            {"mnist_dir", c.scenes.mnist_dir}}},
+          {"min_count", c.min_count},
+          {"lr", c.lr},
+          {"batch_size", c.batch_size},
+          {"epochs", c.epochs},
+          {"max_steps", c.max_steps},
+          {"grad_clip", c.grad_clip},
+          {"lambda", c.objective.lambda},
+          {"penalty_reduction", to_string(c.objective.reduction)},
+          {"lambda_r", c.objective.lambda_r},
+          {"lambda_e", c.objective.lambda_e},
+          {"expected_context_prob", c.expected_context_prob},
+          {"baseline_decay", c.baseline_decay},
+          {"seed", c.seed},
+          {"device", c.device},
+          {"threads", c.threads},
+          {"log_every", c.log_every},
+          {"checkpoint_every", c.checkpoint_every},
+          {"patience", c.patience},
+          {"out_dir", c.out_dir}};
+}
+
+TrainConfig train_config_from_json(const nlohmann::json& j) {
+  TrainConfig c;
+  try {
+    c.model = model_config_from_json(j.at("model"));
+    c.dataset = j.at("dataset").get<std::string>();
+    c.train_scenes = j.at("train_scenes").get<std::size_t>();
+    c.val_scenes = j.at("val_scenes").get<std::size_t>();
+    const auto& s = j.at("scenes");
+    c.scenes.image_size = s.at("image_size").get<int>();
+    c.scenes.min_objects = s.at("min_objects").get<int>();
+    c.scenes.max_objects = s.at("max_objects").get<int>();
+    c.scenes.min_item_size = s.at("min_item_size").get<int>();
+    c.scenes.max_item_size = s.at("max_item_size").get<int>();
+    c.scenes.seed = s.at("seed").get<std::uint64_t>();
+    c.scenes.mnist_dir = s.at("mnist_dir").get<std::string>();
+    c.min_count = j.at("min_count").get<int>();
+    c.lr = j.at("lr").get<double>();
+    c.batch_size = j.at("batch_size").get<std::int64_t>();
+    c.epochs = j.at("epochs").get<std::int64_t>();
+    c.max_steps = j.at("max_steps").get<std::int64_t>();
+    c.grad_clip = j.at("grad_clip").get<double>();
+    c.objective.lambda = j.at("lambda").get<double>();
+    c.objective.reduction = parse_penalty_reduction(j.at("penalty_reduction").get<std::string>());
+    c.objective.lambda_r = j.at("lambda_r").get<double>();
+    c.objective.lambda_e = j.at("lambda_e").get<double>();
+    c.expected_context_prob = j.at("expected_context_prob").get<double>();
+    c.baseline_decay = j.at("baseline_decay").get<double>();
+    c.seed = j.at("seed").get<std::uint64_t>();
+    c.device = j.at("device").get<std::string>();
+    c.threads = j.at("threads").get<int>();
+    c.log_every = j.at("log_every").get<std::int64_t>();
+    c.checkpoint_every = j.at("checkpoint_every").get<std::int64_t>();
+    c.patience = j.at("patience").get<std::int64_t>();
+    c.out_dir = j.at("out_dir").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("training config: ") + e.what());
+  }
+  return c;
+}
+
+}  // namespace fovea

@@ -1,0 +1,401 @@
+#include "core/trainer.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/batching.h"
+#include "core/bleu.h"
+#include "core/checkpoint.h"
+#include "core/decoding.h"
+#include "core/fashion_scenes.h"
+#include "core/image_tensor.h"
+#include "core/model_card.h"
+#include "core/runtime.h"
+#include "core/tokenizer.h"
+
+namespace fovea {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string last_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "last.ckpt").string(); }
+std::string best_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "best.ckpt").string(); }
+std::string metrics_path(const std::string& run_dir) { return (fs::path(run_dir) / "metrics.jsonl").string(); }
+
+TrainData make_train_data(const TrainConfig& c) {
+  TrainData d;
+  auto opts = c.scenes;
+  opts.image_size = int(c.model.image_size);
+  d.train = std::make_shared<FashionScenes>("train", c.train_scenes, opts);
+  d.val = std::make_shared<FashionScenes>("val", c.val_scenes, opts);
+  return d;
+}
+
+namespace {
+
+/// Progress that a checkpoint carries besides the weights.
+struct RunState {
+  std::int64_t step = 0;
+  std::int64_t validated_epochs = 0;
+  MovingBaseline baseline;
+  double best_bleu4 = -1;
+  std::int64_t best_step = 0;
+  std::int64_t bad_epochs = 0;
+  double elapsed_s = 0;
+  bool stopped_early = false;
+};
+
+nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
+  return {{"config", fovea::to_json(c)},        {"step", s.step},
+          {"validated_epochs", s.validated_epochs}, {"baseline", s.baseline.value},
+          {"baseline_initialised", s.baseline.initialised}, {"best_bleu4", s.best_bleu4},
+          {"best_step", s.best_step},            {"bad_epochs", s.bad_epochs},
+          {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early}};
+}
+
+RunState run_state_from_json(const nlohmann::json& j, double decay) {
+  RunState s;
+  s.step = j.at("step").get<std::int64_t>();
+  s.validated_epochs = j.at("validated_epochs").get<std::int64_t>();
+  s.baseline.value = j.at("baseline").get<double>();
+  s.baseline.initialised = j.at("baseline_initialised").get<bool>();
+  s.baseline.decay = decay;
+  s.best_bleu4 = j.at("best_bleu4").get<double>();
+  s.best_step = j.at("best_step").get<std::int64_t>();
+  s.bad_epochs = j.at("bad_epochs").get<std::int64_t>();
+  s.elapsed_s = j.at("elapsed_s").get<double>();
+  s.stopped_early = j.at("stopped_early").get<bool>();
+  return s;
+}
+
+nlohmann::json to_json(const TrainRecord& r) {
+  nlohmann::json j = {{"kind", "train"},   {"step", r.step},         {"epoch", r.epoch},
+                      {"loss", r.loss},    {"nll", r.nll},           {"penalty", r.penalty},
+                      {"lr", r.lr},        {"grad_norm", r.grad_norm}, {"tokens_per_s", r.tokens_per_s},
+                      {"entropy", r.entropy}, {"elapsed_s", r.elapsed_s}};
+  if (r.hard) {
+    j["baseline"] = r.baseline;
+    j["reward"] = r.reward;
+    j["reward_var"] = r.reward_var;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const ValidationRecord& v) {
+  return {{"kind", "val"},        {"step", v.step},       {"epoch", v.epoch},         {"bleu1", v.bleu[0]},
+          {"bleu2", v.bleu[1]},   {"bleu3", v.bleu[2]},   {"bleu4", v.bleu[3]},       {"improved", v.improved},
+          {"best_bleu4", v.best_bleu4}};
+}
+
+/// Keeps the lines of metrics.jsonl up to `step` (drops what a crashed run logged after its
+/// last checkpoint, and a truncated last line).
+void truncate_metrics(const std::string& path, std::int64_t step) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    try {
+      auto j = nlohmann::json::parse(line);
+      if (j.value("step", std::int64_t(0)) <= step) kept += line + "\n";
+    } catch (const nlohmann::json::exception&) {
+      break;  // a line cut short by a crash: nothing after it is trusted
+    }
+  }
+  in.close();
+  std::ofstream out(path, std::ios::trunc);
+  out << kept;
+}
+
+class TrainingSession {
+ public:
+  TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data)
+      : config_(std::move(config)), cb_(cb), data_(std::move(data)) {
+    if (!data_.train || !data_.val) data_ = make_train_data(config_);
+    device_ = resolve_device(config_.device);
+    configure_threads(config_.threads);
+    steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
+    total_steps_ = steps_per_epoch_ * config_.epochs;
+    if (config_.max_steps > 0) total_steps_ = std::min(total_steps_, config_.max_steps);
+    state_.baseline.decay = config_.baseline_decay;
+  }
+
+  void start_new() {
+    torch::manual_seed(config_.seed);
+    message("building the vocabulary from " + data_.train->describe());
+    std::vector<std::vector<std::string>> captions;
+    for (std::size_t i = 0; i < data_.train->size(); ++i) {
+      for (const auto& c : data_.train->get(i).captions) captions.push_back(tokenize(c));
+    }
+    auto vocab = Vocabulary::build(captions, config_.min_count);
+    model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
+    config_.model = model_.config;
+    make_optimizer();
+    fs::create_directories(config_.out_dir);
+    std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
+    message("model: " + std::to_string(model_.vocab.size()) + " words, " + std::to_string(parameter_count()) +
+            " parameters, grid " + std::to_string(model_.config.grid_h) + "x" + std::to_string(model_.config.grid_w) +
+            "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_));
+  }
+
+  void start_resumed(LoadedCheckpoint ckpt) {
+    model_ = std::move(ckpt.model);
+    model_.device = device_;
+    model_.net->to(device_);
+    model_.net->encoder->to_device(device_);
+    make_optimizer();
+    restore_training_state(ckpt, *optimizer_, device_);
+    state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
+    truncate_metrics(metrics_path(config_.out_dir), state_.step);
+    message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
+            describe_runtime(device_));
+  }
+
+  TrainResult run() {
+    metrics_.open(metrics_path(config_.out_dir), std::ios::app);
+    const auto started = Clock::now();
+    const double elapsed_before = state_.elapsed_s;
+    auto elapsed = [&] { return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count(); };
+    TrainResult result;
+    window_start_ = Clock::now();
+    while (true) {
+      const std::int64_t epoch = state_.step / steps_per_epoch_;
+      if (state_.step > 0 && state_.step % steps_per_epoch_ == 0 && state_.validated_epochs < epoch) {
+        state_.elapsed_s = elapsed();
+        validate(epoch - 1);  // the epoch that just ended
+        state_.validated_epochs = epoch;
+        save_last();
+        if (state_.stopped_early) break;
+      }
+      if (state_.step >= total_steps_ || state_.stopped_early) break;
+      if (cb_.stop && cb_.stop->load()) {
+        state_.elapsed_s = elapsed();
+        save_last();
+        result.interrupted = true;
+        message("stopped at step " + std::to_string(state_.step) + "; resume with --resume " + config_.out_dir);
+        break;
+      }
+      train_step(epoch, elapsed);
+      if (state_.step % config_.checkpoint_every == 0) {
+        state_.elapsed_s = elapsed();
+        save_last();
+      }
+    }
+    // A run cut by max_steps mid-epoch still gets scored.
+    if (!result.interrupted && state_.best_step != state_.step && state_.step % steps_per_epoch_ != 0) {
+      state_.elapsed_s = elapsed();
+      validate(state_.step / steps_per_epoch_);
+      save_last();
+    }
+    state_.elapsed_s = elapsed();
+    if (!result.interrupted) save_last();
+    result.steps = state_.step;
+    result.epochs_completed = state_.validated_epochs;
+    result.best_bleu4 = std::max(0.0, state_.best_bleu4);
+    result.best_step = state_.best_step;
+    result.stopped_early = state_.stopped_early;
+    result.elapsed_s = state_.elapsed_s;
+    result.last_checkpoint = last_checkpoint_path(config_.out_dir);
+    result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+    if (!result.interrupted) write_model_card(config_, model_, data_.train->describe(), data_.val->describe(), result);
+    return result;
+  }
+
+ private:
+  void message(const std::string& m) const {
+    if (cb_.on_message) cb_.on_message(m);
+  }
+
+  std::int64_t parameter_count() {
+    std::int64_t n = 0;
+    for (auto& p : model_.net->trainable_parameters()) n += p.numel();
+    return n;
+  }
+
+  void make_optimizer() {
+    optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(),
+                                                      torch::optim::AdamOptions(config_.lr));
+  }
+
+  void train_step(std::int64_t epoch, const std::function<double()>& elapsed) {
+    const auto in_epoch = state_.step % steps_per_epoch_;
+    if (in_epoch == 0 || order_epoch_ != epoch) {
+      order_ = epoch_order(data_.train->size(), config_.seed, epoch);
+      order_epoch_ = epoch;
+    }
+    std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
+                                 order_.begin() + (in_epoch + 1) * config_.batch_size);
+    auto batch = make_batch(*data_.train, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
+                            model_.config.max_caption_len);
+    model_.net->train();
+    const bool hard = model_.config.attention == AttentionKind::Hard;
+    torch::Tensor sample;
+    if (hard) {
+      sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
+    }
+    auto out = model_.net->forward(batch.images.to(device_), batch.tokens.to(device_), batch.lengths.to(device_),
+                                   sample.defined() ? sample.to(device_) : sample);
+    ObjectiveTerms terms = hard ? hard_objective(out, config_.objective, state_.baseline.value)
+                                : soft_objective(out, config_.objective);
+    if (hard && terms.sampled > 0 && !state_.baseline.initialised) {
+      // First batch: start the baseline at the first rewards instead of 0, then recompute.
+      state_.baseline.update(terms.reward);
+      terms = hard_objective(out, config_.objective, state_.baseline.value);
+    }
+    optimizer_->zero_grad();
+    terms.loss.backward();
+    const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), config_.grad_clip);
+    optimizer_->step();
+    const double baseline_used = state_.baseline.value;
+    if (hard && terms.sampled > 0) state_.baseline.update(terms.reward);
+    ++state_.step;
+    window_tokens_ += terms.tokens;
+    window_loss_ += terms.loss.item<double>();
+    ++window_steps_;
+
+    const double now = elapsed();
+    const double window_s = std::chrono::duration<double>(Clock::now() - window_start_).count();
+    const double tps = window_s > 0 ? double(window_tokens_) / window_s : 0;
+    if (cb_.on_progress) {
+      TrainProgress p;
+      p.step = state_.step;
+      p.total_steps = total_steps_;
+      p.epoch = epoch;
+      p.epochs = config_.epochs;
+      p.loss = window_loss_ / double(window_steps_);
+      p.tokens_per_s = tps;
+      const double steps_per_s = window_s > 0 ? double(window_steps_) / window_s : 0;
+      p.eta_s = steps_per_s > 0 ? double(total_steps_ - state_.step) / steps_per_s : 0;
+      p.elapsed_s = now;
+      cb_.on_progress(p);
+    }
+    if (state_.step % config_.log_every == 0 || state_.step == 1) {
+      TrainRecord r;
+      r.step = state_.step;
+      r.epoch = epoch;
+      r.loss = terms.loss.item<double>();
+      r.nll = terms.nll;
+      r.penalty = terms.penalty;
+      r.lr = config_.lr;
+      r.grad_norm = grad_norm;
+      r.tokens_per_s = tps;
+      r.entropy = terms.entropy;
+      r.hard = hard;
+      r.baseline = baseline_used;
+      r.reward = terms.reward;
+      r.reward_var = terms.reward_var;
+      r.elapsed_s = now;
+      metrics_ << to_json(r).dump() << "\n" << std::flush;
+      if (cb_.on_record) cb_.on_record(r);
+      window_start_ = Clock::now();
+      window_tokens_ = 0;
+      window_loss_ = 0;
+      window_steps_ = 0;
+    }
+  }
+
+  void validate(std::int64_t epoch) {
+    const auto& val = *data_.val;
+    std::vector<Tokens> candidates;
+    std::vector<std::vector<Tokens>> references;
+    DecodeOptions opts;
+    opts.beam = 1;
+    const std::size_t chunk = 100;
+    for (std::size_t start = 0; start < val.size(); start += chunk) {
+      std::vector<Scene> scenes;
+      std::vector<const RgbImage*> images;
+      for (std::size_t i = start; i < std::min(val.size(), start + chunk); ++i) scenes.push_back(val.get(i));
+      for (const auto& s : scenes) images.push_back(&s.image);
+      auto decoded = decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
+      for (std::size_t k = 0; k < scenes.size(); ++k) {
+        candidates.push_back(model_.vocab.decode(decoded[k].tokens()));
+        std::vector<Tokens> refs;
+        for (const auto& c : scenes[k].captions) refs.push_back(tokenize(c));
+        references.push_back(std::move(refs));
+      }
+    }
+    const auto bleu = corpus_bleu(candidates, references);
+    ValidationRecord v;
+    v.step = state_.step;
+    v.epoch = epoch;
+    for (int i = 0; i < 4; ++i) v.bleu[i] = bleu[std::size_t(i)];
+    v.improved = bleu[3] > state_.best_bleu4;
+    if (v.improved) {
+      state_.best_bleu4 = bleu[3];
+      state_.best_step = state_.step;
+      state_.bad_epochs = 0;
+      SaveOptions weights_only;
+      weights_only.rng_state = false;
+      weights_only.training = to_json(state_, config_);
+      save_checkpoint(best_checkpoint_path(config_.out_dir), model_, weights_only);
+    } else if (++state_.bad_epochs >= config_.patience) {
+      state_.stopped_early = true;
+      message("early stopping: validation BLEU-4 has not improved for " + std::to_string(state_.bad_epochs) + " epochs");
+    }
+    v.best_bleu4 = state_.best_bleu4;
+    metrics_ << to_json(v).dump() << "\n" << std::flush;
+    if (cb_.on_validation) cb_.on_validation(v);
+    if (!candidates.empty()) message("sample: " + join_tokens(candidates.front()));
+  }
+
+  void save_last() {
+    SaveOptions full;
+    full.optimizer = optimizer_.get();
+    full.training = to_json(state_, config_);
+    save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
+  }
+
+  TrainConfig config_;
+  TrainCallbacks cb_;
+  TrainData data_;
+  torch::Device device_{torch::kCPU};
+  CaptionModel model_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  RunState state_;
+  std::int64_t steps_per_epoch_ = 1, total_steps_ = 0;
+  std::vector<std::size_t> order_;
+  std::int64_t order_epoch_ = -1;
+  std::ofstream metrics_;
+  Clock::time_point window_start_;
+  std::int64_t window_tokens_ = 0, window_steps_ = 0;
+  double window_loss_ = 0;
+};
+
+}  // namespace
+
+TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks, TrainData data) {
+  config.validate();
+  if (fs::exists(last_checkpoint_path(config.out_dir))) {
+    throw std::runtime_error(config.out_dir + ": already holds a run (last.ckpt); use --resume " + config.out_dir +
+                             " to continue it, or choose another folder");
+  }
+  TrainingSession session(config, callbacks, std::move(data));
+  session.start_new();
+  return session.run();
+}
+
+TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& callbacks, TrainData data,
+                            std::int64_t epochs, std::int64_t max_steps) {
+  const auto path = last_checkpoint_path(run_dir);
+  if (!fs::exists(path)) throw std::runtime_error(run_dir + ": no last.ckpt to resume from (is this a run folder?)");
+  auto header = read_checkpoint_header(path);
+  if (!header.contains("training") || header["training"].is_null()) {
+    throw CheckpointError(path + ": holds weights only, no training state to resume from");
+  }
+  TrainConfig config;
+  try {
+    config = train_config_from_json(header["training"].at("config"));
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": bad training state: " + e.what());
+  }
+  config.out_dir = run_dir;
+  if (epochs > 0) config.epochs = epochs;
+  if (max_steps > 0) config.max_steps = max_steps;
+  TrainingSession session(config, callbacks, std::move(data));
+  session.start_resumed(load_checkpoint(path, torch::kCPU));
+  return session.run();
+}
+
+}  // namespace fovea

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian package Fovea needs to build, test and run.
+# Safe to run repeatedly; skips apt when everything is already present.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libtorch-dev libopenblas0-pthread
+  libopencv-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-multimedia-dev libqt6svg6 qt6-image-formats-plugins
+  libgl-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  dataset-fashion-mnist
+  jq xvfb xauth
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "Installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

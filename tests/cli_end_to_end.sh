@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end test of the fovea tool: train a tiny model, kill -9 it mid-run and resume, write
+# scenes, caption them (text and JSON), and feed bad files to every loader.
+set -euo pipefail
+FOVEA="$1"
+WORK="$2"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+export OMP_WAIT_POLICY=PASSIVE
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_error() {  # expect_error "text that must appear" command...
+  local want="$1"; shift
+  if "$@" > out.txt 2> err.txt; then fail "expected '$*' to fail"; fi
+  grep -q -- "$want" err.txt || { cat err.txt >&2; fail "error of '$*' does not mention '$want'"; }
+}
+
+TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
+      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --epochs 1000 --patience 1000 --max-objects 1 --threads 1)
+
+echo "== train, kill -9, resume"
+"$FOVEA" train --out run "${TINY[@]}" --max-steps 3000 --checkpoint-every 20 --log-every 5 > train1.log 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  [ -f run/last.ckpt ] && [ "$(jq -s 'map(select(.kind=="train")) | length' run/metrics.jsonl 2>/dev/null || echo 0)" -gt 12 ] && break
+  sleep 0.1
+done
+kill -9 "$pid" || true
+wait "$pid" 2>/dev/null || true
+[ -f run/last.ckpt ] || fail "no checkpoint before the kill"
+ls run/*.tmp-* 2>/dev/null && fail "temporary checkpoint files left behind"
+"$FOVEA" train --resume run --max-steps 200 > train2.log 2>&1 || { cat train2.log; fail "resume failed"; }
+grep -q "resuming at step" train2.log || fail "resume did not report its step"
+# metrics.jsonl: steps strictly increasing across the crash, every line valid JSON.
+jq -s -e '[.[] | select(.kind=="train") | .step] as $s | ($s | length) > 10 and ($s == ($s | sort | unique)) and ($s[-1] == 200)' \
+  run/metrics.jsonl > /dev/null || fail "metrics.jsonl steps are not a clean sequence up to 200"
+[ -f run/best.ckpt ] && [ -f run/MODEL_CARD.md ] || fail "missing best.ckpt or MODEL_CARD.md"
+
+echo "== hard attention run with every logged field"
+"$FOVEA" train --out hard --attention hard "${TINY[@]}" --max-steps 20 --log-every 5 > hard.log 2>&1 || { cat hard.log; fail "hard training failed"; }
+jq -s -e 'map(select(.kind=="train"))[0] | has("baseline") and has("reward") and has("reward_var") and has("entropy") and has("tokens_per_s")' \
+  hard/metrics.jsonl > /dev/null || fail "hard metrics lack REINFORCE fields"
+
+echo "== data and caption"
+"$FOVEA" data fashion-scenes --split test --out scenes --count 3 --image-size 32 > /dev/null
+[ "$(ls scenes/*.png | wc -l)" -eq 3 ] || fail "expected 3 PNG scenes"
+jq -e 'length == 3 and (.[0].captions | length) == 5' scenes/captions.json > /dev/null || fail "captions.json malformed"
+"$FOVEA" caption --model run/best.ckpt scenes/*.png > captions.txt
+[ "$(wc -l < captions.txt)" -eq 3 ] || fail "expected one caption per image"
+"$FOVEA" caption --model run/best.ckpt --json --beam 2 scenes/test_00000.png > caption.json
+jq -e '.[0].grid == [4,4] and (.[0].words | length) > 0 and (.[0].words[0].alpha | length) == 4
+       and (.[0].words[0].alpha[0] | length) == 4 and (.[0].words[0] | has("beta") and has("log_prob"))
+       and ([.[0].words[0].alpha[][]] | add | . > 0.999 and . < 1.001)' caption.json > /dev/null \
+  || { cat caption.json; fail "caption --json lacks per-word alpha grids"; }
+"$FOVEA" caption --model hard/best.ckpt --sample-glimpses --json scenes/test_00001.png > hard.json
+jq -e '.[0].words | length > 0' hard.json > /dev/null || fail "hard model did not caption"
+
+echo "== bad input"
+head -c 1000 run/best.ckpt > cut.ckpt
+expect_error "cut.ckpt: truncated" "$FOVEA" caption --model cut.ckpt scenes/test_00000.png
+echo "not a model" > fake.ckpt
+expect_error "fake.ckpt: not a Fovea checkpoint" "$FOVEA" caption --model fake.ckpt scenes/test_00000.png
+echo "not an image" > fake.png
+expect_error "fake.png: not a readable image" "$FOVEA" caption --model run/best.ckpt fake.png
+expect_error "nothing.png: file not found" "$FOVEA" caption --model run/best.ckpt nothing.png
+expect_error "already holds a run" "$FOVEA" train --out run "${TINY[@]}" --max-steps 5
+expect_error "no last.ckpt" "$FOVEA" train --resume scenes
+echo "cli end-to-end: all good"

@@ -1,0 +1,97 @@
+// Greedy and beam search: k=1 equals greedy, no beam reaching <end>, batch equals single.
+#include <gtest/gtest.h>
+
+#include "core/decoding.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+namespace {
+
+class DecodingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    torch::manual_seed(21);
+    model = CaptionModel::create(test::tiny_model(), test::test_vocab(12), torch::kCPU);
+    images = torch::rand({4, 3, 32, 32});
+  }
+  CaptionModel model;
+  torch::Tensor images;
+};
+
+void expect_same(const DecodedCaption& a, const DecodedCaption& b) {
+  ASSERT_EQ(a.tokens(), b.tokens());
+  EXPECT_EQ(a.finished, b.finished);
+  EXPECT_NEAR(a.log_prob, b.log_prob, 1e-4);
+  for (std::size_t i = 0; i < a.words.size(); ++i) {
+    EXPECT_NEAR(a.words[i].log_prob, b.words[i].log_prob, 1e-4);
+    EXPECT_NEAR(a.words[i].beta, b.words[i].beta, 1e-5);
+    ASSERT_EQ(a.words[i].alpha.size(), b.words[i].alpha.size());
+    for (std::size_t j = 0; j < a.words[i].alpha.size(); ++j) EXPECT_NEAR(a.words[i].alpha[j], b.words[i].alpha[j], 1e-5);
+  }
+}
+
+}  // namespace
+
+TEST_F(DecodingTest, BeamOfWidthOneEqualsGreedy) {
+  DecodeOptions greedy, beam1;
+  greedy.beam = 1;
+  beam1.beam = 1;
+  auto ann = model.net->encode(images);
+  auto g = greedy_decode(*model.net, ann, greedy);
+  for (long i = 0; i < 4; ++i) expect_same(beam_search(*model.net, ann.narrow(0, i, 1), beam1), g[std::size_t(i)]);
+}
+
+TEST_F(DecodingTest, EveryWordCarriesADistributionOverTheGrid) {
+  DecodeOptions o;
+  o.beam = 3;
+  for (const auto& c : decode_images(*model.net, images, o)) {
+    for (const auto& w : c.words) {
+      ASSERT_EQ(w.alpha.size(), 16u);
+      float sum = 0;
+      for (float x : w.alpha) sum += x;
+      EXPECT_NEAR(sum, 1.0f, 1e-4);
+      EXPECT_LE(w.log_prob, 0.0f);
+      EXPECT_GE(w.token, 4);  // never a special token
+    }
+  }
+}
+
+TEST_F(DecodingTest, NoBeamReachingEndReturnsTheBestUnfinishedCaption) {
+  {
+    torch::NoGradGuard g;
+    for (auto& p : model.net->decoder->named_parameters()) {
+      if (p.key() == "out_vocab.bias") p.value()[Vocabulary::kEnd] = -1e4;  // <end> never wins
+    }
+  }
+  for (int k : {1, 3}) {
+    DecodeOptions o;
+    o.beam = k;
+    o.max_len = 5;
+    auto ann = model.net->encode(images.narrow(0, 0, 1));
+    auto c = beam_search(*model.net, ann, o);
+    EXPECT_FALSE(c.finished) << k;
+    EXPECT_EQ(c.words.size(), 5u) << k;
+    auto g = greedy_decode(*model.net, ann, o);
+    EXPECT_FALSE(g[0].finished);
+    EXPECT_EQ(g[0].words.size(), 5u);
+  }
+}
+
+TEST_F(DecodingTest, WiderBeamNeverScoresWorseThanGreedyAndBatchEqualsSingle) {
+  DecodeOptions b3;
+  b3.beam = 3;
+  auto batch = decode_images(*model.net, images, b3);
+  DecodeOptions greedy;
+  greedy.beam = 1;
+  auto g = decode_images(*model.net, images, greedy);
+  for (long i = 0; i < 4; ++i) {
+    auto single = decode_images(*model.net, images.narrow(0, i, 1), b3);
+    expect_same(single[0], batch[std::size_t(i)]);
+    auto single_greedy = decode_images(*model.net, images.narrow(0, i, 1), greedy);
+    expect_same(single_greedy[0], g[std::size_t(i)]);
+    if (batch[std::size_t(i)].finished && g[std::size_t(i)].finished) {
+      EXPECT_GE(batch[std::size_t(i)].log_prob, g[std::size_t(i)].log_prob - 1e-6);
+    }
+  }
+}

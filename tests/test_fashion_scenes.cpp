@@ -1,0 +1,79 @@
+// The built-in fashion-scenes dataset: deterministic, five references, boxes that match.
+#include <gtest/gtest.h>
+
+#include "core/fashion_scenes.h"
+#include "core/tokenizer.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+TEST(FashionScenes, SameSeedSameScene_OtherSeedOtherScene) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  FashionScenes a("train", 50), b("train", 50);
+  FashionScenesOptions other;
+  other.seed = 2;
+  FashionScenes c("train", 50, other);
+  for (std::size_t i : {0u, 7u, 49u}) {
+    EXPECT_EQ(a.get(i).image.pixels, b.get(i).image.pixels);
+    EXPECT_EQ(a.get(i).captions, b.get(i).captions);
+  }
+  EXPECT_NE(a.get(3).image.pixels, c.get(3).image.pixels);
+  EXPECT_THROW(a.get(50), std::out_of_range);
+}
+
+TEST(FashionScenes, FiveReferencesThatNameEveryObjectInsideItsBox) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  FashionScenes scenes("test", 200);
+  std::size_t with_relation = 0;
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    const auto s = scenes.get(i);
+    ASSERT_EQ(s.captions.size(), 5u);
+    ASSERT_GE(s.objects.size(), 1u);
+    ASSERT_LE(s.objects.size(), 4u);
+    for (const auto& o : s.objects) {
+      EXPECT_LT(o.x0, o.x1);
+      EXPECT_LT(o.y0, o.y1);
+      EXPECT_GE(o.x0, 0);
+      EXPECT_LE(o.x1, 112);
+      // The box holds the tinted item: its brightest pixel is far above the background.
+      int brightest = 0;
+      for (int y = o.y0; y < o.y1; ++y)
+        for (int x = o.x0; x < o.x1; ++x) brightest = std::max<int>(brightest, *std::max_element(s.image.at(x, y), s.image.at(x, y) + 3));
+      EXPECT_GT(brightest, 100);
+      for (const auto& c : s.captions) {
+        EXPECT_NE(c.find(o.colour + " " + o.noun), std::string::npos) << c;
+      }
+    }
+    for (const auto& c : s.captions) {
+      if (c.find("left of") != std::string::npos || c.find("above") != std::string::npos) ++with_relation;
+    }
+  }
+  EXPECT_GT(with_relation, 50u);
+}
+
+TEST(FashionScenes, TwoObjectRelationsFollowTheBoxes) {
+  SceneObject left{0, 40, 20, 60, 7, "sneaker", "red"}, right{80, 40, 100, 60, 8, "bag", "blue"};
+  auto caps = describe_objects({right, left}, 112);
+  EXPECT_EQ(caps[0], "a red sneaker and a blue bag");
+  EXPECT_EQ(caps[1], "a red sneaker to the left of a blue bag");
+  EXPECT_EQ(caps[2], "a blue bag to the right of a red sneaker");
+  SceneObject top{40, 0, 60, 20, 3, "dress", "pink"}, bottom{44, 80, 64, 100, 9, "boot", "white"};
+  caps = describe_objects({bottom, top}, 112);
+  EXPECT_EQ(caps[1], "a pink dress above a white boot");
+}
+
+TEST(FashionScenes, ValidationAndTestDrawFromDisjointItems) {
+  auto items = std::make_shared<FashionMnist>();
+  items->pixels.assign(4 * 784, 0);
+  for (int i = 0; i < 4; ++i) {
+    items->labels.push_back(std::uint8_t(i));
+    std::fill(items->pixels.begin() + i * 784, items->pixels.begin() + (i + 1) * 784, std::uint8_t(200));
+  }
+  FashionScenesOptions o;
+  o.max_objects = 1;
+  FashionScenes val("val", 40, items, o), test("test", 40, items, o);
+  for (std::size_t i = 0; i < 40; ++i) {
+    EXPECT_LT(val.get(i).objects[0].class_id, 2);   // items 0, 1
+    EXPECT_GE(test.get(i).objects[0].class_id, 2);  // items 2, 3
+  }
+}

@@ -1,0 +1,73 @@
+#pragma once
+// Shared helpers for the core tests: a tiny model configuration that trains in seconds.
+#include <filesystem>
+#include <string>
+
+#include "core/fashion_mnist.h"
+#include "core/show_attend_tell.h"
+#include "core/train_config.h"
+
+namespace fovea::test {
+
+inline bool have_fashion_mnist() {
+  return std::filesystem::exists(std::string(kFashionMnistDir) + "/t10k-images-idx3-ubyte.gz");
+}
+
+#define FOVEA_REQUIRE_FASHION_MNIST()                                                   \
+  if (!::fovea::test::have_fashion_mnist()) GTEST_SKIP() << "dataset-fashion-mnist is not installed"
+
+/// A fresh, empty temporary folder, removed with the object.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& name) {
+    path = std::filesystem::temp_directory_path() / ("fovea-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& f) const { return (path / f).string(); }
+};
+
+/// 32x32 images -> 4x4 grid, small layers: trains in seconds on a CPU.
+inline ModelConfig tiny_model(AttentionKind kind = AttentionKind::Soft) {
+  ModelConfig c;
+  c.attention = kind;
+  c.image_size = 32;
+  c.encoder_widths = {8, 16, 32};
+  c.embed_dim = 16;
+  c.attention_dim = 16;
+  c.hidden_dim = 48;
+  c.dropout = 0.0;
+  c.max_caption_len = 12;
+  return c;
+}
+
+inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind = AttentionKind::Soft) {
+  TrainConfig t;
+  t.model = tiny_model(kind);
+  t.scenes.image_size = 32;
+  t.scenes.min_objects = 1;
+  t.scenes.max_objects = 1;
+  t.train_scenes = 32;
+  t.val_scenes = 16;
+  t.batch_size = 16;
+  t.lr = 1e-2;
+  t.epochs = 1000;
+  t.max_steps = 300;
+  t.patience = 1000;
+  t.threads = 1;
+  t.device = "cpu";
+  t.log_every = 10;
+  t.checkpoint_every = 100;
+  t.out_dir = out_dir;
+  return t;
+}
+
+/// A small random vocabulary for tests that do not train.
+inline Vocabulary test_vocab(int words = 10) {
+  std::vector<std::string> w = {"<pad>", "<start>", "<end>", "<unk>"};
+  for (int i = 0; i < words; ++i) w.push_back("w" + std::to_string(i));
+  return Vocabulary(w);
+}
+
+}  // namespace fovea::test
