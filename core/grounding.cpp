@@ -1,0 +1,90 @@
+#include "core/grounding.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/fashion_mnist.h"
+#include "core/fashion_scenes.h"
+
+namespace fovea {
+
+namespace {
+
+/// Cells whose centre lies in the box dilated by half a cell (i.e. cells the box touches).
+std::vector<bool> box_cells(const SceneObject& o, const Scene& s, int gh, int gw) {
+  const double cw = double(s.image.width) / gw, ch = double(s.image.height) / gh;
+  std::vector<bool> in(std::size_t(gh) * gw);
+  for (int r = 0; r < gh; ++r) {
+    for (int c = 0; c < gw; ++c) {
+      const double cx = (c + 0.5) * cw, cy = (r + 0.5) * ch;
+      in[std::size_t(r) * gw + c] = cx >= o.x0 - cw / 2 && cx <= o.x1 + cw / 2 && cy >= o.y0 - ch / 2 && cy <= o.y1 + ch / 2;
+    }
+  }
+  return in;
+}
+
+void score(const std::vector<float>& alpha, const std::vector<bool>& in, GroundingScore& g) {
+  const auto best = std::size_t(std::max_element(alpha.begin(), alpha.end()) - alpha.begin());
+  double mass = 0;
+  std::size_t cells = 0;
+  for (std::size_t i = 0; i < alpha.size(); ++i) {
+    if (in[i]) mass += alpha[i], ++cells;
+  }
+  g.add(in[best] ? 1.0 : 0.0, mass, double(cells) / double(alpha.size()));
+}
+
+bool is_colour(const std::string& w) {
+  const auto& cs = scene_colours();
+  return std::any_of(cs.begin(), cs.end(), [&](const NamedColour& c) { return c.name == w; });
+}
+
+bool is_noun(const std::string& w) {
+  const auto& ns = fashion_class_nouns();
+  return std::find(ns.begin(), ns.end(), w) != ns.end();
+}
+
+}  // namespace
+
+void accumulate_grounding(const Scene& scene, const CaptionResult& caption, GroundingReport& report) {
+  const auto& words = caption.words;
+  auto find_object = [&](const std::string& word, bool colour) -> const SceneObject* {
+    for (const auto& o : scene.objects) {
+      if ((colour ? o.colour : o.noun) == word) return &o;
+    }
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const auto& w = words[i].word;
+    if (is_colour(w)) {
+      if (const auto* o = find_object(w, true)) score(words[i].alpha, box_cells(*o, scene, caption.grid_h, caption.grid_w), report.colour);
+    } else if (is_noun(w)) {
+      ++report.nouns;
+      const auto* o = find_object(w, false);
+      if (!o) {
+        ++report.absent_nouns;
+        continue;
+      }
+      const auto cells = box_cells(*o, scene, caption.grid_h, caption.grid_w);
+      score(words[i].alpha, cells, report.noun);
+      // The noun phrase: "<colour> <noun>" naming this very object.
+      if (i > 0 && words[i - 1].word == o->colour) {
+        std::vector<float> mean(words[i].alpha.size());
+        for (std::size_t k = 0; k < mean.size(); ++k) mean[k] = 0.5f * (words[i].alpha[k] + words[i - 1].alpha[k]);
+        score(mean, cells, report.phrase);
+        score(mean, cells, report.per_class[o->noun]);
+      }
+    }
+  }
+}
+
+nlohmann::json to_json(const GroundingReport& r) {
+  auto j = [](const GroundingScore& g) {
+    return nlohmann::json{{"count", g.count}, {"pointing", g.pointing()}, {"alpha_in_box", g.precision()}, {"chance", g.chance_level()}};
+  };
+  nlohmann::json per_class = nlohmann::json::object();
+  for (const auto& [k, v] : r.per_class) per_class[k] = j(v);
+  return {{"noun_phrase", j(r.phrase)}, {"colour", j(r.colour)}, {"noun", j(r.noun)},
+          {"per_class", per_class},     {"nouns", r.nouns},       {"absent_noun_rate", r.absent_noun_rate()}};
+}
+
+}  // namespace fovea
