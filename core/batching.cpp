@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/fashion_scenes.h"
 #include "core/image_tensor.h"
 #include "core/tokenizer.h"
 
@@ -30,8 +31,41 @@ std::pair<torch::Tensor, torch::Tensor> pad_captions(const std::vector<std::vect
   return {tokens, lengths};
 }
 
+bool cell_labels(const Scene& scene, std::int64_t gh, std::int64_t gw, std::int64_t* classes, std::int64_t* colours) {
+  std::fill(classes, classes + gh * gw, 0);
+  std::fill(colours, colours + gh * gw, 0);
+  if (scene.objects.empty()) return false;
+  const auto& palette = scene_colours();
+  const double cw = double(scene.image.width) / double(gw), ch = double(scene.image.height) / double(gh);
+  for (const auto& o : scene.objects) {
+    std::int64_t colour = 0;
+    for (std::size_t k = 0; k < palette.size(); ++k) {
+      if (palette[k].name == o.colour) colour = std::int64_t(k) + 1;
+    }
+    bool any = false;
+    for (std::int64_t r = 0; r < gh; ++r) {
+      for (std::int64_t c = 0; c < gw; ++c) {
+        const double cx = (double(c) + 0.5) * cw, cy = (double(r) + 0.5) * ch;
+        if (cx >= o.x0 && cx < o.x1 && cy >= o.y0 && cy < o.y1) {
+          classes[r * gw + c] = o.class_id + 1;
+          colours[r * gw + c] = colour;
+          any = true;
+        }
+      }
+    }
+    if (!any) {
+      const auto r = std::min<std::int64_t>(gh - 1, std::int64_t((o.y0 + o.y1) * 0.5 / ch));
+      const auto c = std::min<std::int64_t>(gw - 1, std::int64_t((o.x0 + o.x1) * 0.5 / cw));
+      classes[r * gw + c] = o.class_id + 1;
+      colours[r * gw + c] = colour;
+    }
+  }
+  return true;
+}
+
 Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indices, const Vocabulary& vocab,
-                 std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words) {
+                 std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words,
+                 std::int64_t grid_h, std::int64_t grid_w) {
   std::vector<Scene> scenes;
   scenes.reserve(indices.size());
   std::vector<std::vector<std::int64_t>> encoded;
@@ -49,6 +83,16 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
   b.images = images_to_tensor(images, image_size);
   std::tie(b.tokens, b.lengths) = pad_captions(encoded);
   b.indices = indices;
+  if (grid_h > 0 && grid_w > 0) {
+    const auto B = std::int64_t(scenes.size());
+    b.cell_class = torch::zeros({B, grid_h * grid_w}, torch::kLong);
+    b.cell_colour = torch::zeros({B, grid_h * grid_w}, torch::kLong);
+    b.has_cell_labels = true;
+    for (std::int64_t i = 0; i < B; ++i) {
+      b.has_cell_labels &= cell_labels(scenes[std::size_t(i)], grid_h, grid_w, b.cell_class[i].data_ptr<std::int64_t>(),
+                                       b.cell_colour[i].data_ptr<std::int64_t>());
+    }
+  }
   return b;
 }
 

@@ -15,8 +15,16 @@ struct Batch {
   torch::Tensor images;   ///< (B, 3, S, S) floats in [0, 1]
   torch::Tensor tokens;   ///< (B, T+1) <start> w.. <end> <pad>..
   torch::Tensor lengths;  ///< (B) predicted tokens per caption (words + <end>)
+  torch::Tensor cell_class;   ///< (B, L) class id + 1 of the object under each cell, 0 = none
+  torch::Tensor cell_colour;  ///< (B, L) colour id + 1, 0 = none
+  bool has_cell_labels = false;  ///< every scene in the batch came with object boxes
   std::vector<std::size_t> indices;
 };
+
+/// Per-cell labels of a scene on a grid_h x grid_w grid: cells whose centre lies in an object's
+/// box get (class + 1, colour + 1); an object too small to hold a centre labels the cell under its
+/// own centre. Returns false when the scene has no objects (no labels).
+bool cell_labels(const Scene& scene, std::int64_t grid_h, std::int64_t grid_w, std::int64_t* classes, std::int64_t* colours);
 
 /// A permutation of [0, n) for this epoch.
 std::vector<std::size_t> epoch_order(std::size_t n, std::uint64_t seed, std::int64_t epoch);
@@ -24,7 +32,8 @@ std::vector<std::size_t> epoch_order(std::size_t n, std::uint64_t seed, std::int
 /// Picks one reference caption per scene (which one depends on seed, epoch and index).
 /// Captions longer than max_words are cut.
 Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indices, const Vocabulary& vocab,
-                 std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words);
+                 std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words,
+                 std::int64_t grid_h = 0, std::int64_t grid_w = 0);
 
 /// Pads encoded captions (each <start> .. <end>) into (tokens, lengths).
 std::pair<torch::Tensor, torch::Tensor> pad_captions(const std::vector<std::vector<std::int64_t>>& encoded);

@@ -6,6 +6,12 @@ ShowAttendTellImpl::ShowAttendTellImpl(ModelConfig& config) {
   config.validate();
   encoder = register_module("encoder", Encoder(config));
   decoder = register_module("decoder", Decoder(config));
+  aux_class = register_module("aux_class", torch::nn::Linear(config.annotation_dim, kAuxClasses));
+  aux_colour = register_module("aux_colour", torch::nn::Linear(config.annotation_dim, kAuxColours));
+}
+
+std::pair<torch::Tensor, torch::Tensor> ShowAttendTellImpl::auxiliary_logits(const torch::Tensor& annotations) {
+  return {aux_class(annotations), aux_colour(annotations)};
 }
 
 DecoderOutput ShowAttendTellImpl::forward(const torch::Tensor& images, const torch::Tensor& tokens,

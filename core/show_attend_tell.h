@@ -7,6 +7,9 @@
 
 namespace fovea {
 
+/// Sizes of the auxiliary per-cell labels: background + 10 Fashion-MNIST classes, background + 8 colours.
+inline constexpr std::int64_t kAuxClasses = 11, kAuxColours = 9;
+
 class ShowAttendTellImpl : public torch::nn::Module {
  public:
   /// Builds the encoder first (it fills in D and the grid), then the decoder.
@@ -18,8 +21,14 @@ class ShowAttendTellImpl : public torch::nn::Module {
   /// Everything the optimizer updates (includes a fine-tuned TorchScript backbone).
   std::vector<torch::Tensor> trainable_parameters();
 
+  /// Auxiliary per-cell heads on the annotations (class of the object under the cell, its colour,
+  /// 0 = background), trained when the data has object boxes: they make each annotation vector
+  /// say what is there, which is what attention needs to find the object a word names.
+  std::pair<torch::Tensor, torch::Tensor> auxiliary_logits(const torch::Tensor& annotations);
+
   Encoder encoder{nullptr};
   Decoder decoder{nullptr};
+  torch::nn::Linear aux_class{nullptr}, aux_colour{nullptr};
 };
 TORCH_MODULE(ShowAttendTell);
 

@@ -26,6 +26,9 @@ struct TrainConfig {
   std::int64_t max_steps = 0;  ///< 0 = no limit besides epochs
   double grad_clip = 5.0;
   ObjectiveOptions objective;
+  /// Weight of the auxiliary per-cell class + colour loss on the annotations (needs object
+  /// boxes, which fashion-scenes has); 0 = off, the paper's setting.
+  double aux_weight = 1.0;
   double expected_context_prob = 0.5;  ///< hard: chance a sequence uses the expected context
   double baseline_decay = 0.9;         ///< hard: b_k = decay b_{k-1} + (1 - decay) reward
   std::uint64_t seed = 1;

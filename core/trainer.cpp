@@ -75,7 +75,7 @@ nlohmann::json to_json(const TrainRecord& r) {
   nlohmann::json j = {{"kind", "train"},   {"step", r.step},         {"epoch", r.epoch},
                       {"loss", r.loss},    {"nll", r.nll},           {"penalty", r.penalty},
                       {"lr", r.lr},        {"grad_norm", r.grad_norm}, {"tokens_per_s", r.tokens_per_s},
-                      {"entropy", r.entropy}, {"elapsed_s", r.elapsed_s}};
+                      {"entropy", r.entropy}, {"aux_loss", r.aux_loss}, {"elapsed_s", r.elapsed_s}};
   if (r.hard) {
     j["baseline"] = r.baseline;
     j["reward"] = r.reward;
@@ -227,16 +227,18 @@ class TrainingSession {
     }
     std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
                                  order_.begin() + (in_epoch + 1) * config_.batch_size);
+    const bool aux = config_.aux_weight > 0;
     auto batch = make_batch(*data_.train, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
-                            model_.config.max_caption_len);
+                            model_.config.max_caption_len, aux ? model_.config.grid_h : 0, aux ? model_.config.grid_w : 0);
     model_.net->train();
     const bool hard = model_.config.attention == AttentionKind::Hard;
     torch::Tensor sample;
     if (hard) {
       sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
     }
-    auto out = model_.net->forward(batch.images.to(device_), batch.tokens.to(device_), batch.lengths.to(device_),
-                                   sample.defined() ? sample.to(device_) : sample);
+    auto annotations = model_.net->encode(batch.images.to(device_));
+    auto out = model_.net->decoder->forward(annotations, batch.tokens.to(device_), batch.lengths.to(device_),
+                                            sample.defined() ? sample.to(device_) : sample);
     ObjectiveTerms terms = hard ? hard_objective(out, config_.objective, state_.baseline.value)
                                 : soft_objective(out, config_.objective);
     if (hard && terms.sampled > 0 && !state_.baseline.initialised) {
@@ -244,8 +246,17 @@ class TrainingSession {
       state_.baseline.update(terms.reward);
       terms = hard_objective(out, config_.objective, state_.baseline.value);
     }
+    torch::Tensor loss = terms.loss;
+    double aux_loss = 0;
+    if (aux && batch.has_cell_labels) {
+      auto [cls, col] = model_.net->auxiliary_logits(annotations);
+      auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
+                      torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
+      aux_loss = aux_term.item<double>();
+      loss = loss + config_.aux_weight * aux_term;
+    }
     optimizer_->zero_grad();
-    terms.loss.backward();
+    loss.backward();
     const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), config_.grad_clip);
     optimizer_->step();
     const double baseline_used = state_.baseline.value;
@@ -286,6 +297,7 @@ class TrainingSession {
       r.baseline = baseline_used;
       r.reward = terms.reward;
       r.reward_var = terms.reward_var;
+      r.aux_loss = aux_loss;
       r.elapsed_s = now;
       metrics_ << to_json(r).dump() << "\n" << std::flush;
       if (cb_.on_record) cb_.on_record(r);
