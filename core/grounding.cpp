@@ -10,14 +10,14 @@ namespace fovea {
 
 namespace {
 
-/// Cells whose centre lies in the box dilated by half a cell (i.e. cells the box touches).
+/// Cells whose centre lies strictly inside the box dilated by half a cell: the cells the box overlaps.
 std::vector<bool> box_cells(const SceneObject& o, const Scene& s, int gh, int gw) {
   const double cw = double(s.image.width) / gw, ch = double(s.image.height) / gh;
   std::vector<bool> in(std::size_t(gh) * gw);
   for (int r = 0; r < gh; ++r) {
     for (int c = 0; c < gw; ++c) {
       const double cx = (c + 0.5) * cw, cy = (r + 0.5) * ch;
-      in[std::size_t(r) * gw + c] = cx >= o.x0 - cw / 2 && cx <= o.x1 + cw / 2 && cy >= o.y0 - ch / 2 && cy <= o.y1 + ch / 2;
+      in[std::size_t(r) * gw + c] = cx > o.x0 - cw / 2 && cx < o.x1 + cw / 2 && cy > o.y0 - ch / 2 && cy < o.y1 + ch / 2;
     }
   }
   return in;

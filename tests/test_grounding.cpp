@@ -1,0 +1,59 @@
+// Attention grounding: one-hot α on a cell inside the named object's box scores 1, outside 0.
+#include <gtest/gtest.h>
+
+#include "core/grounding.h"
+
+using namespace fovea;
+
+namespace {
+
+Scene two_object_scene() {
+  Scene s;
+  s.image = RgbImage(112, 112);
+  s.objects.push_back({8, 8, 40, 40, 7, "sneaker", "red"});      // cells rows/cols 1..4 of 14
+  s.objects.push_back({72, 72, 104, 104, 8, "bag", "blue"});    // cells 9..12
+  return s;
+}
+
+std::vector<float> one_hot(int row, int col) {
+  std::vector<float> a(14 * 14, 0.0f);
+  a[std::size_t(row * 14 + col)] = 1.0f;
+  return a;
+}
+
+CaptionResult caption(std::vector<std::pair<std::string, std::vector<float>>> words) {
+  CaptionResult r;
+  r.grid_h = r.grid_w = 14;
+  for (auto& [w, a] : words) r.words.push_back({w, a, 1.0f, -0.1f, -1});
+  return r;
+}
+
+}  // namespace
+
+TEST(Grounding, OneHotInsideTheBoxPointsOutsideDoesNot) {
+  GroundingReport r;
+  accumulate_grounding(two_object_scene(),
+                       caption({{"a", one_hot(0, 0)}, {"red", one_hot(2, 2)}, {"sneaker", one_hot(3, 3)},
+                                {"and", one_hot(0, 0)}, {"a", one_hot(0, 0)}, {"blue", one_hot(2, 2)}, {"bag", one_hot(2, 3)}}),
+                       r);
+  EXPECT_EQ(r.colour.count, 2);
+  EXPECT_DOUBLE_EQ(r.colour.pointing(), 0.5);  // red on the sneaker, blue on the sneaker too
+  EXPECT_EQ(r.noun.count, 2);
+  EXPECT_DOUBLE_EQ(r.noun.pointing(), 0.5);
+  EXPECT_DOUBLE_EQ(r.noun.precision(), 0.5);  // all mass in the box, or none
+  EXPECT_EQ(r.phrase.count, 2);
+  EXPECT_DOUBLE_EQ(r.per_class["sneaker"].pointing(), 1.0);
+  EXPECT_DOUBLE_EQ(r.per_class["bag"].pointing(), 0.0);
+  // The box [8, 40) touches cells 1..4 (centres 12..36, dilated by half a cell): 16 of 196 cells.
+  EXPECT_NEAR(r.per_class["sneaker"].chance_level(), 16.0 / 196.0, 1e-9);
+}
+
+TEST(Grounding, NounsOfAbsentClassesAreCountedNotScored) {
+  GroundingReport r;
+  accumulate_grounding(two_object_scene(), caption({{"a", one_hot(0, 0)}, {"green", one_hot(2, 2)}, {"dress", one_hot(2, 2)}}), r);
+  EXPECT_EQ(r.nouns, 1);
+  EXPECT_EQ(r.absent_nouns, 1);
+  EXPECT_EQ(r.noun.count, 0);
+  EXPECT_EQ(r.colour.count, 0);  // no green object
+  EXPECT_DOUBLE_EQ(r.absent_noun_rate(), 1.0);
+}
