@@ -1,0 +1,78 @@
+// TorchScript backbones: loaded from a file, frozen or fine-tuned, and saved in checkpoints.
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include <fstream>
+
+#include "core/checkpoint.h"
+#include "core/objectives.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+namespace {
+
+/// A stride-8 convolution scripted from C++: (B, 3, 32, 32) -> (B, 8, 4, 4).
+std::string write_backbone(const std::string& path) {
+  torch::jit::Module m("TinyBackbone");
+  m.register_parameter("weight", torch::randn({8, 3, 8, 8}) * 0.1, false);
+  m.define(R"(
+    def forward(self, x):
+        return torch.relu(torch.conv2d(x, self.weight, None, [8, 8]))
+  )");
+  m.save(path);
+  return path;
+}
+
+torch::Tensor backbone_weight(CaptionModel& m) { return m.net->encoder->backbone_parameters().at(0).second; }
+
+void train_one_step(CaptionModel& m) {
+  torch::optim::Adam adam(m.net->trainable_parameters(), torch::optim::AdamOptions(1e-2));
+  auto out = m.net->forward(torch::rand({2, 3, 32, 32}), torch::tensor({{1, 5, 6, 2}, {1, 7, 2, 0}}), torch::tensor({3, 2}));
+  soft_objective(out, {}).loss.backward();
+  adam.step();
+}
+
+}  // namespace
+
+TEST(Backbone, FrozenBackboneGivesTheGridAndStaysFixed) {
+  torch::manual_seed(2);
+  test::TempDir dir("backbone");
+  auto config = test::tiny_model();
+  config.backbone_path = write_backbone(dir / "bb.pt");
+  auto m = CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
+  EXPECT_EQ(m.config.annotation_dim, 8);
+  EXPECT_EQ(m.config.grid_h, 4);
+  EXPECT_EQ(m.config.grid_w, 4);
+  auto before = backbone_weight(m).clone();
+  train_one_step(m);
+  EXPECT_TRUE(torch::equal(before, backbone_weight(m)));
+}
+
+TEST(Backbone, FineTunedBackboneLearnsAndTravelsInTheCheckpoint) {
+  torch::manual_seed(2);
+  test::TempDir dir("backbone-ft");
+  auto config = test::tiny_model();
+  config.backbone_path = write_backbone(dir / "bb.pt");
+  config.backbone_trainable = true;
+  auto m = CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
+  auto before = backbone_weight(m).clone();
+  train_one_step(m);
+  EXPECT_FALSE(torch::equal(before, backbone_weight(m)));
+  save_checkpoint(dir / "m.ckpt", m);
+  auto loaded = load_checkpoint(dir / "m.ckpt");
+  EXPECT_TRUE(torch::equal(backbone_weight(loaded.model), backbone_weight(m)));
+}
+
+TEST(Backbone, UnloadableFileIsNamed) {
+  test::TempDir dir("backbone-bad");
+  std::ofstream(dir / "bb.pt") << "not torchscript";
+  auto config = test::tiny_model();
+  config.backbone_path = dir / "bb.pt";
+  try {
+    CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bb.pt: not a loadable TorchScript module"), std::string::npos) << e.what();
+  }
+}
