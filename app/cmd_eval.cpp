@@ -8,6 +8,7 @@
 
 #include "app/commands.h"
 #include "core/bleu.h"
+#include "core/caption_metrics.h"
 #include "core/captioner.h"
 #include "core/fashion_scenes.h"
 #include "core/grounding.h"
@@ -69,16 +70,19 @@ Runner add_eval_command(CLI::App& app) {
       }
     }
     const auto bleu = corpus_bleu(candidates, references);
+    const double rouge = mean(rouge_l(candidates, references)), cider = mean(cider_d(candidates, references));
     if (a->json) {
       nlohmann::json j = {{"model", a->model},         {"split", a->split},     {"count", a->count},
                           {"beam", opts.beam},         {"Bleu_1", bleu[0]},     {"Bleu_2", bleu[1]},
-                          {"Bleu_3", bleu[2]},         {"Bleu_4", bleu[3]},     {"grounding", to_json(grounding)}};
+                          {"Bleu_3", bleu[2]},         {"Bleu_4", bleu[3]},     {"ROUGE_L", rouge},
+                          {"CIDEr", cider},            {"grounding", to_json(grounding)}};
       std::cout << j.dump(2) << "\n";
       return 0;
     }
     std::printf("%s on fashion-scenes/%s (%zu scenes, %s)\n", a->model.c_str(), a->split.c_str(), a->count,
                 opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy");
-    std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f\n", bleu[0], bleu[1], bleu[2], bleu[3]);
+    std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", bleu[0], bleu[1],
+                bleu[2], bleu[3], rouge, cider);
     std::printf("  grounding     count  pointing  alpha-in-box  chance\n");
     print_row("noun phrase", grounding.phrase);
     print_row("colour", grounding.colour);

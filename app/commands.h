@@ -16,5 +16,6 @@ Runner add_caption_command(CLI::App& app);
 Runner add_info_command(CLI::App& app);
 Runner add_data_command(CLI::App& app);
 Runner add_eval_command(CLI::App& app);
+Runner add_score_command(CLI::App& app);
 
 }  // namespace fovea::cli

@@ -1,0 +1,89 @@
+// ROUGE-L and CIDEr-D against hand-computed values; COCO caption files and their errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/caption_metrics.h"
+#include "core/coco_captions.h"
+#include "core/tokenizer.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+namespace {
+Tokens t(const std::string& s) { return tokenize(s); }
+}  // namespace
+
+TEST(RougeL, PrecisionAndRecallMaximisedSeparately) {
+  // vs "a bag": LCS 2 -> P 2/6, R 2/2. vs "the red bag on a floor": LCS "red bag on floor" = 4 -> P 4/6, R 4/6.
+  // P = 4/6 and R = 1 come from different references: F = (1 + 1.2^2) P R / (R + 1.2^2 P).
+  auto s = rouge_l({t("a red bag on the floor")}, {{t("a bag"), t("the red bag on a floor")}});
+  const double p = 4.0 / 6.0, r = 1.0, b2 = 1.44;
+  EXPECT_NEAR(s[0], (1 + b2) * p * r / (r + b2 * p), 1e-12);
+  EXPECT_DOUBLE_EQ(rouge_l({Tokens{}}, {{t("a bag")}})[0], 0.0);
+  EXPECT_DOUBLE_EQ(rouge_l({t("a bag")}, {{t("a bag")}})[0], 1.0);
+}
+
+TEST(CiderD, IdenticalCaptionsWithOnlyUniAndBigrams) {
+  // Two images, every n-gram in one image's references only: weight tf * (ln 2 - ln 1).
+  // Identical candidate and reference: cosine 1 for n = 1, 2; no 3-, 4-grams: 0. (1+1+0+0)/4 * 10 = 5.
+  auto s = cider_d({t("a b"), t("e f")}, {{t("a b")}, {t("e f")}});
+  EXPECT_NEAR(s[0], 5.0, 1e-12);
+  EXPECT_NEAR(s[1], 5.0, 1e-12);
+}
+
+TEST(CiderD, ClippedCosinesAndLengthPenalty) {
+  // Image 1: "a b" against "a b c". Unigrams: dot 2 w^2, norms sqrt(2) w, sqrt(3) w -> 2/sqrt(6).
+  // Bigrams: "a b" against {"a b", "b c"} -> 1/sqrt(2). Trigrams: none in the candidate -> 0.
+  // Length (the toolkit counts bigrams): 1 vs 2 -> exp(-1 / (2 * 36)).
+  auto s = cider_d({t("a b"), t("e f")}, {{t("a b c")}, {t("e f")}});
+  const double expected = (2 / std::sqrt(6.0) + 1 / std::sqrt(2.0)) / 4 * std::exp(-1.0 / 72.0) * 10;
+  EXPECT_NEAR(s[0], expected, 1e-12);
+  // Repeating a word cannot buy score: min(candidate weight, reference weight) clips it.
+  auto rep = cider_d({t("a a a b"), t("e f")}, {{t("a b c")}, {t("e f")}});
+  EXPECT_LT(rep[0], s[0]);
+  // One reference set only: ln(1) = 0 makes every weight 0.
+  EXPECT_DOUBLE_EQ(cider_d({t("a b")}, {{t("a b")}})[0], 0.0);
+}
+
+TEST(CocoCaptions, ScoresWithTheToolkitKeyNames) {
+  test::TempDir dir("coco");
+  std::ofstream(dir / "refs.json") << R"({"images":[{"id":1},{"id":2}],"annotations":[
+    {"image_id":1,"id":10,"caption":"A red bag."},{"image_id":1,"id":11,"caption":"a red bag on the left"},
+    {"image_id":2,"id":12,"caption":"a blue boot"}]})";
+  std::ofstream(dir / "res.json") << R"([{"image_id":1,"caption":"a red bag"},{"image_id":2,"caption":"a blue boot"}])";
+  auto s = score_captions(read_coco_references(dir / "refs.json"), read_coco_results(dir / "res.json"));
+  auto j = to_json(s);
+  for (const char* k : {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"}) EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_NEAR(s.bleu[0], 1.0, 1e-6);  // every word matches and lengths equal their closest references
+  EXPECT_NEAR(s.rouge_l, 1.0, 1e-12);
+  ASSERT_EQ(s.per_image.size(), 2u);
+  EXPECT_EQ(s.per_image[1].image_id, 2);
+}
+
+TEST(CocoCaptions, MissingImagesAreListedAndBadJsonIsLocated) {
+  test::TempDir dir("coco-bad");
+  std::ofstream(dir / "refs.json") << R"({"images":[{"id":1},{"id":2},{"id":3}],"annotations":[
+    {"image_id":1,"caption":"a"},{"image_id":2,"caption":"b"},{"image_id":3,"caption":"c"}]})";
+  std::ofstream(dir / "res.json") << R"([{"image_id":1,"caption":"a"},{"image_id":7,"caption":"x"}])";
+  try {
+    score_captions(read_coco_references(dir / "refs.json"), read_coco_results(dir / "res.json"));
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("without references: 7"), std::string::npos) << m;
+    EXPECT_NE(m.find("without a result: 2, 3"), std::string::npos) << m;
+  }
+  std::ofstream(dir / "broken.json") << R"([{"image_id":1,"caption":"a"},)";
+  try {
+    read_coco_results(dir / "broken.json");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("broken.json: invalid JSON at byte"), std::string::npos) << m;
+  }
+  std::ofstream(dir / "dup.json") << R"([{"image_id":1,"caption":"a"},{"image_id":1,"caption":"b"}])";
+  EXPECT_THROW(read_coco_results(dir / "dup.json"), std::runtime_error);
+}
