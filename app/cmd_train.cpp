@@ -60,6 +60,7 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--baseline-decay", c.baseline_decay, "Hard: moving-average baseline decay")->group(obj)->capture_default_str();
   auto* opt = "Optimisation";
   app.add_option("--lr", c.lr, "Adam learning rate")->group(opt)->capture_default_str();
+  app.add_option("--lr-decay", c.lr_decay, "Learning rate multiplied by this after every epoch")->group(opt)->capture_default_str();
   app.add_option("--batch", c.batch_size, "Batch size")->group(opt)->capture_default_str();
   app.add_option("--epochs", c.epochs, "Epochs (with --resume: extend the run to this many)")->group(opt)->capture_default_str();
   app.add_option("--max-steps", c.max_steps, "Stop after this many steps (0: no limit)")->group(opt)->capture_default_str();

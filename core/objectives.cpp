@@ -35,6 +35,7 @@ ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& 
   auto per_caption_nll = -caption_log_probs(out, lp);
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
   t.loss = (per_caption_nll + penalty).mean();
+  t.objective = t.loss.item<double>();
   t.tokens = lp.size(0);
   t.nll = -lp.mean().item<double>();
   t.penalty = penalty.mean().item<double>();
@@ -52,6 +53,7 @@ ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& 
   auto reinforce = opt.lambda_r * advantage * out.log_p_glimpses;
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
   t.loss = (-log_p_y - reinforce - opt.lambda_e * out.entropy + penalty).mean();
+  t.objective = (-t.rewards + penalty.detach()).mean().item<double>();
   t.tokens = lp.size(0);
   t.nll = -lp.mean().item<double>();
   t.penalty = penalty.mean().item<double>();

@@ -25,7 +25,8 @@ torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyR
 
 /// The objective value and the figures the dashboards plot.
 struct ObjectiveTerms {
-  torch::Tensor loss;      ///< scalar to minimise (mean over the batch of the per-caption objective)
+  torch::Tensor loss;      ///< scalar to minimise (for hard attention a surrogate whose gradient is the estimate)
+  double objective = 0;    ///< the objective's value: mean per caption of −log p(y|·) + penalty
   double nll = 0;          ///< mean NLL per token
   double penalty = 0;      ///< mean λ-weighted penalty per caption
   std::int64_t tokens = 0;

@@ -11,6 +11,7 @@ void TrainConfig::validate() const {
   if (train_scenes < std::size_t(batch_size)) throw std::invalid_argument("train_scenes must be at least the batch size");
   if (val_scenes == 0) throw std::invalid_argument("val_scenes must be positive");
   if (lr <= 0) throw std::invalid_argument("lr must be positive");
+  if (lr_decay <= 0 || lr_decay > 1) throw std::invalid_argument("lr_decay must be in (0, 1]");
   if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
   if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
   if (max_steps < 0) throw std::invalid_argument("max_steps must be >= 0");
@@ -41,6 +42,7 @@ nlohmann::json to_json(const TrainConfig& c) {
             {"mnist_dir", c.scenes.mnist_dir}}},
           {"min_count", c.min_count},
           {"lr", c.lr},
+          {"lr_decay", c.lr_decay},
           {"batch_size", c.batch_size},
           {"epochs", c.epochs},
           {"max_steps", c.max_steps},
@@ -78,6 +80,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.scenes.mnist_dir = s.at("mnist_dir").get<std::string>();
     c.min_count = j.at("min_count").get<int>();
     c.lr = j.at("lr").get<double>();
+    c.lr_decay = j.value("lr_decay", 1.0);
     c.batch_size = j.at("batch_size").get<std::int64_t>();
     c.epochs = j.at("epochs").get<std::int64_t>();
     c.max_steps = j.at("max_steps").get<std::int64_t>();

@@ -1,6 +1,7 @@
 #include "core/trainer.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -224,6 +225,8 @@ class TrainingSession {
     if (in_epoch == 0 || order_epoch_ != epoch) {
       order_ = epoch_order(data_.train->size(), config_.seed, epoch);
       order_epoch_ = epoch;
+      lr_ = config_.lr * std::pow(config_.lr_decay, double(epoch));
+      for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr_);
     }
     std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
                                  order_.begin() + (in_epoch + 1) * config_.batch_size);
@@ -263,7 +266,7 @@ class TrainingSession {
     if (hard && terms.sampled > 0) state_.baseline.update(terms.reward);
     ++state_.step;
     window_tokens_ += terms.tokens;
-    window_loss_ += terms.loss.item<double>();
+    window_loss_ += terms.objective;
     ++window_steps_;
 
     const double now = elapsed();
@@ -286,10 +289,10 @@ class TrainingSession {
       TrainRecord r;
       r.step = state_.step;
       r.epoch = epoch;
-      r.loss = terms.loss.item<double>();
+      r.loss = terms.objective;
       r.nll = terms.nll;
       r.penalty = terms.penalty;
-      r.lr = config_.lr;
+      r.lr = lr_;
       r.grad_norm = grad_norm;
       r.tokens_per_s = tps;
       r.entropy = terms.entropy;
@@ -369,6 +372,7 @@ class TrainingSession {
   std::int64_t steps_per_epoch_ = 1, total_steps_ = 0;
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
+  double lr_ = 0;
   std::ofstream metrics_;
   Clock::time_point window_start_;
   std::int64_t window_tokens_ = 0, window_steps_ = 0;
