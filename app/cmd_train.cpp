@@ -31,6 +31,7 @@ Runner add_train_command(CLI::App& app) {
   auto& c = a->config;
   app.add_option("--dataset", c.dataset, "Dataset: fashion-scenes (built in)")->capture_default_str();
   app.add_option("--out", c.out_dir, "Run folder for metrics.jsonl, checkpoints and the model card");
+  app.add_option("--init-from", c.init_from, "Start from this checkpoint's weights (e.g. a hard model from a soft one)");
   app.add_option("--resume", a->resume, "Continue the interrupted run in this folder from its last checkpoint");
   app.add_option("--attention", a->attention, "soft (deterministic) or hard (stochastic, REINFORCE)")
       ->check(CLI::IsMember({"soft", "hard"}))->capture_default_str();

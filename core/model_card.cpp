@@ -18,7 +18,7 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "# Model card: " << to_string(model.config.attention) << "-attention Show-Attend-Tell\n\n";
   md << "Produced by `fovea train` (" << describe_runtime(model.device) << ").\n\n";
   md << "## Data\n\n- Training: " << train_data << "\n- Validation: " << val_data << "\n- Vocabulary: "
-     << model.vocab.size() << " tokens (words seen at least " << config.min_count << " times, plus 4 special tokens)\n\n";
+     << model.vocab.size() << " tokens: the words seen at least " << config.min_count << " time(s) in training, and 4 special tokens\n\n";
   md << "## Architecture\n\n";
   md << "- Encoder: "
      << (model.config.backbone_path.empty() ? "built-in CNN" : "TorchScript backbone " + model.config.backbone_path)

@@ -60,7 +60,8 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"log_every", c.log_every},
           {"checkpoint_every", c.checkpoint_every},
           {"patience", c.patience},
-          {"out_dir", c.out_dir}};
+          {"out_dir", c.out_dir},
+          {"init_from", c.init_from}};
 }
 
 TrainConfig train_config_from_json(const nlohmann::json& j) {
@@ -99,6 +100,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.checkpoint_every = j.at("checkpoint_every").get<std::int64_t>();
     c.patience = j.at("patience").get<std::int64_t>();
     c.out_dir = j.at("out_dir").get<std::string>();
+    c.init_from = j.value("init_from", std::string());
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("training config: ") + e.what());
   }

@@ -39,6 +39,9 @@ struct TrainConfig {
   std::int64_t checkpoint_every = 200;
   std::int64_t patience = 3;  ///< early stopping: epochs without a better validation BLEU-4
   std::string out_dir;
+  /// Start from the weights of this checkpoint (same architecture and vocabulary; the attention
+  /// kind may differ, e.g. a hard model warm-started from a soft one). Empty = from scratch.
+  std::string init_from;
 
   /// Throws std::invalid_argument naming the field that is out of range.
   void validate() const;

@@ -133,6 +133,7 @@ class TrainingSession {
     auto vocab = Vocabulary::build(captions, config_.min_count);
     model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
     config_.model = model_.config;
+    if (!config_.init_from.empty()) initialise_from(config_.init_from);
     make_optimizer();
     fs::create_directories(config_.out_dir);
     std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
@@ -207,6 +208,25 @@ class TrainingSession {
  private:
   void message(const std::string& m) const {
     if (cb_.on_message) cb_.on_message(m);
+  }
+
+  /// Copies the weights of another checkpoint with the same architecture and vocabulary.
+  void initialise_from(const std::string& path) {
+    auto source = load_checkpoint(path);
+    if (source.model.vocab.words() != model_.vocab.words()) {
+      throw std::runtime_error(path + ": its vocabulary differs from the one built from this run's training data");
+    }
+    auto a = to_json(source.model.config), b = to_json(model_.config);
+    a.erase("attention"), b.erase("attention");
+    if (a != b) {
+      throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
+    }
+    torch::NoGradGuard no_grad;
+    auto src_params = source.model.net->named_parameters();
+    auto src_buffers = source.model.net->named_buffers();
+    for (auto& p : model_.net->named_parameters()) p.value().copy_(src_params[p.key()]);
+    for (auto& b2 : model_.net->named_buffers()) b2.value().copy_(src_buffers[b2.key()]);
+    message("initialised from " + path);
   }
 
   std::int64_t parameter_count() {

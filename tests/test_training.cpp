@@ -149,3 +149,31 @@ TEST(Training, RefusesToOverwriteARunAndExplainsBadSettings) {
   EXPECT_THROW(train(config), std::invalid_argument);
   EXPECT_THROW(resume_training(dir / "nothing-here"), std::runtime_error);
 }
+
+TEST(Training, HardRunWarmStartsFromASoftCheckpoint) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("init-from");
+  auto soft = test::tiny_training(dir / "soft");
+  soft.max_steps = 5;
+  train(soft);
+  auto hard = test::tiny_training(dir / "hard", AttentionKind::Hard);
+  hard.max_steps = 1;
+  hard.lr = 1e-12;  // one step that cannot move the weights measurably
+  hard.init_from = best_checkpoint_path(soft.out_dir);
+  train(hard);
+  auto a = load_checkpoint(best_checkpoint_path(soft.out_dir));
+  auto b = load_checkpoint(last_checkpoint_path(hard.out_dir));
+  EXPECT_EQ(b.model.config.attention, AttentionKind::Hard);
+  for (const auto& p : a.model.net->named_parameters()) {
+    EXPECT_TRUE(torch::allclose(p.value(), b.model.net->named_parameters()[p.key()], 1e-6, 1e-8)) << p.key();
+  }
+  auto wider = test::tiny_training(dir / "wider");
+  wider.model.hidden_dim = 64;
+  wider.init_from = best_checkpoint_path(soft.out_dir);
+  try {
+    train(wider);
+    FAIL() << "expected an architecture mismatch";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("architecture differs"), std::string::npos) << e.what();
+  }
+}
