@@ -7,12 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "core/bleu.h"
-#include "core/caption_metrics.h"
-#include "core/captioner.h"
 #include "core/fashion_scenes.h"
-#include "core/grounding.h"
-#include "core/tokenizer.h"
+#include "core/scene_evaluation.h"
 
 namespace fovea::cli {
 
@@ -49,46 +45,25 @@ Runner add_eval_command(CLI::App& app) {
     FashionScenes scenes(a->split, a->count, a->scenes);
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
-    std::vector<Tokens> candidates;
-    std::vector<std::vector<Tokens>> references;
-    GroundingReport grounding;
-    const std::size_t chunk = 50;
-    for (std::size_t start = 0; start < scenes.size(); start += chunk) {
-      std::vector<Scene> batch;
-      std::vector<RgbImage> images;
-      for (std::size_t i = start; i < std::min(scenes.size(), start + chunk); ++i) {
-        batch.push_back(scenes.get(i));
-        images.push_back(batch.back().image);
-      }
-      const auto results = captioner.caption(images, opts);
-      for (std::size_t k = 0; k < batch.size(); ++k) {
-        candidates.push_back(tokenize(results[k].text()));
-        std::vector<Tokens> refs;
-        for (const auto& c : batch[k].captions) refs.push_back(tokenize(c));
-        references.push_back(std::move(refs));
-        accumulate_grounding(batch[k], results[k], grounding);
-      }
-    }
-    const auto bleu = corpus_bleu(candidates, references);
-    const double rouge = mean(rouge_l(candidates, references)), cider = mean(cider_d(candidates, references));
+    const auto e = evaluate_scenes(captioner, scenes, opts);
     if (a->json) {
-      nlohmann::json j = {{"model", a->model},         {"split", a->split},     {"count", a->count},
-                          {"beam", opts.beam},         {"Bleu_1", bleu[0]},     {"Bleu_2", bleu[1]},
-                          {"Bleu_3", bleu[2]},         {"Bleu_4", bleu[3]},     {"ROUGE_L", rouge},
-                          {"CIDEr", cider},            {"grounding", to_json(grounding)}};
+      auto j = to_json(e);
+      j["model"] = a->model;
+      j["split"] = a->split;
+      j["beam"] = opts.beam;
       std::cout << j.dump(2) << "\n";
       return 0;
     }
     std::printf("%s on fashion-scenes/%s (%zu scenes, %s)\n", a->model.c_str(), a->split.c_str(), a->count,
                 opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy");
-    std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", bleu[0], bleu[1],
-                bleu[2], bleu[3], rouge, cider);
+    std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
+                e.bleu[2], e.bleu[3], e.rouge_l, e.cider);
     std::printf("  grounding     count  pointing  alpha-in-box  chance\n");
-    print_row("noun phrase", grounding.phrase);
-    print_row("colour", grounding.colour);
-    print_row("noun", grounding.noun);
-    std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * grounding.absent_noun_rate(),
-                (long long)grounding.nouns);
+    print_row("noun phrase", e.grounding.phrase);
+    print_row("colour", e.grounding.colour);
+    print_row("noun", e.grounding.noun);
+    std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
+                (long long)e.grounding.nouns);
     return 0;
   };
 }

@@ -39,7 +39,6 @@ class CheckpointTest : public ::testing::Test {
     model = CaptionModel::create(test::tiny_model(), test::test_vocab(9), torch::kCPU);
     // One optimizer step so that the optimizer has state worth saving.
     torch::optim::Adam adam(model.net->trainable_parameters(), torch::optim::AdamOptions(1e-3));
-    optimizer = &adam;
     auto tokens = torch::tensor({{1, 5, 6, 2}, {1, 7, 2, 0}});
     auto out = model.net->forward(torch::rand({2, 3, 32, 32}), tokens, torch::tensor({3, 2}));
     out.logits.sum().backward();
@@ -48,12 +47,10 @@ class CheckpointTest : public ::testing::Test {
     o.optimizer = &adam;
     o.training = {{"note", "test"}};
     save_checkpoint(path, model, o);
-    optimizer = nullptr;
   }
   test::TempDir dir{"ckpt"};
   std::string path = dir / "model.ckpt";
   CaptionModel model;
-  torch::optim::Optimizer* optimizer = nullptr;
 };
 
 }  // namespace

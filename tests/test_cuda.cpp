@@ -8,12 +8,6 @@
 
 using namespace fovea;
 
-namespace {
-void require_cuda() {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-}
-}  // namespace
-
 TEST(Device, TrainStepAndDecodingMatchTheCpu_CUDA) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   torch::manual_seed(4);
@@ -39,8 +33,7 @@ TEST(Device, TrainStepAndDecodingMatchTheCpu_CUDA) {
 }
 
 TEST(Device, HardSamplingOnTheGpu_CUDA) {
-  require_cuda();
-  if (!torch::cuda::is_available()) return;
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   auto m = CaptionModel::create(test::tiny_model(AttentionKind::Hard), test::test_vocab(10), torch::kCUDA);
   auto out = m.net->forward(torch::rand({2, 3, 32, 32}).cuda(), torch::tensor({{1, 5, 2}, {1, 6, 2}}).cuda(),
                             torch::tensor({2, 2}).cuda(), torch::tensor({true, true}).cuda());

@@ -30,16 +30,6 @@ std::string images_file(std::uint32_t count, std::uint32_t declared) {
 
 std::string labels_file(const std::string& labels) { return be32(2049) + be32(std::uint32_t(labels.size())) + labels; }
 
-std::string expect_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
-
 class FashionMnistFiles : public ::testing::Test {
  protected:
   test::TempDir dir{"mnist"};
@@ -61,7 +51,7 @@ TEST_F(FashionMnistFiles, ReadsAWellFormedPair) {
 TEST_F(FashionMnistFiles, RejectsTruncatedPixelData) {
   write_gz(images, images_file(1, 2));  // header says 2 items, holds 1
   write_gz(labels, labels_file(std::string{1, 2}));
-  auto msg = expect_error([&] { read_fashion_mnist(images, labels); });
+  auto msg = test::error_message([&] { read_fashion_mnist(images, labels); });
   EXPECT_NE(msg.find(images), std::string::npos) << msg;
   EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
 }
@@ -73,7 +63,7 @@ TEST_F(FashionMnistFiles, RejectsACutGzipStream) {
   in.close();
   std::ofstream(images, std::ios::binary | std::ios::trunc).write(gz.data(), long(gz.size() / 2));
   write_gz(labels, labels_file(std::string{1, 2, 3}));
-  auto msg = expect_error([&] { read_fashion_mnist(images, labels); });
+  auto msg = test::error_message([&] { read_fashion_mnist(images, labels); });
   EXPECT_NE(msg.find(images), std::string::npos) << msg;
   EXPECT_TRUE(msg.find("truncated") != std::string::npos || msg.find("corrupt") != std::string::npos) << msg;
 }
@@ -87,23 +77,23 @@ TEST_F(FashionMnistFiles, RejectsCorruptCompressedBytes) {
   f.write(junk, sizeof junk);
   f.close();
   write_gz(labels, labels_file(std::string{1, 2, 3}));
-  auto msg = expect_error([&] { read_fashion_mnist(images, labels); });
+  auto msg = test::error_message([&] { read_fashion_mnist(images, labels); });
   EXPECT_NE(msg.find(images), std::string::npos) << msg;
 }
 
 TEST_F(FashionMnistFiles, RejectsWrongMagicMissingFilesAndDisagreeingCounts) {
   write_gz(images, be32(1234) + images_file(1, 1).substr(4));
   write_gz(labels, labels_file(std::string{1}));
-  EXPECT_NE(expect_error([&] { read_fashion_mnist(images, labels); }).find("magic 1234"), std::string::npos);
+  EXPECT_NE(test::error_message([&] { read_fashion_mnist(images, labels); }).find("magic 1234"), std::string::npos);
 
   write_gz(images, images_file(2, 2));
   write_gz(labels, labels_file(std::string{1, 2, 3}));
-  EXPECT_NE(expect_error([&] { read_fashion_mnist(images, labels); }).find("holds 3 labels"), std::string::npos);
+  EXPECT_NE(test::error_message([&] { read_fashion_mnist(images, labels); }).find("holds 3 labels"), std::string::npos);
 
   write_gz(labels, labels_file(std::string{1, 12}));
-  EXPECT_NE(expect_error([&] { read_fashion_mnist(images, labels); }).find("out of range"), std::string::npos);
+  EXPECT_NE(test::error_message([&] { read_fashion_mnist(images, labels); }).find("out of range"), std::string::npos);
 
-  auto msg = expect_error([&] { read_fashion_mnist(dir / "nope.gz", labels); });
+  auto msg = test::error_message([&] { read_fashion_mnist(dir / "nope.gz", labels); });
   EXPECT_NE(msg.find("nope.gz: file not found"), std::string::npos) << msg;
 }
 

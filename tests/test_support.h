@@ -1,6 +1,9 @@
 #pragma once
 // Shared helpers for the core tests: a tiny model configuration that trains in seconds.
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "core/fashion_mnist.h"
@@ -61,6 +64,17 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.checkpoint_every = 100;
   t.out_dir = out_dir;
   return t;
+}
+
+/// The message of the exception `f` throws (a test failure when it throws none).
+inline std::string error_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an exception";
+  return "";
 }
 
 /// A small random vocabulary for tests that do not train.
