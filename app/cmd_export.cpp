@@ -1,0 +1,75 @@
+// fovea export: the annotated figure (image + one heatmap panel per word) as PNG, SVG or PDF,
+// and optionally the word-by-word animation frames; the same core/figure.h code as the GUI.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "core/captioner.h"
+#include "core/figure.h"
+#include "core/image_io.h"
+
+namespace fovea::cli {
+
+namespace {
+struct ExportArgs {
+  std::string model = "models/fashion-soft.ckpt", device = "cpu", image, out, frames, caption, colormap = "viridis";
+  int beam = 3, panel = 160, columns = 0, frame_size = 448;
+  bool greedy = false, blocky = false, no_probability = false, sample = false;
+  float opacity = 0.6f;
+};
+}  // namespace
+
+Runner add_export_command(CLI::App& app) {
+  auto a = std::make_shared<ExportArgs>();
+  app.add_option("image", a->image, "Image file")->required();
+  app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf");
+  app.add_option("--frames", a->frames, "Also write the word-by-word animation as PNG frames into this folder");
+  app.add_option("--model,-m", a->model, "Model file")->capture_default_str();
+  app.add_option("--caption", a->caption, "Show where the model looks for this caption (teacher forcing) instead of its own");
+  app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
+  app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
+  app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
+  app.add_option("--colormap", a->colormap, "viridis, inferno, jet or gray")->capture_default_str();
+  app.add_option("--opacity", a->opacity, "Heatmap opacity 0..1")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
+  app.add_flag("--blocky", a->blocky, "One flat block per attention cell instead of smooth upsampling");
+  app.add_option("--panel", a->panel, "Panel width in pixels/points")->check(CLI::Range(32, 2048))->capture_default_str();
+  app.add_option("--columns", a->columns, "Panels per row (0: up to 6)")->check(CLI::Range(0, 64));
+  app.add_flag("--no-probability", a->no_probability, "Leave p(word) out of the labels");
+  app.add_option("--frame-size", a->frame_size, "Animation frame width")->check(CLI::Range(64, 4096))->capture_default_str();
+  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
+  return [a]() -> int {
+    if (a->out.empty() && a->frames.empty()) throw std::invalid_argument("nothing to export: give --out FIG.(png|svg|pdf) and/or --frames DIR");
+    FigureOptions fig;
+    fig.style.colormap = parse_colormap(a->colormap);
+    fig.style.opacity = a->opacity;
+    fig.style.smooth = !a->blocky;
+    fig.panel = a->panel;
+    fig.columns = a->columns;
+    fig.show_probability = !a->no_probability;
+    const RgbImage image = read_image(a->image);
+    Captioner captioner(a->model, a->device);
+    CaptionResult result;
+    if (a->caption.empty()) {
+      CaptionOptions opts;
+      opts.beam = a->greedy ? 1 : a->beam;
+      opts.sample_glimpses = a->sample;
+      result = captioner.caption(image, opts);
+    } else {
+      result = captioner.score(image, a->caption);
+    }
+    std::cout << result.text() << "\n";
+    if (!a->out.empty()) {
+      write_figure(a->out, image, result, fig);
+      std::cout << "wrote " << a->out << " (" << result.words.size() + 1 << " panels)\n";
+    }
+    if (!a->frames.empty()) {
+      const auto paths = write_animation_frames(a->frames, image, result, fig.style, a->frame_size);
+      std::cout << "wrote " << paths.size() << " frames into " << a->frames << "\n";
+    }
+    return 0;
+  };
+}
+
+}  // namespace fovea::cli

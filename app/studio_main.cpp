@@ -1,0 +1,89 @@
+// fovea-studio: the desktop caption and attention explorer. Thin: parse, build the window, go.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "core/thread_environment.h"
+#include "ui/caption_strip.h"
+#include "ui/explorer_panel.h"
+#include "ui/main_window.h"
+#include "ui/model_session.h"
+#include "ui/resource_paths.h"
+#include "ui/word_player.h"
+
+namespace {
+
+/// --screenshot: waits for the captions, shows word `word`, saves the window, quits.
+void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word) {
+  auto* timer = new QTimer(w);
+  auto* clock = new QElapsedTimer;
+  clock->start();
+  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, timer, clock] {
+    auto ready = [](fovea::ui::ExplorerPanel* p) { return p->hasCaption() && !p->isBusy(); };
+    const bool compare = w->comparePanel()->isVisible();
+    const bool failed = !w->errorText().isEmpty() && !w->primaryPanel()->hasCaption();
+    if (!failed && (!ready(w->primaryPanel()) || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
+    timer->stop();
+    w->player()->pause();
+    if (w->player()->count() > 0) w->player()->setCurrent(std::min(word, w->player()->count() - 1));
+    QTimer::singleShot(150, w, [w, file] {
+      const bool ok = w->grab().save(file, "PNG");
+      std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(file));
+      if (!w->errorText().isEmpty()) std::fprintf(stderr, "shown error: %s\n", qPrintable(w->errorText()));
+      QApplication::exit(ok ? 0 : 1);
+    });
+  });
+  timer->start(100);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fovea::reexec_with_thread_environment(argc, argv);
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("Fovea"));
+  QApplication::setApplicationName(QStringLiteral("fovea-studio"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral("Fovea Studio: captions and where the model looks, word by word"));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  cli.addPositionalArgument(QStringLiteral("image"), QStringLiteral("Image file or folder to open (default: the sample scenes)"));
+  const QCommandLineOption model({"m", "model"}, QStringLiteral("Model file (default: the shipped soft model)"), QStringLiteral("file"));
+  const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Second model, shown side by side"), QStringLiteral("file"));
+  const QCommandLineOption caption(QStringLiteral("caption"), QStringLiteral("Score this caption instead of generating one"), QStringLiteral("text"));
+  const QCommandLineOption beam({"k", "beam"}, QStringLiteral("Beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("3"));
+  const QCommandLineOption word(QStringLiteral("word"), QStringLiteral("With --screenshot: the word to show (0-based)"), QStringLiteral("n"), QStringLiteral("2"));
+  const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to this PNG once captioned, then exit"), QStringLiteral("file"));
+  const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live webcam captions"));
+  cli.addOptions({model, compare, caption, beam, word, shot, webcam});
+  cli.process(app);
+
+  fovea::ui::MainWindow window;
+  const QString model_path = cli.isSet(model) ? cli.value(model) : fovea::ui::default_model_path();
+  if (model_path.isEmpty())
+    window.primaryPanel()->strip()->setMessage(QObject::tr("No model found: use File \u25B8 Load Model"));
+  else
+    window.loadModel(model_path);
+  if (cli.isSet(compare)) window.loadCompareModel(cli.value(compare));
+  window.setBeam(cli.value(beam).toInt());
+  if (cli.isSet(caption)) window.setUserCaption(cli.value(caption));
+
+  const QStringList args = cli.positionalArguments();
+  if (!args.isEmpty()) {
+    if (QFileInfo(args.first()).isDir()) window.openFolder(args.first());
+    else window.openImage(args.first());
+  } else if (!fovea::ui::samples_dir().isEmpty()) {
+    window.openFolder(fovea::ui::samples_dir());  // first launch: the scenes the model knows
+  }
+  window.show();
+  if (cli.isSet(webcam)) window.startWebcam();
+  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt());
+  return app.exec();
+}

@@ -1,0 +1,517 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "core/figure.h"
+#include "ui/attention_view.h"
+#include "ui/caption_strip.h"
+#include "ui/explorer_panel.h"
+#include "ui/image_convert.h"
+#include "ui/resource_paths.h"
+#include "ui/thumbnail_strip.h"
+#include "ui/webcam_source.h"
+#include "ui/word_player.h"
+
+namespace fovea::ui {
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kRecentKey = "recentFiles";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), primary_(new ExplorerPanel), compare_(new ExplorerPanel), splitter_(new QSplitter),
+      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), webcam_(new WebcamSource(this)),
+      error_label_(new QLabel), error_bar_(new QWidget) {
+  setWindowTitle(tr("Fovea Studio"));
+  setAcceptDrops(false);  // the attention views take drops
+
+  // Error bar: visible, non-modal, names the file; the window keeps working.
+  auto* bar_layout = new QHBoxLayout(error_bar_);
+  bar_layout->setContentsMargins(8, 4, 4, 4);
+  error_label_->setWordWrap(true);
+  error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* close = new QToolButton;
+  close->setText(QStringLiteral("\u2715"));
+  close->setAutoRaise(true);
+  connect(close, &QToolButton::clicked, this, &MainWindow::clearError);
+  bar_layout->addWidget(error_label_, 1);
+  bar_layout->addWidget(close);
+  error_bar_->setStyleSheet(QStringLiteral("background:#fde2e1; color:#7a1010; border-radius:4px;"));
+  error_bar_->hide();
+
+  splitter_->addWidget(primary_);
+  splitter_->addWidget(compare_);
+  compare_->hide();
+
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(error_bar_);
+  layout->addWidget(splitter_, 1);
+  layout->addWidget(thumbs_);
+  setCentralWidget(central);
+
+  buildActions();
+  buildControls();
+
+  for (ExplorerPanel* panel : {primary_, compare_}) {
+    connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);
+    connect(panel, &ExplorerPanel::captionShown, this, &MainWindow::captionArrived);
+    connect(panel, &ExplorerPanel::wordClicked, this, [this](int i) {
+      player_->pause();
+      player_->setCurrent(i);
+    });
+    connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
+      if (!player_->isPlaying()) player_->setCurrent(i);
+    });
+    connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
+    connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
+      statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
+    });
+  }
+  connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
+    primary_->setWordIndex(i);
+    compare_->setWordIndex(i);
+  });
+  connect(player_, &WordPlayer::playingChanged, this, [this](bool playing) {
+    play_button_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    play_button_->setToolTip(playing ? tr("Pause (Space)") : tr("Play the caption word by word (Space)"));
+  });
+  connect(thumbs_, &ThumbnailStrip::imageChosen, this, [this](const QString& path) { openImage(path); });
+  connect(webcam_, &WebcamSource::frameReady, this, [this](const QImage& frame) {
+    live_ = true;
+    primary_->setLiveFrame(frame);
+    if (compare_->isVisible()) compare_->setLiveFrame(frame);
+  });
+  connect(webcam_, &WebcamSource::failed, this, [this](const QString& message) {
+    showError(message);
+    webcam_action_->setChecked(false);
+  });
+  connect(webcam_, &WebcamSource::stopped, this, [this] { webcam_action_->setChecked(false); });
+
+  applyOverlayStyle();
+  applyDecoding();
+  refreshRecentMenu();
+  resize(1180, 860);
+  statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
+}
+
+MainWindow::~MainWindow() { webcam_->stop(); }
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Image…"), this, &MainWindow::chooseImage);
+  open->setShortcut(QKeySequence::Open);
+  QAction* folder = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Folder…"), this, &MainWindow::chooseFolder);
+  folder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  QAction* model = file->addAction(tr("Load &Model…"), this, [this] { chooseModel(false); });
+  model->setShortcut(QKeySequence(QStringLiteral("Ctrl+M")));
+  file->addAction(tr("Load Model to &Compare…"), this, [this] { chooseModel(true); });
+  file->addSeparator();
+  QAction* fig = file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Export Figure (PNG, SVG, PDF)…"), this,
+                                 &MainWindow::chooseExport);
+  fig->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
+  file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
+  file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  compare_action_ = view->addAction(tr("&Compare Two Models Side by Side"));
+  compare_action_->setCheckable(true);
+  compare_action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+2")));
+  connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareVisible);
+
+  QMenu* camera = menuBar()->addMenu(tr("&Camera"));
+  webcam_action_ = camera->addAction(tr("Live &Webcam Captions"));
+  webcam_action_->setCheckable(true);
+  connect(webcam_action_, &QAction::triggered, this, [this](bool on) { on ? startWebcam() : stopWebcam(); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Fovea Studio"), this, [this] {
+    QMessageBox::about(this, tr("About Fovea Studio"),
+                       tr("<b>Fovea Studio</b> 0.1<br>Image captioning with visual attention "
+                          "(Show, Attend and Tell): soft and hard attention, word by word.<br><br>"
+                          "Click or hover a word to see where the model looked; type your own caption "
+                          "to see how probable the model finds each word."));
+  });
+
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("mainToolbar"));
+  tb->addAction(open);
+  tb->addAction(folder);
+  tb->addAction(fig);
+  tb->addSeparator();
+  tb->addAction(compare_action_);
+  tb->addAction(webcam_action_);
+}
+
+void MainWindow::buildControls() {
+  QToolBar* tb = new QToolBar(tr("Playback and overlay"));
+  tb->setObjectName(QStringLiteral("controlsToolbar"));
+  addToolBar(Qt::BottomToolBarArea, tb);
+
+  auto* back = new QToolButton;
+  back->setIcon(style()->standardIcon(QStyle::SP_MediaSeekBackward));
+  back->setToolTip(tr("Previous word (Left)"));
+  back->setShortcut(QKeySequence(Qt::Key_Comma));
+  connect(back, &QToolButton::clicked, player_, &WordPlayer::stepBack);
+  play_button_ = new QToolButton;
+  play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+  play_button_->setToolTip(tr("Play the caption word by word (Space)"));
+  connect(play_button_, &QToolButton::clicked, player_, &WordPlayer::toggle);
+  auto* fwd = new QToolButton;
+  fwd->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
+  fwd->setToolTip(tr("Next word (Right)"));
+  connect(fwd, &QToolButton::clicked, player_, &WordPlayer::stepForward);
+  auto* space = new QAction(this);
+  space->setShortcut(QKeySequence(Qt::Key_Space));
+  connect(space, &QAction::triggered, player_, &WordPlayer::toggle);
+  addAction(space);
+  auto* prev = new QAction(this);
+  prev->setShortcuts({QKeySequence(Qt::Key_Comma), QKeySequence(Qt::ALT | Qt::Key_Left)});
+  connect(prev, &QAction::triggered, player_, &WordPlayer::stepBack);
+  addAction(prev);
+  auto* next = new QAction(this);
+  next->setShortcuts({QKeySequence(Qt::Key_Period), QKeySequence(Qt::ALT | Qt::Key_Right)});
+  connect(next, &QAction::triggered, player_, &WordPlayer::stepForward);
+  addAction(next);
+
+  speed_ = new QSlider(Qt::Horizontal);
+  speed_->setRange(1, 16);  // half-words per second
+  speed_->setValue(4);
+  speed_->setFixedWidth(90);
+  speed_->setToolTip(tr("Playback speed"));
+  connect(speed_, &QSlider::valueChanged, this, [this](int v) { player_->setWordsPerSecond(v / 2.0); });
+  player_->setWordsPerSecond(speed_->value() / 2.0);
+
+  beam_ = new QSpinBox;
+  beam_->setRange(1, 10);
+  beam_->setValue(3);
+  beam_->setPrefix(tr("beam "));
+  beam_->setToolTip(tr("Beam width"));
+  greedy_ = new QCheckBox(tr("greedy"));
+  sample_glimpses_ = new QCheckBox(tr("sampled glimpses"));
+  sample_glimpses_->setToolTip(tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1"));
+  connect(beam_, &QSpinBox::valueChanged, this, &MainWindow::applyDecoding);
+  connect(greedy_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
+  connect(sample_glimpses_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
+
+  colormap_ = new QComboBox;
+  for (const auto& name : fovea::colormap_names()) colormap_->addItem(QString::fromStdString(name));
+  colormap_->setToolTip(tr("Colormap of the attention overlay"));
+  opacity_ = new QSlider(Qt::Horizontal);
+  opacity_->setRange(0, 100);
+  opacity_->setValue(60);
+  opacity_->setFixedWidth(90);
+  opacity_->setToolTip(tr("Overlay opacity"));
+  smooth_ = new QCheckBox(tr("smooth"));
+  smooth_->setChecked(true);
+  smooth_->setToolTip(tr("Smooth upsampling of \u03B1; off: one block per attention cell"));
+  connect(colormap_, &QComboBox::currentIndexChanged, this, &MainWindow::applyOverlayStyle);
+  connect(opacity_, &QSlider::valueChanged, this, &MainWindow::applyOverlayStyle);
+  connect(smooth_, &QCheckBox::toggled, this, &MainWindow::applyOverlayStyle);
+
+  user_caption_ = new QLineEdit;
+  user_caption_->setPlaceholderText(tr("Type your own caption and press Enter to see where the model looks…"));
+  user_caption_->setClearButtonEnabled(true);
+  user_caption_->setMinimumWidth(260);
+  connect(user_caption_, &QLineEdit::returnPressed, this, [this] { setUserCaption(user_caption_->text()); });
+  auto* own = new QPushButton(tr("Model's caption"));
+  own->setToolTip(tr("Back to the caption the model generates"));
+  connect(own, &QPushButton::clicked, this, [this] {
+    user_caption_->clear();
+    setUserCaption(QString());
+  });
+
+  tb->addWidget(back);
+  tb->addWidget(play_button_);
+  tb->addWidget(fwd);
+  tb->addWidget(speed_);
+  tb->addSeparator();
+  tb->addWidget(beam_);
+  tb->addWidget(greedy_);
+  tb->addWidget(sample_glimpses_);
+  tb->addSeparator();
+  tb->addWidget(colormap_);
+  tb->addWidget(opacity_);
+  tb->addWidget(smooth_);
+  tb->addSeparator();
+  tb->addWidget(user_caption_);
+  tb->addWidget(own);
+}
+
+void MainWindow::applyDecoding() {
+  fovea::CaptionOptions o;
+  o.beam = greedy_->isChecked() ? 1 : beam_->value();
+  o.sample_glimpses = sample_glimpses_->isChecked();
+  beam_->setEnabled(!greedy_->isChecked());
+  primary_->setCaptionOptions(o);
+  compare_->setCaptionOptions(o);
+}
+
+void MainWindow::setBeam(int beam) {
+  greedy_->setChecked(beam <= 1);
+  if (beam > 1) beam_->setValue(beam);
+}
+
+void MainWindow::applyOverlayStyle() {
+  fovea::OverlayStyle s;
+  s.colormap = fovea::parse_colormap(colormap_->currentText().toStdString());
+  s.opacity = opacity_->value() / 100.0f;
+  s.smooth = smooth_->isChecked();
+  primary_->setOverlayStyle(s);
+  compare_->setOverlayStyle(s);
+}
+
+void MainWindow::captionArrived() {
+  const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
+                         compare_->isVisible() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
+  if (live_) {
+    // Live captions: keep showing the current word's position, don't restart the animation.
+    if (player_->count() != n) player_->setCount(n);
+    player_->play();
+    return;
+  }
+  const int keep = player_->current();
+  const bool same = n == player_->count();
+  player_->setCount(n);
+  if (same && keep >= 0) player_->setCurrent(keep);
+  player_->play();
+}
+
+bool MainWindow::openImage(const QString& path) {
+  stopWebcam();
+  const LoadedImage loaded = load_image_file(path);
+  if (loaded.image.isNull()) {
+    showError(loaded.error);
+    return false;
+  }
+  clearError();
+  image_path_ = QFileInfo(path).absoluteFilePath();
+  player_->setCount(0);
+  primary_->setImage(loaded.image);
+  if (compare_->isVisible()) compare_->setImage(loaded.image);
+  addRecent(image_path_);
+  // Show the file's folder in the strip so the arrow keys move to its neighbours.
+  const QString folder = QFileInfo(image_path_).absolutePath();
+  if (thumbs_->folder() != folder) thumbs_->setFolder(folder);
+  thumbs_->markCurrent(image_path_);
+  setWindowTitle(tr("%1 — Fovea Studio").arg(QFileInfo(path).fileName()));
+  QString msg = tr("%1: %2x%3").arg(path).arg(loaded.image.width()).arg(loaded.image.height());
+  if (!loaded.note.isEmpty()) msg += QStringLiteral(" (%1)").arg(loaded.note);
+  statusBar()->showMessage(msg, 6000);
+  return true;
+}
+
+int MainWindow::openFolder(const QString& dir) {
+  if (!QFileInfo(dir).isDir()) {
+    showError(tr("%1: not a folder").arg(dir));
+    return 0;
+  }
+  const int n = thumbs_->setFolder(dir);
+  if (n == 0) {
+    showError(tr("%1: no image files in this folder").arg(dir));
+    return 0;
+  }
+  thumbs_->setFocus();
+  thumbs_->setCurrentRow(0);  // opens the first image
+  return n;
+}
+
+void MainWindow::loadModel(const QString& path) { primary_->loadModel(path); }
+
+void MainWindow::loadCompareModel(const QString& path) {
+  compare_->loadModel(path);
+  setCompareVisible(true);
+}
+
+void MainWindow::setCompareVisible(bool visible) {
+  if (compare_action_->isChecked() != visible) compare_action_->setChecked(visible);
+  if (compare_->isVisible() == visible) return;
+  compare_->setVisible(visible);
+  if (visible) {
+    if (!compare_->session()->hasModel()) {
+      // Compare with the other shipped model: hard against soft, or soft against hard.
+      const QString hard = default_compare_model_path(), soft = default_model_path();
+      const bool primary_is_hard = primary_->session()->model() && primary_->session()->model()->attention == "hard";
+      const QString other = primary_is_hard ? soft : hard;
+      if (!other.isEmpty()) compare_->loadModel(other);
+    }
+    compare_->setImage(primary_->view()->image());
+    compare_->setUserCaption(user_caption_->text());
+    splitter_->setSizes({1, 1});
+  }
+}
+
+void MainWindow::setUserCaption(const QString& text) {
+  if (user_caption_->text() != text) user_caption_->setText(text);
+  primary_->setUserCaption(text);
+  if (compare_->isVisible()) compare_->setUserCaption(text);
+}
+
+bool MainWindow::exportFigure(const QString& path) {
+  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
+    showError(tr("Nothing to export yet: open an image and wait for its caption"));
+    return false;
+  }
+  try {
+    fovea::FigureOptions options;
+    options.style = primary_->view()->overlayStyle();
+    fovea::write_figure(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), options);
+  } catch (const std::exception& e) {
+    showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
+  return true;
+}
+
+bool MainWindow::exportFrames(const QString& dir) {
+  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
+    showError(tr("Nothing to export yet: open an image and wait for its caption"));
+    return false;
+  }
+  try {
+    const auto paths = fovea::write_animation_frames(dir.toStdString(), to_rgb(primary_->view()->image()),
+                                                     primary_->caption(), primary_->view()->overlayStyle());
+    statusBar()->showMessage(tr("Wrote %1 frames into %2").arg(paths.size()).arg(dir), 6000);
+  } catch (const std::exception& e) {
+    showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::exportView(const QString& path) {
+  const QImage shot = centralWidget()->grab().toImage();
+  const QString tmp = path + QStringLiteral(".tmp.png");
+  if (!shot.save(tmp, "PNG") || !(QFile::remove(path), QFile::rename(tmp, path))) {
+    QFile::remove(tmp);
+    showError(tr("%1: could not write the PNG").arg(path));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
+  return true;
+}
+
+void MainWindow::startWebcam(int device) {
+  webcam_action_->setChecked(true);
+  statusBar()->showMessage(tr("Opening the camera…"));
+  webcam_->start(device);
+}
+
+void MainWindow::stopWebcam() {
+  if (webcam_->isRunning()) webcam_->stop();
+  live_ = false;
+  webcam_action_->setChecked(false);
+}
+
+QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_label_->text() : QString(); }
+
+void MainWindow::showError(const QString& message) {
+  if (message.isEmpty()) return;
+  error_label_->setText(message);
+  error_bar_->show();
+  statusBar()->showMessage(message, 10000);
+}
+
+void MainWindow::clearError() {
+  error_label_->clear();
+  error_bar_->hide();
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList list = settings.value(kRecentKey).toStringList();
+  list.removeAll(path);
+  list.prepend(path);
+  while (list.size() > kMaxRecent) list.removeLast();
+  settings.setValue(kRecentKey, list);
+  refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+  recent_menu_->clear();
+  const QStringList list = recentFiles();
+  for (const QString& path : list) recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImage(path); })->setToolTip(path);
+  if (list.isEmpty()) recent_menu_->addAction(tr("(none yet)"))->setEnabled(false);
+  else {
+    recent_menu_->addSeparator();
+    recent_menu_->addAction(tr("Clear List"), this, [this] {
+      QSettings().remove(kRecentKey);
+      refreshRecentMenu();
+    });
+  }
+}
+
+void MainWindow::chooseImage() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Image"), QFileInfo(image_path_).absolutePath(),
+                                                    tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp *.tif *.tiff *.ppm *.pgm);;All files (*)"));
+  if (!path.isEmpty()) openImage(path);
+}
+
+void MainWindow::chooseFolder() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Folder"), QFileInfo(image_path_).absolutePath());
+  if (!dir.isEmpty()) openFolder(dir);
+}
+
+void MainWindow::chooseModel(bool compare) {
+  const QString path = QFileDialog::getOpenFileName(this, compare ? tr("Load Model to Compare") : tr("Load Model"),
+                                                    QFileInfo(default_model_path()).absolutePath(),
+                                                    tr("Fovea models (*.ckpt);;All files (*)"));
+  if (path.isEmpty()) return;
+  compare ? loadCompareModel(path) : loadModel(path);
+}
+
+void MainWindow::chooseExport() {
+  const QString base = QFileInfo(image_path_).completeBaseName();
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), base + QStringLiteral("-attention.pdf"),
+                                                    tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
+  if (!path.isEmpty()) exportFigure(path);
+}
+
+void MainWindow::chooseFramesExport() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the Animation Frames"));
+  if (!dir.isEmpty()) exportFrames(dir);
+}
+
+void MainWindow::chooseViewExport() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export View"), QStringLiteral("fovea-view.png"), tr("PNG (*.png)"));
+  if (!path.isEmpty()) exportView(path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  stopWebcam();
+  event->accept();
+}
+
+}  // namespace fovea::ui

@@ -1,0 +1,98 @@
+#pragma once
+/// fovea-studio's window: assembles the explorer panels (one, or two to compare models), the
+/// word player, the decoding/overlay controls, the thumbnail strip and the menus. It holds no
+/// engine state itself: models live in each panel's ModelSession.
+#include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSlider;
+class QSpinBox;
+class QSplitter;
+class QToolButton;
+
+namespace fovea::ui {
+
+class ExplorerPanel;
+class ThumbnailStrip;
+class WebcamSource;
+class WordPlayer;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  bool openImage(const QString& path);
+  int openFolder(const QString& dir);
+  void loadModel(const QString& path);
+  void loadCompareModel(const QString& path);
+  void setCompareVisible(bool visible);
+  void setUserCaption(const QString& text);
+  void setBeam(int beam);
+  /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
+  bool exportFigure(const QString& path);
+  bool exportFrames(const QString& dir);
+  bool exportView(const QString& path);
+  void startWebcam(int device = 0);
+  void stopWebcam();
+
+  ExplorerPanel* primaryPanel() const { return primary_; }
+  ExplorerPanel* comparePanel() const { return compare_; }
+  WordPlayer* player() const { return player_; }
+  ThumbnailStrip* thumbnails() const { return thumbs_; }
+  QString errorText() const;
+  QString currentImagePath() const { return image_path_; }
+  QStringList recentFiles() const;
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildControls();
+  void showError(const QString& message);
+  void clearError();
+  void applyDecoding();
+  void applyOverlayStyle();
+  void captionArrived();
+  void addRecent(const QString& path);
+  void refreshRecentMenu();
+  void chooseImage();
+  void chooseFolder();
+  void chooseModel(bool compare);
+  void chooseExport();
+  void chooseFramesExport();
+  void chooseViewExport();
+
+  ExplorerPanel* primary_;
+  ExplorerPanel* compare_;
+  QSplitter* splitter_;
+  WordPlayer* player_;
+  ThumbnailStrip* thumbs_;
+  WebcamSource* webcam_;
+  QLabel* error_label_;
+  QWidget* error_bar_;
+  QMenu* recent_menu_ = nullptr;
+  QAction* compare_action_ = nullptr;
+  QAction* webcam_action_ = nullptr;
+  QToolButton* play_button_ = nullptr;
+  QSpinBox* beam_ = nullptr;
+  QCheckBox* greedy_ = nullptr;
+  QCheckBox* sample_glimpses_ = nullptr;
+  QComboBox* colormap_ = nullptr;
+  QSlider* opacity_ = nullptr;
+  QSlider* speed_ = nullptr;
+  QCheckBox* smooth_ = nullptr;
+  QLineEdit* user_caption_ = nullptr;
+  QString image_path_;
+  bool live_ = false;
+};
+
+}  // namespace fovea::ui
