@@ -54,6 +54,9 @@ Runner add_train_command(CLI::App& app) {
       ->group(obj)->check(CLI::IsMember({"sum", "mean"}))->capture_default_str();
   app.add_option("--aux-weight", c.aux_weight, "Auxiliary per-cell class+colour loss on the annotations (0: off, as in the paper)")
       ->group(obj)->capture_default_str();
+  app.add_option("--attention-supervision", c.attention_supervision,
+                 "Weight of -log(alpha mass in the box of the object each colour/noun names) (0: off, as in the paper)")
+      ->group(obj)->capture_default_str();
   app.add_option("--lambda-r", c.objective.lambda_r, "Hard: weight of the REINFORCE term")->group(obj)->capture_default_str();
   app.add_option("--lambda-e", c.objective.lambda_e, "Hard: weight of the entropy bonus")->group(obj)->capture_default_str();
   app.add_option("--expected-prob", c.expected_context_prob, "Hard: probability a sequence uses the expected context")

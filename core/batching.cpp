@@ -65,10 +65,11 @@ bool cell_labels(const Scene& scene, std::int64_t gh, std::int64_t gw, std::int6
 
 Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indices, const Vocabulary& vocab,
                  std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words,
-                 std::int64_t grid_h, std::int64_t grid_w) {
+                 std::int64_t grid_h, std::int64_t grid_w, bool word_boxes) {
   std::vector<Scene> scenes;
   scenes.reserve(indices.size());
   std::vector<std::vector<std::int64_t>> encoded;
+  std::vector<std::vector<std::string>> words;
   for (auto i : indices) {
     scenes.push_back(source.get(i));
     const auto& caps = scenes.back().captions;
@@ -76,6 +77,7 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
     auto tokens = tokenize(caps.at(rng() % caps.size()));
     if (std::int64_t(tokens.size()) > max_words) tokens.resize(std::size_t(max_words));
     encoded.push_back(vocab.encode(tokens));
+    words.push_back(std::move(tokens));
   }
   std::vector<const RgbImage*> images;
   for (const auto& s : scenes) images.push_back(&s.image);
@@ -93,7 +95,52 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
                                        b.cell_colour[i].data_ptr<std::int64_t>());
     }
   }
+  if (word_boxes && grid_h > 0 && grid_w > 0) {
+    const auto B = std::int64_t(scenes.size());
+    const auto T = b.tokens.size(1) - 1;
+    const auto L = grid_h * grid_w;
+    b.word_boxes = torch::zeros({B, T, L}, torch::kFloat);
+    b.word_has_box = torch::zeros({B, T}, torch::kBool);
+    auto boxes = b.word_boxes.accessor<float, 3>();
+    auto has = b.word_has_box.accessor<bool, 2>();
+    for (std::int64_t i = 0; i < B; ++i) {
+      const Scene& s = scenes[std::size_t(i)];
+      const auto named = named_objects(s, words[std::size_t(i)]);
+      for (std::size_t t = 0; t < named.size() && std::int64_t(t) < T; ++t) {
+        if (named[t] < 0) continue;
+        const auto cells = object_cells(s.objects[std::size_t(named[t])], s.image.width, s.image.height, int(grid_h), int(grid_w));
+        has[i][std::int64_t(t)] = true;
+        for (std::int64_t l = 0; l < L; ++l) boxes[i][std::int64_t(t)][l] = cells[std::size_t(l)] ? 1.0f : 0.0f;
+      }
+    }
+  }
   return b;
+}
+
+std::vector<int> named_objects(const Scene& scene, const std::vector<std::string>& words) {
+  std::vector<int> out(words.size(), -1);
+  for (std::size_t t = 0; t + 1 < words.size(); ++t) {
+    for (std::size_t k = 0; k < scene.objects.size(); ++k) {
+      const auto& o = scene.objects[k];
+      if (words[t] == o.colour && words[t + 1] == o.noun) {
+        out[t] = out[t + 1] = int(k);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<bool> object_cells(const SceneObject& o, int image_width, int image_height, int grid_h, int grid_w) {
+  const double cw = double(image_width) / grid_w, ch = double(image_height) / grid_h;
+  std::vector<bool> in(std::size_t(grid_h) * grid_w);
+  for (int r = 0; r < grid_h; ++r) {
+    for (int c = 0; c < grid_w; ++c) {
+      const double cx = (c + 0.5) * cw, cy = (r + 0.5) * ch;
+      in[std::size_t(r) * grid_w + c] = cx > o.x0 - cw / 2 && cx < o.x1 + cw / 2 && cy > o.y0 - ch / 2 && cy < o.y1 + ch / 2;
+    }
+  }
+  return in;
 }
 
 }  // namespace fovea

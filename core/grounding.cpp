@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/batching.h"
 #include "core/fashion_mnist.h"
 #include "core/fashion_scenes.h"
 
@@ -10,17 +11,8 @@ namespace fovea {
 
 namespace {
 
-/// Cells whose centre lies strictly inside the box dilated by half a cell: the cells the box overlaps.
 std::vector<bool> box_cells(const SceneObject& o, const Scene& s, int gh, int gw) {
-  const double cw = double(s.image.width) / gw, ch = double(s.image.height) / gh;
-  std::vector<bool> in(std::size_t(gh) * gw);
-  for (int r = 0; r < gh; ++r) {
-    for (int c = 0; c < gw; ++c) {
-      const double cx = (c + 0.5) * cw, cy = (r + 0.5) * ch;
-      in[std::size_t(r) * gw + c] = cx > o.x0 - cw / 2 && cx < o.x1 + cw / 2 && cy > o.y0 - ch / 2 && cy < o.y1 + ch / 2;
-    }
-  }
-  return in;
+  return object_cells(o, s.image.width, s.image.height, gh, gw);
 }
 
 void score(const std::vector<float>& alpha, const std::vector<bool>& in, GroundingScore& g) {

@@ -77,4 +77,20 @@ void MovingBaseline::update(double mean_reward) {
   }
 }
 
+torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                         const torch::Tensor& word_has_box) {
+  const auto T = word_boxes.size(1);
+  // Packed rows whose step lies beyond the supervised length (e.g. <end>) carry no box.
+  const auto in_range = out.step < T;
+  const auto seq = out.sequence.masked_select(in_range);
+  const auto step = out.step.masked_select(in_range);
+  const auto alphas = out.alphas.index_select(0, in_range.nonzero().view(-1));
+  const auto boxes = word_boxes.index({seq, step});  // (N', L)
+  const auto has = word_has_box.index({seq, step});  // (N')
+  const auto count = has.sum();
+  if (count.item<std::int64_t>() == 0) return torch::zeros({}, alphas.options());
+  const auto mass = (alphas * boxes).sum(1).clamp_min(1e-8);
+  return -(mass.log() * has.to(alphas.scalar_type())).sum() / count.to(alphas.scalar_type());
+}
+
 }  // namespace fovea

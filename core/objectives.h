@@ -48,6 +48,12 @@ ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& 
 /// Sequences that used the expected context contribute their NLL (and entropy) only.
 ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline);
 
+/// Attention supervision: mean over supervised words of −log Σ_{l in box} α_tl, where
+/// word_boxes (B, T, L) marks the cells of the object word t names and word_has_box (B, T) says
+/// which words name one. Zero when no word does.
+torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                         const torch::Tensor& word_has_box);
+
 /// The moving-average baseline b_k = decay · b_{k−1} + (1 − decay) · mean reward.
 struct MovingBaseline {
   double value = 0;

@@ -20,6 +20,7 @@ void TrainConfig::validate() const {
     throw std::invalid_argument("lambda, lambda_e and lambda_r must be >= 0");
   }
   if (aux_weight < 0) throw std::invalid_argument("aux_weight must be >= 0");
+  if (attention_supervision < 0) throw std::invalid_argument("attention_supervision must be >= 0");
   if (expected_context_prob < 0 || expected_context_prob > 1) throw std::invalid_argument("expected_context_prob must be in [0, 1]");
   if (baseline_decay < 0 || baseline_decay >= 1) throw std::invalid_argument("baseline_decay must be in [0, 1)");
   if (log_every <= 0 || checkpoint_every <= 0) throw std::invalid_argument("log_every and checkpoint_every must be positive");
@@ -52,6 +53,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"lambda_r", c.objective.lambda_r},
           {"lambda_e", c.objective.lambda_e},
           {"aux_weight", c.aux_weight},
+          {"attention_supervision", c.attention_supervision},
           {"expected_context_prob", c.expected_context_prob},
           {"baseline_decay", c.baseline_decay},
           {"seed", c.seed},
@@ -91,6 +93,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.objective.lambda_r = j.at("lambda_r").get<double>();
     c.objective.lambda_e = j.at("lambda_e").get<double>();
     c.aux_weight = j.value("aux_weight", 0.0);
+    c.attention_supervision = j.value("attention_supervision", 0.0);
     c.expected_context_prob = j.at("expected_context_prob").get<double>();
     c.baseline_decay = j.at("baseline_decay").get<double>();
     c.seed = j.at("seed").get<std::uint64_t>();

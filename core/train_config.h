@@ -30,6 +30,10 @@ struct TrainConfig {
   /// Weight of the auxiliary per-cell class + colour loss on the annotations (needs object
   /// boxes, which fashion-scenes has); 0 = off, the paper's setting.
   double aux_weight = 1.0;
+  /// Weight of attention supervision (Liu et al. 2017, "Attention Correctness"): −log of the α
+  /// mass inside the box of the object each colour word and noun names (needs object boxes);
+  /// 0 = off, the paper's setting.
+  double attention_supervision = 1.0;
   double expected_context_prob = 0.5;  ///< hard: chance a sequence uses the expected context
   double baseline_decay = 0.9;         ///< hard: b_k = decay b_{k-1} + (1 - decay) reward
   std::uint64_t seed = 1;

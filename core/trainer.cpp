@@ -76,7 +76,7 @@ nlohmann::json to_json(const TrainRecord& r) {
   nlohmann::json j = {{"kind", "train"},   {"step", r.step},         {"epoch", r.epoch},
                       {"loss", r.loss},    {"nll", r.nll},           {"penalty", r.penalty},
                       {"lr", r.lr},        {"grad_norm", r.grad_norm}, {"tokens_per_s", r.tokens_per_s},
-                      {"entropy", r.entropy}, {"aux_loss", r.aux_loss}, {"elapsed_s", r.elapsed_s}};
+                      {"entropy", r.entropy}, {"aux_loss", r.aux_loss}, {"attention_loss", r.attention_loss}, {"elapsed_s", r.elapsed_s}};
   if (r.hard) {
     j["baseline"] = r.baseline;
     j["reward"] = r.reward;
@@ -251,8 +251,11 @@ class TrainingSession {
     std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
                                  order_.begin() + (in_epoch + 1) * config_.batch_size);
     const bool aux = config_.aux_weight > 0;
+    const bool supervise = config_.attention_supervision > 0;
+    const bool grid = aux || supervise;
     auto batch = make_batch(*data_.train, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
-                            model_.config.max_caption_len, aux ? model_.config.grid_h : 0, aux ? model_.config.grid_w : 0);
+                            model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
+                            supervise);
     model_.net->train();
     const bool hard = model_.config.attention == AttentionKind::Hard;
     torch::Tensor sample;
@@ -277,6 +280,12 @@ class TrainingSession {
                       torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
       aux_loss = aux_term.item<double>();
       loss = loss + config_.aux_weight * aux_term;
+    }
+    double attention_loss = 0;
+    if (supervise && batch.word_has_box.defined()) {
+      auto term = attention_supervision_loss(out, batch.word_boxes.to(device_), batch.word_has_box.to(device_));
+      attention_loss = term.item<double>();
+      loss = loss + config_.attention_supervision * term;
     }
     optimizer_->zero_grad();
     loss.backward();
@@ -321,6 +330,7 @@ class TrainingSession {
       r.reward = terms.reward;
       r.reward_var = terms.reward_var;
       r.aux_loss = aux_loss;
+      r.attention_loss = attention_loss;
       r.elapsed_s = now;
       metrics_ << to_json(r).dump() << "\n" << std::flush;
       if (cb_.on_record) cb_.on_record(r);

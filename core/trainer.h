@@ -22,6 +22,7 @@ struct TrainRecord {
   double baseline = 0, reward = 0, reward_var = 0;
   double entropy = 0;  ///< mean H[α_t] per step (both attention kinds)
   double aux_loss = 0; ///< auxiliary per-cell class + colour cross-entropy (0 when off)
+  double attention_loss = 0; ///< attention supervision term (0 when off)
   double elapsed_s = 0;
 };
 

@@ -50,3 +50,20 @@ TEST(Batching, SameSeedAndEpochGiveTheSameBatch) {
     }
   }
 }
+
+TEST(Batching, WordsNamingAnObjectAreTiedToItsBox) {
+  Scene s;
+  s.image = RgbImage(112, 112);
+  SceneObject red_bag{0, 0, 30, 30, 8, "bag", "red"};
+  SceneObject blue_top{60, 60, 100, 100, 0, "top", "blue"};
+  s.objects = {red_bag, blue_top};
+  const std::vector<std::string> words = {"a", "blue", "top", "to", "the", "right", "of", "a", "red", "bag"};
+  EXPECT_EQ(named_objects(s, words), (std::vector<int>{-1, 1, 1, -1, -1, -1, -1, -1, 0, 0}));
+  // A colour with the wrong noun names nothing.
+  EXPECT_EQ(named_objects(s, {"a", "red", "top"}), (std::vector<int>{-1, -1, -1}));
+  const auto cells = object_cells(red_bag, 112, 112, 14, 14);  // 8 px cells: box covers cells 0..3 (+ half-cell margin)
+  EXPECT_TRUE(cells[0]);
+  EXPECT_TRUE(cells[3 * 14 + 3]);
+  EXPECT_FALSE(cells[4 * 14 + 4]);
+  EXPECT_FALSE(cells[13 * 14 + 13]);
+}

@@ -123,3 +123,27 @@ TEST(MovingBaseline, StartsAtTheFirstRewardThenAveragesWithDecay) {
   b.update(-20);
   EXPECT_DOUBLE_EQ(b.value, 0.9 * -10 + 0.1 * -20);
 }
+
+TEST(AttentionSupervision, IsMinusTheLogOfTheAlphaMassInTheNamedBoxAndPullsAlphaIntoIt) {
+  // Two captions, 2 steps each, L = 4 cells; only (caption 0, step 1) and (caption 1, step 0) name an object.
+  DecoderOutput out;
+  auto logits = torch::zeros({4, 4}, torch::requires_grad());
+  out.alphas = torch::softmax(logits, 1);
+  out.sequence = torch::tensor({0, 0, 1, 1}, torch::kLong);
+  out.step = torch::tensor({0, 1, 0, 1}, torch::kLong);
+  auto boxes = torch::zeros({2, 2, 4});
+  boxes[0][1][2] = 1;                        // caption 0, word 1: cell 2
+  boxes[1][0][0] = 1, boxes[1][0][1] = 1;    // caption 1, word 0: cells 0 and 1
+  auto has = torch::tensor({false, true, true, false}, torch::kBool).view({2, 2});
+  auto loss = attention_supervision_loss(out, boxes, has);
+  const double expected = -(std::log(0.25) + std::log(0.5)) / 2;
+  EXPECT_NEAR(loss.item<double>(), expected, 1e-6);
+  loss.backward();
+  auto g = logits.grad();
+  EXPECT_LT(g[1][2].item<float>(), 0) << "gradient descent raises alpha in the box";
+  EXPECT_GT(g[1][0].item<float>(), 0);
+  EXPECT_FLOAT_EQ(g[0].abs().sum().item<float>(), 0) << "unsupervised words get no gradient";
+  EXPECT_FLOAT_EQ(g[3].abs().sum().item<float>(), 0);
+  // No supervised word at all: zero, not NaN.
+  EXPECT_EQ(attention_supervision_loss(out, boxes, torch::zeros({2, 2}, torch::kBool)).item<double>(), 0.0);
+}

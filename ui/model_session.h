@@ -70,3 +70,6 @@ class ModelSession : public QObject {
 };
 
 }  // namespace fovea::ui
+
+Q_DECLARE_METATYPE(fovea::ui::ModelDescription)
+Q_DECLARE_METATYPE(fovea::ui::CaptionReply)

@@ -1,0 +1,156 @@
+// Heatmap overlays and exported figures: the heat lands on the attended cell; PNG, SVG and PDF
+// files are valid and hold one panel per word.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "core/figure.h"
+#include "core/heatmap.h"
+#include "core/image_io.h"
+#include "core/png_encoder.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+namespace {
+
+/// A 3-word caption on a 4x4 grid; word i attends (almost) only to cell 5*i.
+CaptionResult three_words() {
+  CaptionResult c;
+  c.grid_h = c.grid_w = 4;
+  const char* words[] = {"red", "sneaker", "left"};
+  for (int i = 0; i < 3; ++i) {
+    WordAttention w;
+    w.word = words[i];
+    w.alpha.assign(16, 0.01f / 15);
+    w.alpha[std::size_t(5 * i)] = 0.99f;
+    w.log_prob = std::log(0.5f);
+    c.words.push_back(w);
+  }
+  return c;
+}
+
+RgbImage grey(int w, int h) { return RgbImage(w, h, 128); }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(Heatmap, TheHeatLandsOnTheAttendedCell) {
+  OverlayStyle style;
+  style.opacity = 1.0f;
+  style.smooth = false;
+  const auto c = three_words();
+  const auto out = render_overlay(grey(64, 64), c.words[1].alpha, 4, 4, style);  // word 1 attends cell 5 = (row 1, col 1)
+  const auto top = colormap_rgb(style.colormap, 1.0f), bottom = colormap_rgb(style.colormap, 0.0f);
+  for (int ch = 0; ch < 3; ++ch) {
+    EXPECT_NEAR(out.at(24, 24)[ch], top[ch], 2) << "centre of the attended cell";
+    EXPECT_NEAR(out.at(56, 56)[ch], bottom[ch], 3) << "far cell";
+  }
+  style.opacity = 0;
+  const auto plain = render_overlay(grey(64, 64), c.words[1].alpha, 4, 4, style);
+  EXPECT_EQ(plain.pixels, grey(64, 64).pixels) << "opacity 0 leaves the image as it was";
+}
+
+TEST(Heatmap, SmoothUpsamplingPeaksAtTheCellCentreAndRejectsAMismatchedGrid) {
+  OverlayStyle style;
+  style.opacity = 1.0f;
+  style.colormap = Colormap::Gray;
+  const auto c = three_words();
+  const auto out = render_overlay(grey(64, 64), c.words[0].alpha, 4, 4, style);  // cell 0
+  EXPECT_GT(out.at(8, 8)[0], out.at(16, 16)[0]);
+  EXPECT_GT(out.at(16, 16)[0], out.at(30, 30)[0]);
+  EXPECT_THROW(render_overlay(grey(64, 64), c.words[0].alpha, 3, 3, style), std::invalid_argument);
+  EXPECT_THROW(parse_colormap("rainbow"), std::invalid_argument);
+}
+
+TEST(Figure, LayoutHasTheImageThenOnePanelPerWord) {
+  const auto L = layout_figure(grey(100, 50), three_words());
+  ASSERT_EQ(L.panels.size(), 4u);
+  EXPECT_EQ(L.panels[1].label, "red");
+  EXPECT_EQ(L.panels[3].label, "left");
+  EXPECT_EQ(L.panels[1].sublabel, "p=0.50");
+  EXPECT_EQ(L.panel_h, L.panel_w / 2) << "panels keep the image's aspect ratio";
+  EXPECT_EQ(L.title, "red sneaker left");
+}
+
+TEST(Figure, PngSvgAndPdfFilesAreValid) {
+  if (!image_io_available()) GTEST_SKIP() << "built without OpenCV";
+  test::TempDir dir("figure");
+  const auto c = three_words();
+  FigureOptions o;
+  o.panel = 64;
+  write_figure(dir / "f.png", grey(80, 80), c, o);
+  write_figure(dir / "f.svg", grey(80, 80), c, o);
+  write_figure(dir / "f.pdf", grey(80, 80), c, o);
+  const auto L = layout_figure(grey(80, 80), c, o);
+  const RgbImage png = read_image(dir / "f.png");
+  EXPECT_EQ(png.width, L.width);
+  EXPECT_EQ(png.height, L.height);
+
+  const std::string svg = slurp(dir / "f.svg");
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_EQ(count(svg, "<image "), 4);
+  EXPECT_EQ(count(svg, "data:image/png;base64,iVBORw0KGgo"), 4) << "embedded panels are PNGs";
+  for (const char* w : {">red<", ">sneaker<", ">left<"}) EXPECT_NE(svg.find(w), std::string::npos) << w;
+
+  const std::string pdf = slurp(dir / "f.pdf");
+  EXPECT_EQ(pdf.rfind("%PDF-1.4", 0), 0u);
+  EXPECT_EQ(count(pdf, "/Subtype /Image"), 4);
+  for (const char* w : {"(red) Tj", "(sneaker) Tj", "(left) Tj"}) EXPECT_NE(pdf.find(w), std::string::npos) << w;
+  // Every cross-reference offset points at the start of its object.
+  const auto xref = pdf.rfind("\nxref\n") + 1;
+  ASSERT_GT(xref, 0u);
+  std::istringstream in(pdf.substr(xref));
+  std::string word;
+  int first = 0, n = 0;
+  in >> word >> first >> n;
+  ASSERT_GT(n, 5);
+  std::string off, gen, kind;
+  in >> off >> gen >> kind;  // the free entry
+  for (int k = 1; k < n; ++k) {
+    in >> off >> gen >> kind;
+    EXPECT_EQ(pdf.compare(std::stoul(off), std::to_string(k).size() + 6, std::to_string(k) + " 0 obj"), 0) << "object " << k;
+  }
+  const auto startxref = pdf.rfind("startxref\n");
+  EXPECT_EQ(std::stoul(pdf.substr(startxref + 10)), xref);
+
+  EXPECT_NE(test::error_message([&] { write_figure(dir / "f.gif", grey(8, 8), c); }).find("f.gif"), std::string::npos);
+}
+
+TEST(Figure, AnimationFramesOnePerWord) {
+  if (!image_io_available()) GTEST_SKIP() << "built without OpenCV";
+  test::TempDir dir("frames");
+  const auto paths = write_animation_frames(dir / "frames", grey(40, 40), three_words(), {}, 120);
+  ASSERT_EQ(paths.size(), 3u);
+  const auto f1 = read_image(paths[1]);
+  EXPECT_EQ(f1.width, 120);
+  EXPECT_GT(f1.height, 120) << "the caption band below the image";
+  EXPECT_NE(read_image(paths[0]).pixels, f1.pixels) << "each frame shows its own word's attention";
+}
+
+TEST(PngEncoder, RoundTripsThroughADecoder) {
+  if (!image_io_available()) GTEST_SKIP() << "built without OpenCV";
+  test::TempDir dir("png");
+  RgbImage img(7, 5);
+  for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = std::uint8_t(i * 37);
+  const auto bytes = encode_png(img);
+  std::ofstream(dir / "x.png", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  EXPECT_EQ(read_image(dir / "x.png").pixels, img.pixels);
+  EXPECT_EQ(base64({'M', 'a', 'n'}), "TWFu");
+  EXPECT_EQ(base64({'M', 'a'}), "TWE=");
+  EXPECT_EQ(base64({'M'}), "TQ==");
+}

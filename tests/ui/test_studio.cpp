@@ -1,0 +1,210 @@
+// fovea-studio's widgets under the offscreen platform: open an image -> the caption shows;
+// click a word -> the overlay changes; broken files -> a message naming them, and the window
+// keeps working; exports hold one panel per word; a typed caption is scored; two models compare.
+#include <QFile>
+#include <QImage>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "ui/attention_view.h"
+#include "ui/caption_strip.h"
+#include "ui/explorer_panel.h"
+#include "ui/main_window.h"
+#include "ui/model_session.h"
+#include "ui/thumbnail_strip.h"
+#include "ui/word_player.h"
+
+using namespace fovea::ui;
+
+namespace {
+const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
+const QString kSoft = kSource + "/models/fashion-soft.ckpt";
+const QString kHard = kSource + "/models/fashion-hard.ckpt";
+const QString kSample = kSource + "/resources/samples/test_00001.png";
+constexpr int kWait = 60000;
+
+int count(const QByteArray& text, const QByteArray& what) {
+  int n = 0;
+  for (qsizetype p = text.indexOf(what); p >= 0; p = text.indexOf(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+class StudioTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+
+  /// A window with the soft model and the sample image, captioned.
+  std::unique_ptr<MainWindow> captioned(const QString& image = kSample) {
+    auto w = std::make_unique<MainWindow>();
+    w->loadModel(kSoft);
+    w->show();
+    if (!w->openImage(image)) return w;
+    [&] { QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->strip()->count() > 0, kWait); }();
+    return w;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(QFile::exists(kSoft));
+    QVERIFY(tmp_.isValid());
+  }
+
+  void openingAnImageShowsItsCaption() {
+    auto w = captioned();
+    auto* strip = w->primaryPanel()->strip();
+    QVERIFY(strip->count() >= 3);
+    QVERIFY(!strip->word(0).isEmpty());
+    QCOMPARE(w->primaryPanel()->view()->image().isNull(), false);
+    QVERIFY(w->errorText().isEmpty());
+    QCOMPARE(w->recentFiles().value(0), QFileInfo(kSample).absoluteFilePath());
+    QVERIFY2(w->thumbnails()->count() >= 8, "the image's folder fills the thumbnail strip");
+  }
+
+  void clickingAWordShowsItsAttention() {
+    auto w = captioned();
+    auto* strip = w->primaryPanel()->strip();
+    auto* view = w->primaryPanel()->view();
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(1).center());
+    QCOMPARE(view->wordIndex(), 1);
+    QVERIFY(!w->player()->isPlaying());
+    const QImage first = view->renderedFrame();
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(2).center());
+    QCOMPARE(view->wordIndex(), 2);
+    QCOMPARE(strip->current(), 2);
+    const QImage second = view->renderedFrame();
+    QCOMPARE(first.size(), second.size());
+    QVERIFY(first != second);
+  }
+
+  void thePlayerStepsThroughTheWords() {
+    auto w = captioned();
+    WordPlayer* p = w->player();
+    QCOMPARE(p->count(), w->primaryPanel()->strip()->count());
+    p->pause();
+    p->setCurrent(0);
+    p->stepForward();
+    QCOMPARE(w->primaryPanel()->view()->wordIndex(), 1);
+    p->stepBack();
+    p->stepBack();
+    QCOMPARE(w->primaryPanel()->view()->wordIndex(), p->count() - 1);  // stepping back from the first word wraps
+    p->setWordsPerSecond(20);
+    const int before = p->current();
+    p->play();
+    QTRY_VERIFY_WITH_TIMEOUT(p->current() != before, 5000);
+  }
+
+  void brokenFilesShowAMessageAndTheWindowKeepsWorking() {
+    auto w = captioned();
+    const QString text = tmp_.filePath("notes.png");
+    QFile f(text);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("this is not a PNG file");
+    f.close();
+    QVERIFY(!w->openImage(text));
+    QVERIFY2(w->errorText().contains(text), qPrintable(w->errorText()));
+    QVERIFY(!w->openImage(tmp_.filePath("missing.jpg")));
+    QVERIFY(w->errorText().contains("missing.jpg"));
+
+    const QString model = tmp_.filePath("corrupt.ckpt");
+    QFile m(model);
+    QVERIFY(m.open(QIODevice::WriteOnly));
+    m.write(QByteArray(4096, 'x'));
+    m.close();
+    w->loadModel(model);
+    QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains("corrupt.ckpt"), kWait);
+    // The previous model is still loaded and captions the next image.
+    QCOMPARE(w->primaryPanel()->modelPath(), kSoft);
+    QVERIFY(w->openImage(kSource + "/resources/samples/test_00002.png"));
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && w->primaryPanel()->strip()->count() > 0, kWait);
+  }
+
+  void grayscaleAlphaAndHugeImagesAreCaptioned() {
+    QImage rgb(kSample);
+    const QString gray = tmp_.filePath("gray.png"), alpha = tmp_.filePath("alpha.png"), huge = tmp_.filePath("huge.bmp");
+    QVERIFY(rgb.convertToFormat(QImage::Format_Grayscale8).save(gray));
+    QImage a = rgb.convertToFormat(QImage::Format_ARGB32);
+    for (int y = 0; y < a.height() / 2; ++y)
+      for (int x = 0; x < a.width(); ++x) a.setPixelColor(x, y, QColor(0, 0, 0, 0));
+    QVERIFY(a.save(alpha));
+    QVERIFY(rgb.scaled(5000, 5000).save(huge));
+    for (const QString& path : {gray, alpha, huge}) {
+      auto w = captioned(path);
+      QVERIFY2(w->errorText().isEmpty(), qPrintable(w->errorText()));
+      QVERIFY(w->primaryPanel()->strip()->count() > 0);
+      QVERIFY(w->primaryPanel()->view()->image().width() <= 2048);
+    }
+  }
+
+  void exportsHoldOnePanelPerWord() {
+    auto w = captioned();
+    const int words = w->primaryPanel()->strip()->count();
+    const QString png = tmp_.filePath("fig.png"), svg = tmp_.filePath("fig.svg"), pdf = tmp_.filePath("fig.pdf");
+    QVERIFY(w->exportFigure(png));
+    QVERIFY(w->exportFigure(svg));
+    QVERIFY(w->exportFigure(pdf));
+    QVERIFY(!QImage(png).isNull());
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    const QByteArray svg_text = s.readAll();
+    QCOMPARE(count(svg_text, "<image "), words + 1);
+    QVERIFY(QSvgRenderer(svg).isValid());
+    QFile p(pdf);
+    QVERIFY(p.open(QIODevice::ReadOnly));
+    const QByteArray pdf_bytes = p.readAll();
+    QVERIFY(pdf_bytes.startsWith("%PDF-"));
+    QCOMPARE(count(pdf_bytes, "/Subtype /Image"), words + 1);
+    QVERIFY(w->exportFrames(tmp_.filePath("frames")));
+    QCOMPARE(QDir(tmp_.filePath("frames")).entryList({"*.png"}).size(), words);
+    QVERIFY(w->exportView(tmp_.filePath("view.png")));
+    QVERIFY(!QImage(tmp_.filePath("view.png")).isNull());
+    QVERIFY(!w->exportFigure(tmp_.filePath("fig.doc")));
+    QVERIFY(w->errorText().contains("fig.doc"));
+  }
+
+  void aTypedCaptionIsScoredWordByWord() {
+    auto w = captioned();
+    w->setUserCaption("a purple bag");
+    auto* strip = w->primaryPanel()->strip();
+    QTRY_VERIFY_WITH_TIMEOUT(strip->count() == 3 && strip->word(2) == "bag", kWait);
+    const auto& c = w->primaryPanel()->caption();
+    QCOMPARE(int(c.words.size()), 3);
+    for (const auto& word : c.words) {
+      QVERIFY(word.log_prob <= 0);
+      QCOMPARE(int(word.alpha.size()), c.grid_h * c.grid_w);
+    }
+    w->setUserCaption(QString());
+    QTRY_VERIFY_WITH_TIMEOUT(strip->count() > 3, kWait);
+  }
+
+  void softAndHardSideBySideAnimateInStep() {
+    auto w = captioned();
+    w->loadCompareModel(kHard);
+    QVERIFY(w->comparePanel()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
+    w->player()->pause();
+    w->player()->setCurrent(1);
+    QCOMPARE(w->primaryPanel()->view()->wordIndex(), 1);
+    QCOMPARE(w->comparePanel()->view()->wordIndex(), 1);
+    QVERIFY(w->comparePanel()->session()->model()->attention == "hard");
+  }
+
+  void aCaptionIsComputedOffTheGuiThread() {
+    // The session answers through the event loop: right after the request nothing is there yet.
+    ModelSession session;
+    session.loadModel(kSoft);
+    QSignalSpy ready(&session, &ModelSession::captionReady);
+    const quint64 id = session.caption(QImage(kSample), {});
+    QCOMPARE(ready.count(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kWait);
+    QCOMPARE(ready.at(0).at(0).value<CaptionReply>().id, id);
+  }
+};
+
+QTEST_MAIN(StudioTest)
+#include "test_studio.moc"
