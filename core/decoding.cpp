@@ -23,10 +23,11 @@ std::int64_t limit(const ShowAttendTellImpl& net, const DecodeOptions& o) {
 }
 
 /// Log-probabilities with <pad> and <start> ruled out.
-torch::Tensor word_log_probs(DecoderImpl& dec, const torch::Tensor& emb, const AttendResult& r) {
+torch::Tensor word_log_probs(DecoderImpl& dec, const torch::Tensor& emb, const AttendResult& r, bool allow_end) {
   auto lp = torch::log_softmax(dec.output_logits(emb, r.state.h, r.context), 1);
   lp.select(1, Vocabulary::kPad).fill_(-std::numeric_limits<float>::infinity());
   lp.select(1, Vocabulary::kStart).fill_(-std::numeric_limits<float>::infinity());
+  if (!allow_end) lp.select(1, Vocabulary::kEnd).fill_(-std::numeric_limits<float>::infinity());
   return lp;
 }
 
@@ -76,7 +77,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     const auto b = std::int64_t(active.size());
     auto emb = dec.embed(prev);
     auto r = dec.attend_and_step(a, proj, dec.word_gates(emb), state, sample_mask(b, options, device));
-    auto lp = word_log_probs(dec, emb, r);
+    auto lp = word_log_probs(dec, emb, r, options.allow_end);
     auto [best_lp, best] = lp.max(1);
     auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
     auto beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
@@ -142,7 +143,7 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     auto prev = torch::tensor(last, torch::kLong).to(device);
     auto emb = dec.embed(prev);
     auto r = dec.attend_and_step(a, proj, dec.word_gates(emb), state, sample_mask(b, options, device));
-    auto lp = word_log_probs(dec, emb, r).to(torch::kDouble);
+    auto lp = word_log_probs(dec, emb, r, options.allow_end).to(torch::kDouble);
     const auto K = lp.size(1);
     auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1});
     auto [top_scores, top_idx] = total.topk(std::min<std::int64_t>(2 * k, b * K));

@@ -11,6 +11,7 @@ struct DecodeOptions {
   int beam = 3;                  ///< beam width; 1 = greedy
   std::int64_t max_len = 0;      ///< words; 0 = the model's max_caption_len
   Glimpse glimpse = Glimpse::Expected;  ///< hard models: expected α or sampled glimpses
+  bool allow_end = true;         ///< false: <end> is never chosen, every caption runs max_len steps (fixed work, for benchmarks)
 };
 
 struct DecodedWord {

@@ -12,6 +12,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
+  qt6-qpa-plugins fonts-dejavu-core
   jq xvfb xauth
 )
 

@@ -253,6 +253,7 @@ void MainWindow::buildControls() {
   tb->addWidget(back);
   tb->addWidget(play_button_);
   tb->addWidget(fwd);
+  tb->addWidget(new QLabel(tr(" speed ")));
   tb->addWidget(speed_);
   tb->addSeparator();
   tb->addWidget(beam_);
@@ -260,6 +261,7 @@ void MainWindow::buildControls() {
   tb->addWidget(sample_glimpses_);
   tb->addSeparator();
   tb->addWidget(colormap_);
+  tb->addWidget(new QLabel(tr(" opacity ")));
   tb->addWidget(opacity_);
   tb->addWidget(smooth_);
   tb->addSeparator();

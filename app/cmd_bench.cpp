@@ -1,0 +1,262 @@
+// fovea bench: speed figures, one JSON object per case (configuration, threads, median/min/max
+// seconds over repeated runs after warm-up). Cases and reference sizes per issue 6 / SPEC.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "app/commands.h"
+#include "core/batching.h"
+#include "core/captioner.h"
+#include "core/decoding.h"
+#include "core/fashion_scenes.h"
+#include "core/figure.h"
+#include "core/heatmap.h"
+#include "core/image_io.h"
+#include "core/objectives.h"
+#include "core/runtime.h"
+#include "core/show_attend_tell.h"
+#include "core/trainer.h"
+
+namespace fovea::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchArgs {
+  std::vector<std::string> cases;
+  int threads = 1, repeat = 5, warmup = 2, train_steps = 20;
+  std::string device = "cpu", model = "models/fashion-soft.ckpt", image = "resources/samples/test_00000.png";
+};
+
+struct Timing {
+  double median = 0, min = 0, max = 0;
+  int runs = 0;
+};
+
+Timing time_it(const std::function<void()>& fn, int warmup, int repeat, const torch::Device& device) {
+  auto sync = [&] {
+    if (device.is_cuda()) torch::cuda::synchronize();
+  };
+  for (int i = 0; i < warmup; ++i) fn();
+  sync();
+  std::vector<double> s;
+  for (int i = 0; i < repeat; ++i) {
+    const auto t0 = Clock::now();
+    fn();
+    sync();
+    s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(s.begin(), s.end());
+  return {s[s.size() / 2], s.front(), s.back(), repeat};
+}
+
+/// The reference decoder configuration: B=32, 14x14 grid, D=512, m=A=n=512, vocabulary 10000.
+ModelConfig reference_config(AttentionKind kind) {
+  ModelConfig c;
+  c.attention = kind;
+  c.annotation_dim = 512;
+  c.encoder_widths = {16, 32, 64, 128, 512};  // the decoder cases feed random annotations; only D matters
+  c.attention_dim = 512;
+  c.embed_dim = 512;
+  c.hidden_dim = 512;
+  c.vocab_size = 10000;
+  c.grid_h = c.grid_w = 14;
+  c.max_caption_len = 24;
+  c.dropout = 0.5;
+  c.init_state = InitState::Mean;
+  return c;
+}
+
+/// Multiply-adds of one teacher-forced decoder forward over `tokens` steps of `images` images.
+double decoder_forward_flops(const ModelConfig& c, double tokens, double images) {
+  const double L = c.grid_h * c.grid_w, D = c.annotation_dim, A = c.attention_dim, m = c.embed_dim,
+               n = c.hidden_dim, K = c.vocab_size;
+  const double per_token = n * A + L * A + L * D + n + (m + D + n) * 4 * n + n * m + D * m + m * K;
+  const double per_image = L * D * A + 2 * D * n;  // W_a a once, and the f_init MLPs
+  return 2 * (tokens * per_token + images * per_image);
+}
+
+nlohmann::json report(const std::string& name, const Timing& t, nlohmann::json config, int threads, const torch::Device& d) {
+  return {{"case", name},       {"config", std::move(config)}, {"threads", threads}, {"device", d.str()},
+          {"median_s", t.median}, {"min_s", t.min},            {"max_s", t.max},      {"runs", t.runs}};
+}
+
+}  // namespace
+
+Runner add_bench_command(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  app.add_option("--case", a->cases,
+                 "Cases to run (default all): sgemm, decoder_train_step, decoder_train_step_hard, beam_search, "
+                 "greedy_batch, caption_end_to_end, train_epoch_builtin, heatmap_render, figure_export");
+  app.add_option("--threads", a->threads, "CPU threads")->capture_default_str();
+  app.add_option("--repeat", a->repeat, "Timed runs per case (after warm-up)")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
+  app.add_option("--train-steps", a->train_steps, "train_epoch_builtin: steps timed to estimate images/s")->capture_default_str();
+  app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
+  app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
+  app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
+  return [a]() -> int {
+    configure_threads(a->threads);
+    const torch::Device device = resolve_device(a->device);
+    auto wanted = [&](const std::string& name) {
+      return a->cases.empty() || std::find(a->cases.begin(), a->cases.end(), name) != a->cases.end();
+    };
+    torch::manual_seed(1);
+    double sgemm_gflops = 0;
+    if (wanted("sgemm") || wanted("decoder_train_step")) {
+      const int N = 1024;
+      auto x = torch::randn({N, N}, torch::TensorOptions().device(device)), y = torch::randn({N, N}, x.options());
+      auto t = time_it([&] { (void)torch::mm(x, y); }, a->warmup, a->repeat, device);
+      sgemm_gflops = 2.0 * N * N * N / t.median / 1e9;
+      auto j = report("sgemm", t, {{"n", N}}, a->threads, device);
+      j["gflops"] = sgemm_gflops;
+      std::cout << j.dump() << std::endl;
+    }
+
+    for (const auto kind : {AttentionKind::Soft, AttentionKind::Hard}) {
+      const std::string name = kind == AttentionKind::Soft ? "decoder_train_step" : "decoder_train_step_hard";
+      if (!wanted(name)) continue;
+      const auto cfg = reference_config(kind);
+      Decoder dec(cfg);
+      dec->to(device);
+      dec->train();
+      torch::optim::Adam opt(dec->parameters(), torch::optim::AdamOptions(1e-4));
+      const int B = 32;
+      std::mt19937 rng(7);
+      std::uniform_int_distribution<int> len(8, 22);
+      std::vector<std::vector<std::int64_t>> caps;
+      double tokens = 0;
+      for (int i = 0; i < B; ++i) {
+        std::vector<std::int64_t> c = {Vocabulary::kStart};
+        const int n = len(rng);
+        for (int k = 0; k < n; ++k) c.push_back(4 + std::int64_t(rng() % (cfg.vocab_size - 4)));
+        c.push_back(Vocabulary::kEnd);
+        tokens += n + 1;
+        caps.push_back(c);
+      }
+      auto [tok, lengths] = pad_captions(caps);
+      tok = tok.to(device), lengths = lengths.to(device);
+      auto annotations = torch::randn({B, 196, 512}, torch::TensorOptions().device(device));
+      ObjectiveOptions oo;
+      MovingBaseline baseline;
+      auto step = [&] {
+        torch::Tensor sample;
+        if (kind == AttentionKind::Hard) sample = torch::bernoulli(torch::full({B}, 0.5)).to(torch::kBool).to(device);
+        auto out = dec->forward(annotations, tok, lengths, sample);
+        auto terms = kind == AttentionKind::Hard ? hard_objective(out, oo, baseline.value) : soft_objective(out, oo);
+        if (kind == AttentionKind::Hard && terms.sampled > 0) baseline.update(terms.reward);
+        opt.zero_grad();
+        terms.loss.backward();
+        opt.step();
+      };
+      auto t = time_it(step, a->warmup, a->repeat, device);
+      const double flops = 3 * decoder_forward_flops(cfg, tokens, B);  // forward + backward ~ 3x forward
+      auto j = report(name, t,
+                      {{"batch", B}, {"grid", "14x14"}, {"D", 512}, {"embed", 512}, {"attention", 512}, {"hidden", 512},
+                       {"vocab", 10000}, {"caption_len", "8..22 uniform, seed 7"}, {"tokens", tokens},
+                       {"penalty", "doubly stochastic, mean over cells"}},
+                      a->threads, device);
+      j["gflop_per_step"] = flops / 1e9;
+      j["gflops"] = flops / t.median / 1e9;
+      if (sgemm_gflops > 0) j["fraction_of_sgemm"] = j["gflops"].get<double>() / sgemm_gflops;
+      std::cout << j.dump() << std::endl;
+    }
+
+    if (wanted("beam_search") || wanted("greedy_batch")) {
+      auto cfg = reference_config(AttentionKind::Soft);
+      ShowAttendTell net(cfg);
+      net->to(device);
+      net->eval();
+      DecodeOptions o;
+      o.max_len = 20;
+      o.allow_end = false;  // exactly 20 steps: fixed work
+      if (wanted("beam_search")) {
+        o.beam = 5;
+        auto ann = torch::randn({1, 196, 512}, torch::TensorOptions().device(device));
+        auto t = time_it([&] { (void)beam_search(*net, ann, o); }, a->warmup, a->repeat, device);
+        std::cout << report("beam_search", t, {{"beam", 5}, {"steps", 20}, {"sizes", "reference (512, vocab 10000)"}}, a->threads, device).dump()
+                  << std::endl;
+      }
+      if (wanted("greedy_batch")) {
+        o.beam = 1;
+        auto ann = torch::randn({32, 196, 512}, torch::TensorOptions().device(device));
+        auto t = time_it([&] { (void)greedy_decode(*net, ann, o); }, a->warmup, a->repeat, device);
+        std::cout << report("greedy_batch", t, {{"batch", 32}, {"steps", 20}, {"sizes", "reference (512, vocab 10000)"}}, a->threads, device).dump()
+                  << std::endl;
+      }
+    }
+
+    if (wanted("caption_end_to_end")) {
+      Captioner captioner(a->model, a->device);
+      CaptionOptions o;
+      o.beam = 3;
+      auto t = time_it([&] { (void)captioner.caption(read_image(a->image), o); }, a->warmup, a->repeat, device);
+      std::cout << report("caption_end_to_end", t, {{"model", a->model}, {"image", a->image}, {"beam", 3}, {"includes", "file decode + encoder + beam search + alpha"}},
+                          a->threads, device).dump()
+                << std::endl;
+    }
+
+    if (wanted("train_epoch_builtin")) {
+      // The shipped model's training configuration, timed over a few steps; images/s and the
+      // epoch time they imply.
+      Captioner shipped(a->model, "cpu");
+      nlohmann::json info = shipped.info();
+      TrainConfig tc;
+      tc.model = shipped.config();
+      tc.train_scenes = 20000;
+      tc.val_scenes = 16;
+      tc.max_steps = a->train_steps + 5;
+      tc.epochs = 1;
+      tc.threads = a->threads;
+      tc.device = a->device;
+      tc.log_every = 1;
+      tc.checkpoint_every = 1000000;
+      tc.out_dir = (std::filesystem::temp_directory_path() / ("fovea-bench-" + std::to_string(::getpid()))).string();
+      std::filesystem::remove_all(tc.out_dir);
+      std::vector<double> at;
+      TrainCallbacks cb;
+      cb.on_record = [&](const TrainRecord& r) { at.push_back(r.elapsed_s); };
+      train(tc, cb);
+      std::filesystem::remove_all(tc.out_dir);
+      // Skip 5 warm-up steps; per-step seconds from the elapsed times.
+      const double per_step = at.size() > 6 ? (at.back() - at[5]) / double(at.size() - 6) : 0;
+      Timing t{per_step, per_step, per_step, int(at.size())};
+      auto j = report("train_epoch_builtin", t, {{"batch", tc.batch_size}, {"image_size", tc.model.image_size}, {"steps_timed", int(at.size()) - 6}},
+                      a->threads, device);
+      j["images_per_s"] = per_step > 0 ? tc.batch_size / per_step : 0;
+      j["epoch_s"] = per_step * double(tc.train_scenes / tc.batch_size);
+      std::cout << j.dump() << std::endl;
+    }
+
+    if (wanted("heatmap_render") || wanted("figure_export")) {
+      RgbImage base(512, 512, 90);
+      std::vector<float> alpha(196);
+      for (std::size_t i = 0; i < alpha.size(); ++i) alpha[i] = float((i * 37) % 196) / 196.0f;
+      OverlayStyle style;
+      RgbImage out;
+      if (wanted("heatmap_render")) {
+        auto t = time_it([&] { render_overlay_into(base, alpha, 14, 14, style, out); }, a->warmup, std::max(a->repeat, 50), device);
+        std::cout << report("heatmap_render", t, {{"size", "512x512"}, {"grid", "14x14"}, {"smooth", true}}, a->threads, device).dump() << std::endl;
+      }
+      if (wanted("figure_export")) {
+        CaptionResult c;
+        c.grid_h = c.grid_w = 14;
+        for (const char* w : {"a", "red", "sneaker", "to", "the", "left", "of", "a", "blue", "bag"}) c.words.push_back({w, alpha, 0.5f, -0.3f, -1});
+        const RgbImage img(112, 112, 60);
+        auto t = time_it([&] { (void)figure_raster(layout_figure(img, c)); }, a->warmup, a->repeat, device);
+        std::cout << report("figure_export", t, {{"words", 10}, {"panel", 160}, {"format", "raster (PNG before encoding)"}}, a->threads, device).dump()
+                  << std::endl;
+      }
+    }
+    return 0;
+  };
+}
+
+}  // namespace fovea::cli
