@@ -19,7 +19,8 @@ extern "C" void on_signal(int) { g_stop.store(true); }
 
 struct TrainArgs {
   TrainConfig config;
-  std::string attention = "soft", init_state = "mean", penalty_reduction = "mean", resume;
+  std::string attention = "soft", init_state = "learned", penalty_reduction = "mean", resume;
+  bool paper = false;
   bool no_beta = false;
   std::int64_t epochs_override = 0, max_steps_override = 0;
 };
@@ -84,7 +85,18 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--log-every", c.log_every, "Steps between metrics.jsonl records")->group(run)->capture_default_str();
   app.add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->group(run)->capture_default_str();
 
+  app.add_flag("--paper", a->paper,
+               "The paper's exact objective: no auxiliary loss, no attention supervision, h0/c0 from the mean "
+               "annotation, penalty summed over cells (overrides those options)")
+      ->group(obj);
+
   return [a, &app]() -> int {
+    if (a->paper) {
+      a->config.aux_weight = 0;
+      a->config.attention_supervision = 0;
+      a->init_state = "mean";
+      a->penalty_reduction = "sum";
+    }
     ProgressBar bar;
     TrainCallbacks cb;
     cb.on_progress = [&](const TrainProgress& p) { bar.update(p.step, p.total_steps, p.epoch, p.loss, p.tokens_per_s, p.eta_s); };

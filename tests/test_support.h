@@ -55,6 +55,7 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.val_scenes = 16;
   t.batch_size = 16;
   t.lr = 1e-2;
+  t.lr_decay = 1.0;  // tiny epochs of two steps: no per-epoch decay
   t.epochs = 1000;
   t.max_steps = 300;
   t.patience = 1000;

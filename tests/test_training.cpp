@@ -81,6 +81,8 @@ TEST(Training, TinyHardModelLearnsItsScenesWithReinforce) {
   test::TempDir dir("hard");
   auto config = test::tiny_training(dir / "run", AttentionKind::Hard);
   config.max_steps = 1000;
+  config.attention_supervision = 0;  // REINFORCE alone must learn (the paper's objective)
+  config.aux_weight = 0;
   auto r = train(config);
   expect_learned(config, r);
   auto m = read_metrics(config.out_dir);
