@@ -25,7 +25,7 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
   clock->start();
   QObject::connect(timer, &QTimer::timeout, w, [w, file, word, timer, clock] {
     auto ready = [](fovea::ui::ExplorerPanel* p) { return p->hasCaption() && !p->isBusy(); };
-    const bool compare = w->comparePanel()->isVisible();
+    const bool compare = !w->comparePanel()->isHidden();
     const bool failed = !w->errorText().isEmpty() && !w->primaryPanel()->hasCaption();
     if (!failed && (!ready(w->primaryPanel()) || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
     timer->stop();

@@ -104,7 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(webcam_, &WebcamSource::frameReady, this, [this](const QImage& frame) {
     live_ = true;
     primary_->setLiveFrame(frame);
-    if (compare_->isVisible()) compare_->setLiveFrame(frame);
+    if (!compare_->isHidden()) compare_->setLiveFrame(frame);
   });
   connect(webcam_, &WebcamSource::failed, this, [this](const QString& message) {
     showError(message);
@@ -294,7 +294,7 @@ void MainWindow::applyOverlayStyle() {
 
 void MainWindow::captionArrived() {
   const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
-                         compare_->isVisible() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
+                         !compare_->isHidden() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
   if (live_) {
     // Live captions: keep showing the current word's position, don't restart the animation.
     if (player_->count() != n) player_->setCount(n);
@@ -319,7 +319,7 @@ bool MainWindow::openImage(const QString& path) {
   image_path_ = QFileInfo(path).absoluteFilePath();
   player_->setCount(0);
   primary_->setImage(loaded.image);
-  if (compare_->isVisible()) compare_->setImage(loaded.image);
+  if (!compare_->isHidden()) compare_->setImage(loaded.image);
   addRecent(image_path_);
   // Show the file's folder in the strip so the arrow keys move to its neighbours.
   const QString folder = QFileInfo(image_path_).absolutePath();
@@ -356,7 +356,7 @@ void MainWindow::loadCompareModel(const QString& path) {
 
 void MainWindow::setCompareVisible(bool visible) {
   if (compare_action_->isChecked() != visible) compare_action_->setChecked(visible);
-  if (compare_->isVisible() == visible) return;
+  if (!compare_->isHidden() == visible) return;
   compare_->setVisible(visible);
   if (visible) {
     if (!compare_->session()->hasModel()) {
@@ -375,7 +375,7 @@ void MainWindow::setCompareVisible(bool visible) {
 void MainWindow::setUserCaption(const QString& text) {
   if (user_caption_->text() != text) user_caption_->setText(text);
   primary_->setUserCaption(text);
-  if (compare_->isVisible()) compare_->setUserCaption(text);
+  if (!compare_->isHidden()) compare_->setUserCaption(text);
 }
 
 bool MainWindow::exportFigure(const QString& path) {

@@ -185,7 +185,7 @@ class StudioTest : public QObject {
   void softAndHardSideBySideAnimateInStep() {
     auto w = captioned();
     w->loadCompareModel(kHard);
-    QVERIFY(w->comparePanel()->isVisible());
+    QVERIFY(!w->comparePanel()->isHidden());
     QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
     w->player()->pause();
     w->player()->setCurrent(1);
