@@ -69,30 +69,30 @@ ModelSession::~ModelSession() {
 void ModelSession::loadModel(const QString& path) {
   Job j;
   j.kind = Job::Load;
-  j.id = next_id_++;
   j.path = path;
-  enqueue(std::move(j));
+  submit(std::move(j));
 }
 
 quint64 ModelSession::caption(const QImage& image, const fovea::CaptionOptions& options) {
   Job j;
   j.kind = Job::Caption;
-  j.id = next_id_++;
   j.image = image;
   j.options = options;
-  const quint64 id = j.id;
-  enqueue(std::move(j));
-  return id;
+  return submit(std::move(j));
 }
 
 quint64 ModelSession::score(const QImage& image, const QString& text) {
   Job j;
   j.kind = Job::Score;
-  j.id = next_id_++;
   j.image = image;
   j.text = text;
-  const quint64 id = j.id;
-  enqueue(std::move(j));
+  return submit(std::move(j));
+}
+
+quint64 ModelSession::submit(Job job) {
+  job.id = next_id_++;
+  const quint64 id = job.id;
+  enqueue(std::move(job));
   return id;
 }
 

@@ -58,6 +58,7 @@ class ModelSession : public QObject {
  private:
   struct Job;
   class Worker;
+  quint64 submit(Job job);  ///< assigns the id, queues the job
   void enqueue(Job job);
   void startNext();
 
