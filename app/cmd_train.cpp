@@ -84,6 +84,8 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--threads", c.threads, "CPU threads (0: one per core)")->group(run)->capture_default_str();
   app.add_option("--log-every", c.log_every, "Steps between metrics.jsonl records")->group(run)->capture_default_str();
   app.add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->group(run)->capture_default_str();
+  app.add_option("--sample-every", c.sample_every, "Steps between caption + alpha snapshots of fixed validation images (samples.jsonl; 0: off)")->group(run)->capture_default_str();
+  app.add_option("--samples", c.sample_count, "Validation images in those snapshots")->group(run)->capture_default_str();
 
   app.add_flag("--paper", a->paper,
                "The paper's exact objective: no auxiliary loss, no attention supervision, h0/c0 from the mean "
@@ -92,20 +94,28 @@ Runner add_train_command(CLI::App& app) {
 
   return [a, &app]() -> int {
     if (a->paper) {
-      a->config.aux_weight = 0;
-      a->config.attention_supervision = 0;
-      a->init_state = "mean";
-      a->penalty_reduction = "sum";
+      TrainConfig paper;
+      apply_paper_objective(paper);
+      a->config.aux_weight = paper.aux_weight;
+      a->config.attention_supervision = paper.attention_supervision;
+      a->init_state = to_string(paper.model.init_state);
+      a->penalty_reduction = to_string(paper.objective.reduction);
     }
     ProgressBar bar;
     TrainCallbacks cb;
     cb.on_progress = [&](const TrainProgress& p) { bar.update(p.step, p.total_steps, p.epoch, p.loss, p.tokens_per_s, p.eta_s); };
     cb.on_message = [&](const std::string& m) { bar.message(m); };
     cb.on_validation = [&](const ValidationRecord& v) {
-      char line[160];
-      std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f%s", (long long)v.epoch + 1,
-                    v.bleu[0], v.bleu[3], v.improved ? " (best so far, saved best.ckpt)" : "");
-      bar.message(line);
+      char line[256];
+      std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f CIDEr-D %.3f", (long long)v.epoch + 1,
+                    v.bleu[0], v.bleu[3], v.cider);
+      std::string text = line;
+      if (v.has_grounding) {
+        std::snprintf(line, sizeof line, ", phrase pointing %.1f%%, alpha in box %.1f%%", 100 * v.pointing, 100 * v.alpha_in_box);
+        text += line;
+      }
+      if (v.improved) text += " (best so far, saved best.ckpt)";
+      bar.message(text);
     };
     cb.stop = &g_stop;
     std::signal(SIGINT, on_signal);

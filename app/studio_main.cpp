@@ -14,6 +14,7 @@
 #include "ui/main_window.h"
 #include "ui/model_session.h"
 #include "ui/resource_paths.h"
+#include "ui/training_window.h"
 #include "ui/word_player.h"
 
 namespace {
@@ -41,6 +42,16 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
   timer->start(100);
 }
 
+/// --run DIR --screenshot FILE: renders the training window with that run's dashboards.
+void schedule_training_screenshot(fovea::ui::TrainingWindow* w, const QString& file) {
+  // Charts redraw on a ~100 ms timer and the gallery loads its images: give them a moment.
+  QTimer::singleShot(800, w, [w, file] {
+    const bool ok = w->grab().save(file, "PNG");
+    std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(file));
+    QApplication::exit(ok ? 0 : 1);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,7 +73,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption word(QStringLiteral("word"), QStringLiteral("With --screenshot: the word to show (0-based)"), QStringLiteral("n"), QStringLiteral("2"));
   const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to this PNG once captioned, then exit"), QStringLiteral("file"));
   const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live webcam captions"));
-  cli.addOptions({model, compare, caption, beam, word, shot, webcam});
+  const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder)"), QStringLiteral("dir"));
+  const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("Folder of training runs for the run list (default: ./runs)"), QStringLiteral("dir"));
+  const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
+  cli.addOptions({model, compare, caption, beam, word, shot, webcam, run, runs, train});
   cli.process(app);
 
   fovea::ui::MainWindow window;
@@ -84,6 +98,20 @@ int main(int argc, char** argv) {
   }
   window.show();
   if (cli.isSet(webcam)) window.startWebcam();
+  if (cli.isSet(run) || cli.isSet(runs) || cli.isSet(train)) {
+    auto* training = window.trainingWindow();
+    if (cli.isSet(runs)) training->setRunsRoot(cli.value(runs));
+    else if (cli.isSet(run)) training->setRunsRoot(QFileInfo(cli.value(run)).absolutePath());
+    if (cli.isSet(run) && !training->openRun(cli.value(run))) {
+      std::fprintf(stderr, "%s\n", qPrintable(training->statusText()));
+      if (cli.isSet(shot)) return 1;
+    }
+    window.showTrainingWindow();
+    if (cli.isSet(shot)) {
+      schedule_training_screenshot(training, cli.value(shot));
+      return app.exec();
+    }
+  }
   if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt());
   return app.exec();
 }

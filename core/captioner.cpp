@@ -36,22 +36,6 @@ Captioner& Captioner::operator=(Captioner&&) noexcept = default;
 const ModelConfig& Captioner::config() const { return impl_->ckpt.model.config; }
 const std::string& Captioner::path() const { return impl_->path; }
 
-namespace {
-
-CaptionResult to_result(const DecodedCaption& d, const CaptionModel& m) {
-  CaptionResult r;
-  r.grid_h = int(m.config.grid_h);
-  r.grid_w = int(m.config.grid_w);
-  r.log_prob = d.log_prob;
-  r.finished = d.finished;
-  for (const auto& w : d.words) {
-    r.words.push_back({m.vocab.word(w.token), w.alpha, w.beta, w.log_prob, w.glimpse});
-  }
-  return r;
-}
-
-}  // namespace
-
 std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& images, const CaptionOptions& options) {
   auto& m = impl_->ckpt.model;
   std::vector<const RgbImage*> ptrs;
@@ -62,7 +46,7 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   d.glimpse = options.sample_glimpses ? Glimpse::Sampled : Glimpse::Expected;
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
   std::vector<CaptionResult> out;
-  for (const auto& dc : decoded) out.push_back(to_result(dc, m));
+  for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
   return out;
 }
 

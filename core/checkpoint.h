@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/checkpoint_header.h"
 #include "core/show_attend_tell.h"
 
 namespace fovea {
@@ -41,7 +42,5 @@ LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device =
 /// Restores optimizer state and RNG state saved with the checkpoint (for --resume).
 void restore_training_state(const LoadedCheckpoint& ckpt, torch::optim::Optimizer& optimizer, torch::Device device);
 
-/// Reads only the header (config, vocabulary size, training metadata), without the weights.
-nlohmann::json read_checkpoint_header(const std::string& path);
 
 }  // namespace fovea

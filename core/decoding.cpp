@@ -5,6 +5,16 @@
 
 namespace fovea {
 
+CaptionResult to_caption_result(const DecodedCaption& d, const CaptionModel& m) {
+  CaptionResult r;
+  r.grid_h = int(m.config.grid_h);
+  r.grid_w = int(m.config.grid_w);
+  r.log_prob = d.log_prob;
+  r.finished = d.finished;
+  for (const auto& w : d.words) r.words.push_back({m.vocab.word(w.token), w.alpha, w.beta, w.log_prob, w.glimpse});
+  return r;
+}
+
 namespace {
 
 /// Restores the module's training mode when it goes out of scope.

@@ -3,6 +3,7 @@
 /// with its α (L weights), β and log-probability.
 #include <vector>
 
+#include "core/captioner.h"
 #include "core/show_attend_tell.h"
 
 namespace fovea {
@@ -28,6 +29,9 @@ struct DecodedCaption {
   bool finished = false;           ///< false when the length limit came before <end>
   std::vector<std::int64_t> tokens() const;
 };
+
+/// The decoded caption as the inference API reports it (words, α, β, log p).
+CaptionResult to_caption_result(const DecodedCaption& d, const CaptionModel& m);
 
 /// Greedy decoding of a batch of annotations (B, L, D), finished rows dropped from the work.
 std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::Tensor& annotations,

@@ -2,22 +2,9 @@
 /// Training objectives (SPEC §2): soft attention's NLL + doubly stochastic penalty, and hard
 /// attention's variational bound trained with REINFORCE (baseline, entropy bonus).
 #include "core/decoder.h"
+#include "core/objective_options.h"
 
 namespace fovea {
-
-enum class PenaltyReduction {
-  Sum,   ///< λ Σ_i (1 − Σ_t α_ti)², as in the paper
-  Mean,  ///< λ mean_i (1 − Σ_t α_ti)², as in the most used PyTorch reimplementation
-};
-PenaltyReduction parse_penalty_reduction(const std::string& s);
-std::string to_string(PenaltyReduction r);
-
-struct ObjectiveOptions {
-  double lambda = 1.0;  ///< weight of the doubly stochastic penalty
-  PenaltyReduction reduction = PenaltyReduction::Mean;
-  double lambda_r = 1.0;   ///< weight of the REINFORCE term (hard)
-  double lambda_e = 0.002; ///< weight of the entropy bonus (hard)
-};
 
 /// Per-caption doubly stochastic penalty (B): Σ_i or mean_i of (1 − Σ_t α_ti)², with α summed
 /// over each caption's valid steps only.

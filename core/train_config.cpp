@@ -25,7 +25,21 @@ void TrainConfig::validate() const {
   if (baseline_decay < 0 || baseline_decay >= 1) throw std::invalid_argument("baseline_decay must be in [0, 1)");
   if (log_every <= 0 || checkpoint_every <= 0) throw std::invalid_argument("log_every and checkpoint_every must be positive");
   if (patience <= 0) throw std::invalid_argument("patience must be positive");
+  if (sample_every < 0 || sample_count < 0) throw std::invalid_argument("sample_every and sample_count must not be negative");
   if (out_dir.empty()) throw std::invalid_argument("an output folder is required");
+}
+
+TrainConfig recommended_train_config() {
+  TrainConfig c;
+  c.model.init_state = InitState::Learned;
+  return c;
+}
+
+void apply_paper_objective(TrainConfig& c) {
+  c.aux_weight = 0;
+  c.attention_supervision = 0;
+  c.model.init_state = InitState::Mean;
+  c.objective.reduction = PenaltyReduction::Sum;
 }
 
 nlohmann::json to_json(const TrainConfig& c) {
@@ -61,6 +75,8 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"threads", c.threads},
           {"log_every", c.log_every},
           {"checkpoint_every", c.checkpoint_every},
+          {"sample_every", c.sample_every},
+          {"sample_count", c.sample_count},
           {"patience", c.patience},
           {"out_dir", c.out_dir},
           {"init_from", c.init_from}};
@@ -101,6 +117,8 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.threads = j.at("threads").get<int>();
     c.log_every = j.at("log_every").get<std::int64_t>();
     c.checkpoint_every = j.at("checkpoint_every").get<std::int64_t>();
+    c.sample_every = j.value("sample_every", std::int64_t(0));
+    c.sample_count = j.value("sample_count", std::int64_t(4));
     c.patience = j.at("patience").get<std::int64_t>();
     c.out_dir = j.at("out_dir").get<std::string>();
     c.init_from = j.value("init_from", std::string());

@@ -8,7 +8,7 @@
 
 #include "core/fashion_scenes.h"
 #include "core/model_config.h"
-#include "core/objectives.h"
+#include "core/objective_options.h"
 
 namespace fovea {
 
@@ -41,6 +41,8 @@ struct TrainConfig {
   int threads = 0;  ///< 0 = one per core
   std::int64_t log_every = 10;
   std::int64_t checkpoint_every = 200;
+  std::int64_t sample_every = 100;  ///< steps between caption + α snapshots of fixed validation images (0 = off)
+  std::int64_t sample_count = 4;    ///< how many validation images those snapshots show
   std::int64_t patience = 3;  ///< early stopping: epochs without a better validation BLEU-4
   std::string out_dir;
   /// Start from the weights of this checkpoint (same architecture and vocabulary; the attention
@@ -50,6 +52,14 @@ struct TrainConfig {
   /// Throws std::invalid_argument naming the field that is out of range.
   void validate() const;
 };
+
+/// The shipped recipe (what `fovea train` does without options): TrainConfig's defaults with
+/// h0/c0 learned.
+TrainConfig recommended_train_config();
+
+/// The paper's exact objective: no auxiliary loss, no attention supervision, h0/c0 from the
+/// mean annotation, penalty summed over cells (`fovea train --paper`, the GUI's "Paper" button).
+void apply_paper_objective(TrainConfig& c);
 
 nlohmann::json to_json(const TrainConfig& c);
 TrainConfig train_config_from_json(const nlohmann::json& j);

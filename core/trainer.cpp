@@ -6,14 +6,20 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "core/batching.h"
+#include "core/atomic_file.h"
 #include "core/bleu.h"
+#include "core/caption_metrics.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
 #include "core/fashion_scenes.h"
+#include "core/grounding.h"
 #include "core/image_tensor.h"
 #include "core/model_card.h"
+#include "core/objectives.h"
+#include "core/png_encoder.h"
 #include "core/runtime.h"
 #include "core/tokenizer.h"
 
@@ -22,9 +28,6 @@ namespace fovea {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string last_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "last.ckpt").string(); }
-std::string best_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "best.ckpt").string(); }
-std::string metrics_path(const std::string& run_dir) { return (fs::path(run_dir) / "metrics.jsonl").string(); }
 
 TrainData make_train_data(const TrainConfig& c) {
   TrainData d;
@@ -70,25 +73,6 @@ RunState run_state_from_json(const nlohmann::json& j, double decay) {
   s.elapsed_s = j.at("elapsed_s").get<double>();
   s.stopped_early = j.at("stopped_early").get<bool>();
   return s;
-}
-
-nlohmann::json to_json(const TrainRecord& r) {
-  nlohmann::json j = {{"kind", "train"},   {"step", r.step},         {"epoch", r.epoch},
-                      {"loss", r.loss},    {"nll", r.nll},           {"penalty", r.penalty},
-                      {"lr", r.lr},        {"grad_norm", r.grad_norm}, {"tokens_per_s", r.tokens_per_s},
-                      {"entropy", r.entropy}, {"aux_loss", r.aux_loss}, {"attention_loss", r.attention_loss}, {"elapsed_s", r.elapsed_s}};
-  if (r.hard) {
-    j["baseline"] = r.baseline;
-    j["reward"] = r.reward;
-    j["reward_var"] = r.reward_var;
-  }
-  return j;
-}
-
-nlohmann::json to_json(const ValidationRecord& v) {
-  return {{"kind", "val"},        {"step", v.step},       {"epoch", v.epoch},         {"bleu1", v.bleu[0]},
-          {"bleu2", v.bleu[1]},   {"bleu3", v.bleu[2]},   {"bleu4", v.bleu[3]},       {"improved", v.improved},
-          {"best_bleu4", v.best_bleu4}};
 }
 
 /// Keeps the lines of metrics.jsonl up to `step` (drops what a crashed run logged after its
@@ -137,6 +121,9 @@ class TrainingSession {
     make_optimizer();
     fs::create_directories(config_.out_dir);
     std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
+    std::ofstream(samples_path(config_.out_dir), std::ios::trunc);
+    write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
+    write_sample_images();
     message("model: " + std::to_string(model_.vocab.size()) + " words, " + std::to_string(parameter_count()) +
             " parameters, grid " + std::to_string(model_.config.grid_h) + "x" + std::to_string(model_.config.grid_w) +
             "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_));
@@ -151,17 +138,25 @@ class TrainingSession {
     restore_training_state(ckpt, *optimizer_, device_);
     state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
     truncate_metrics(metrics_path(config_.out_dir), state_.step);
+    truncate_metrics(samples_path(config_.out_dir), state_.step);
+    write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
+    write_sample_images();
     message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
             describe_runtime(device_));
   }
 
   TrainResult run() {
     metrics_.open(metrics_path(config_.out_dir), std::ios::app);
+    samples_.open(samples_path(config_.out_dir), std::ios::app);
     const auto started = Clock::now();
     const double elapsed_before = state_.elapsed_s;
-    auto elapsed = [&] { return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count(); };
+    paused_s_ = 0;
+    auto elapsed = [&] {
+      return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count() - paused_s_;
+    };
     TrainResult result;
     window_start_ = Clock::now();
+    if (state_.step == 0) write_samples(0);
     while (true) {
       const std::int64_t epoch = state_.step / steps_per_epoch_;
       if (state_.step > 0 && state_.step % steps_per_epoch_ == 0 && state_.validated_epochs < epoch) {
@@ -172,6 +167,11 @@ class TrainingSession {
         if (state_.stopped_early) break;
       }
       if (state_.step >= total_steps_ || state_.stopped_early) break;
+      if (cb_.pause && cb_.pause->load()) {
+        state_.elapsed_s = elapsed();
+        wait_while_paused(epoch);
+        continue;
+      }
       if (cb_.stop && cb_.stop->load()) {
         state_.elapsed_s = elapsed();
         save_last();
@@ -180,6 +180,7 @@ class TrainingSession {
         break;
       }
       train_step(epoch, elapsed);
+      if (config_.sample_every > 0 && state_.step % config_.sample_every == 0) write_samples(epoch);
       if (state_.step % config_.checkpoint_every == 0) {
         state_.elapsed_s = elapsed();
         save_last();
@@ -227,6 +228,72 @@ class TrainingSession {
     for (auto& p : model_.net->named_parameters()) p.value().copy_(src_params[p.key()]);
     for (auto& b2 : model_.net->named_buffers()) b2.value().copy_(src_buffers[b2.key()]);
     message("initialised from " + path);
+  }
+
+  /// Writes a checkpoint, then waits until the pause flag clears or stop is set.
+  void wait_while_paused(std::int64_t epoch) {
+    save_last();
+    message("paused at step " + std::to_string(state_.step) + " (checkpoint written)");
+    report_progress(epoch, true);
+    const auto paused_at = Clock::now();
+    while (cb_.pause->load() && !(cb_.stop && cb_.stop->load())) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    paused_s_ += std::chrono::duration<double>(Clock::now() - paused_at).count();
+    window_start_ = Clock::now();
+    window_tokens_ = 0;
+    window_loss_ = 0;
+    window_steps_ = 0;
+    if (!(cb_.stop && cb_.stop->load())) message("resumed at step " + std::to_string(state_.step));
+  }
+
+  void report_progress(std::int64_t epoch, bool paused) {
+    if (!cb_.on_progress) return;
+    TrainProgress p = progress_;
+    p.step = state_.step;
+    p.total_steps = total_steps_;
+    p.epoch = epoch;
+    p.epochs = config_.epochs;
+    p.paused = paused;
+    cb_.on_progress(p);
+  }
+
+  std::size_t sample_count() const { return std::min<std::size_t>(std::size_t(config_.sample_count), data_.val->size()); }
+
+  std::string sample_image_name(std::size_t k) const { return "samples/val_" + std::to_string(k) + ".png"; }
+
+  /// The fixed validation images the snapshots caption, as PNG files in the run folder.
+  void write_sample_images() {
+    if (config_.sample_every <= 0 || sample_count() == 0) return;
+    fs::create_directories(fs::path(config_.out_dir) / "samples");
+    for (std::size_t k = 0; k < sample_count(); ++k) {
+      const auto path = (fs::path(config_.out_dir) / sample_image_name(k)).string();
+      if (fs::exists(path)) continue;
+      const auto png = encode_png(data_.val->get(k).image);
+      write_file_atomically(path, std::string(png.begin(), png.end()));
+    }
+  }
+
+  /// Captions the fixed validation images with the current weights (greedy, expected α).
+  void write_samples(std::int64_t epoch) {
+    if (config_.sample_every <= 0 || sample_count() == 0) return;
+    std::vector<Scene> scenes;
+    std::vector<const RgbImage*> images;
+    for (std::size_t k = 0; k < sample_count(); ++k) scenes.push_back(data_.val->get(k));
+    for (const auto& sc : scenes) images.push_back(&sc.image);
+    DecodeOptions opts;
+    opts.beam = 1;
+    auto decoded = decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
+    SampleRecord record;
+    record.step = state_.step;
+    record.epoch = epoch;
+    for (std::size_t k = 0; k < decoded.size(); ++k) {
+      record.image_paths.push_back(sample_image_name(k));
+      record.captions.push_back(to_caption_result(decoded[k], model_));
+    }
+    samples_ << fovea::to_json(record).dump() << "\n" << std::flush;
+    for (auto& p : record.image_paths) p = (fs::path(config_.out_dir) / p).string();
+    if (cb_.on_samples) cb_.on_samples(record);
   }
 
   std::int64_t parameter_count() {
@@ -301,19 +368,16 @@ class TrainingSession {
     const double now = elapsed();
     const double window_s = std::chrono::duration<double>(Clock::now() - window_start_).count();
     const double tps = window_s > 0 ? double(window_tokens_) / window_s : 0;
-    if (cb_.on_progress) {
-      TrainProgress p;
-      p.step = state_.step;
-      p.total_steps = total_steps_;
-      p.epoch = epoch;
-      p.epochs = config_.epochs;
-      p.loss = window_loss_ / double(window_steps_);
-      p.tokens_per_s = tps;
-      const double steps_per_s = window_s > 0 ? double(window_steps_) / window_s : 0;
-      p.eta_s = steps_per_s > 0 ? double(total_steps_ - state_.step) / steps_per_s : 0;
-      p.elapsed_s = now;
-      cb_.on_progress(p);
-    }
+    progress_.step = state_.step;
+    progress_.total_steps = total_steps_;
+    progress_.epoch = epoch;
+    progress_.epochs = config_.epochs;
+    progress_.loss = window_loss_ / double(window_steps_);
+    progress_.tokens_per_s = tps;
+    const double steps_per_s = window_s > 0 ? double(window_steps_) / window_s : 0;
+    progress_.eta_s = steps_per_s > 0 ? double(total_steps_ - state_.step) / steps_per_s : 0;
+    progress_.elapsed_s = now;
+    report_progress(epoch, false);
     if (state_.step % config_.log_every == 0 || state_.step == 1) {
       TrainRecord r;
       r.step = state_.step;
@@ -345,6 +409,8 @@ class TrainingSession {
     const auto& val = *data_.val;
     std::vector<Tokens> candidates;
     std::vector<std::vector<Tokens>> references;
+    GroundingReport grounding;
+    bool boxes = false;
     DecodeOptions opts;
     opts.beam = 1;
     const std::size_t chunk = 100;
@@ -352,13 +418,16 @@ class TrainingSession {
       std::vector<Scene> scenes;
       std::vector<const RgbImage*> images;
       for (std::size_t i = start; i < std::min(val.size(), start + chunk); ++i) scenes.push_back(val.get(i));
-      for (const auto& s : scenes) images.push_back(&s.image);
+      for (const auto& sc : scenes) images.push_back(&sc.image);
       auto decoded = decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
       for (std::size_t k = 0; k < scenes.size(); ++k) {
         candidates.push_back(model_.vocab.decode(decoded[k].tokens()));
         std::vector<Tokens> refs;
         for (const auto& c : scenes[k].captions) refs.push_back(tokenize(c));
         references.push_back(std::move(refs));
+        if (scenes[k].objects.empty()) continue;
+        boxes = true;
+        accumulate_grounding(scenes[k], to_caption_result(decoded[k], model_), grounding);
       }
     }
     const auto bleu = corpus_bleu(candidates, references);
@@ -366,6 +435,11 @@ class TrainingSession {
     v.step = state_.step;
     v.epoch = epoch;
     for (int i = 0; i < 4; ++i) v.bleu[i] = bleu[std::size_t(i)];
+    v.cider = mean(cider_d(candidates, references));
+    v.has_grounding = boxes;
+    v.pointing = grounding.phrase.pointing();
+    v.alpha_in_box = grounding.phrase.precision();
+    v.absent_nouns = grounding.absent_noun_rate();
     v.improved = bleu[3] > state_.best_bleu4;
     if (v.improved) {
       state_.best_bleu4 = bleu[3];
@@ -403,7 +477,9 @@ class TrainingSession {
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
   double lr_ = 0;
-  std::ofstream metrics_;
+  std::ofstream metrics_, samples_;
+  double paused_s_ = 0;
+  TrainProgress progress_;
   Clock::time_point window_start_;
   std::int64_t window_tokens_ = 0, window_steps_ = 0;
   double window_loss_ = 0;

@@ -9,42 +9,24 @@
 #include <memory>
 #include <string>
 
+#include "core/run_log.h"
 #include "core/scene_source.h"
 #include "core/train_config.h"
+#include "core/train_records.h"
 
 namespace fovea {
-
-/// One logged training step (one line of metrics.jsonl with kind "train").
-struct TrainRecord {
-  std::int64_t step = 0, epoch = 0;
-  double loss = 0, nll = 0, penalty = 0, lr = 0, grad_norm = 0, tokens_per_s = 0;
-  bool hard = false;
-  double baseline = 0, reward = 0, reward_var = 0;
-  double entropy = 0;  ///< mean H[α_t] per step (both attention kinds)
-  double aux_loss = 0; ///< auxiliary per-cell class + colour cross-entropy (0 when off)
-  double attention_loss = 0; ///< attention supervision term (0 when off)
-  double elapsed_s = 0;
-};
-
-/// One validation pass (kind "val"): BLEU from free-running greedy decoding.
-struct ValidationRecord {
-  std::int64_t step = 0, epoch = 0;
-  double bleu[4] = {0, 0, 0, 0};
-  bool improved = false;
-  double best_bleu4 = 0;
-};
-
-struct TrainProgress {
-  std::int64_t step = 0, total_steps = 0, epoch = 0, epochs = 0;
-  double loss = 0, tokens_per_s = 0, eta_s = 0, elapsed_s = 0;
-};
 
 struct TrainCallbacks {
   std::function<void(const TrainRecord&)> on_record;
   std::function<void(const ValidationRecord&)> on_validation;
   std::function<void(const TrainProgress&)> on_progress;  ///< after every step
   std::function<void(const std::string&)> on_message;
+  /// Captions and α of a few fixed validation images, at the start and every sample_every steps.
+  std::function<void(const SampleRecord&)> on_samples;
   const std::atomic<bool>* stop = nullptr;  ///< set to stop at the next step (a checkpoint is written)
+  /// While set, training waits between steps (a checkpoint is written when it pauses); the paused
+  /// time does not count in elapsed_s or the ETA. Setting `stop` ends the wait.
+  const std::atomic<bool>* pause = nullptr;
 };
 
 /// Where the scenes come from; built from the config when not given.
@@ -72,9 +54,5 @@ TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks = {
 TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& callbacks = {}, TrainData data = {},
                             std::int64_t epochs = 0, std::int64_t max_steps = 0);
 
-/// Paths inside a run folder.
-std::string last_checkpoint_path(const std::string& run_dir);
-std::string best_checkpoint_path(const std::string& run_dir);
-std::string metrics_path(const std::string& run_dir);
 
 }  // namespace fovea

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "core/captioner.h"
@@ -210,4 +211,70 @@ TEST(Training, TinyRecipePointsAtTheObjectEachPhraseNames) {
   EXPECT_GE(g.phrase.pointing(), 0.9) << "phrase pointing over " << g.phrase.count << " phrases";
   EXPECT_GT(g.phrase.precision(), 2 * g.phrase.chance_level()) << "alpha mass in the box against chance";
   EXPECT_LE(g.absent_noun_rate(), 0.1);
+}
+
+TEST(Training, PausesAtACheckpointAndLogsWhatTheDashboardsRead) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("dashboard");
+  auto config = test::tiny_training(dir / "run");
+  config.max_steps = 60;
+  config.log_every = 5;
+  config.sample_every = 20;
+  config.sample_count = 3;
+  std::atomic<bool> pause{false};
+  std::atomic<std::int64_t> steps_seen{0};
+  std::vector<SampleRecord> live_samples;
+  std::thread unpauser;
+  TrainCallbacks cb;
+  cb.pause = &pause;
+  cb.on_samples = [&](const SampleRecord& s) { live_samples.push_back(s); };
+  cb.on_progress = [&](const TrainProgress& p) {
+    if (p.paused) return;
+    steps_seen = p.step;
+    if (p.step == 10) {
+      pause = true;
+      unpauser = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        // Paused: no step was taken, and the checkpoint holds step 10.
+        EXPECT_EQ(steps_seen.load(), 10);
+        EXPECT_EQ(read_checkpoint_header(last_checkpoint_path(config.out_dir))["training"]["step"], 10);
+        pause = false;
+      });
+    }
+  };
+  auto r = train(config, cb);
+  unpauser.join();
+  EXPECT_EQ(r.steps, 60);
+  EXPECT_FALSE(r.interrupted);
+
+  // A line cut short by a crash is skipped, the rest still reads.
+  std::ofstream(metrics_path(config.out_dir), std::ios::app) << "{\"kind\": \"train\", \"st";
+  const auto log = read_run_log(config.out_dir);
+  EXPECT_EQ(log.skipped_lines, 1);
+  ASSERT_TRUE(log.has_config);
+  EXPECT_EQ(log.config.max_steps, 60);
+  EXPECT_EQ(log.train.size(), 13u);  // step 1, then every 5
+  EXPECT_EQ(log.train.back().step, 60);
+  EXPECT_GT(log.train.front().nll, log.train.back().nll);
+  ASSERT_FALSE(log.val.empty());
+  EXPECT_TRUE(log.val.back().has_grounding);
+  EXPECT_GT(log.val.back().cider, 0.0);
+  EXPECT_GE(log.val.back().pointing, 0.0);
+  EXPECT_LE(log.val.back().pointing, 1.0);
+  EXPECT_TRUE(log.has_last_checkpoint && log.has_best_checkpoint && log.finished);
+
+  // Snapshots at steps 0, 20, 40, 60 of three fixed validation images, with α per word.
+  ASSERT_EQ(log.samples.size(), 4u);
+  ASSERT_EQ(live_samples.size(), 4u);
+  for (std::size_t i = 0; i < log.samples.size(); ++i) {
+    const auto& s = log.samples[i];
+    EXPECT_EQ(s.step, std::int64_t(20 * i));
+    ASSERT_EQ(s.captions.size(), 3u);
+    EXPECT_EQ(s.image_paths, live_samples[i].image_paths);
+    for (const auto& path : s.image_paths) EXPECT_TRUE(fs::exists(path)) << path;
+    EXPECT_EQ(s.captions[0].text(), live_samples[i].captions[0].text());
+    for (const auto& w : s.captions[0].words) EXPECT_EQ(w.alpha.size(), 16u);  // 4x4 grid
+  }
+  EXPECT_EQ(find_runs(dir.path.string()), std::vector<std::string>{config.out_dir});
+  EXPECT_THROW(read_run_log(dir.path.string()), std::runtime_error);
 }

@@ -34,6 +34,7 @@
 #include "ui/thumbnail_strip.h"
 #include "ui/webcam_source.h"
 #include "ui/word_player.h"
+#include "ui/training_window.h"
 
 namespace fovea::ui {
 namespace {
@@ -152,6 +153,13 @@ void MainWindow::buildActions() {
   webcam_action_ = camera->addAction(tr("Live &Webcam Captions"));
   webcam_action_->setCheckable(true);
   connect(webcam_action_, &QAction::triggered, this, [this](bool on) { on ? startWebcam() : stopWebcam(); });
+
+  QMenu* training = menuBar()->addMenu(tr("&Training"));
+  training->addAction(tr("&New Training Run…"), this, [this] {
+    showTrainingWindow();
+    training_window_->newRun();
+  });
+  training->addAction(tr("Training &Dashboards"), this, &MainWindow::showTrainingWindow, QKeySequence(tr("Ctrl+T")));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Fovea Studio"), this, [this] {
@@ -414,7 +422,31 @@ void MainWindow::chooseViewExport() {
   if (!path.isEmpty()) exportView(path);
 }
 
+TrainingWindow* MainWindow::trainingWindow() {
+  if (!training_window_) {
+    training_window_ = new TrainingWindow(this);
+    training_window_->setWindowFlag(Qt::Window);
+    connect(training_window_, &TrainingWindow::openModelRequested, this, [this](const QString& path) {
+      loadModel(path);
+      raise();
+      activateWindow();
+    });
+  }
+  return training_window_;
+}
+
+void MainWindow::showTrainingWindow() {
+  trainingWindow()->show();
+  training_window_->raise();
+  training_window_->activateWindow();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // A run training in the other window is stopped at a checkpoint first (it asks).
+  if (training_window_ && !training_window_->close()) {
+    event->ignore();
+    return;
+  }
   stopWebcam();
   event->accept();
 }

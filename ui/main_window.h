@@ -20,6 +20,7 @@ namespace fovea::ui {
 
 class ExplorerPanel;
 class ThumbnailStrip;
+class TrainingWindow;
 class WebcamSource;
 class WordPlayer;
 
@@ -50,6 +51,9 @@ class MainWindow : public QMainWindow {
   QString errorText() const;
   QString currentImagePath() const { return image_path_; }
   QStringList recentFiles() const;
+  /// The training window (created on first use; a separate top-level window).
+  TrainingWindow* trainingWindow();
+  void showTrainingWindow();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -77,6 +81,7 @@ class MainWindow : public QMainWindow {
   WordPlayer* player_;
   ThumbnailStrip* thumbs_;
   WebcamSource* webcam_;
+  TrainingWindow* training_window_ = nullptr;
   QLabel* error_label_;
   QWidget* error_bar_;
   QMenu* recent_menu_ = nullptr;

@@ -1,0 +1,268 @@
+// The training window under the offscreen platform: a tiny run started from the New run dialog
+// trains (points reach the charts, snapshots reach the gallery), pauses, resumes and cancels at a
+// checkpoint that loads; closing the window stops a run at a checkpoint that resumes; past runs
+// overlay and their charts export as PNG, SVG and CSV.
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include "core/captioner.h"
+#include "core/checkpoint_header.h"
+#include "core/trainer.h"
+#include "ui/metric_chart.h"
+#include "ui/new_run_dialog.h"
+#include "ui/run_list.h"
+#include "ui/sample_gallery.h"
+#include "ui/training_dashboard.h"
+#include "ui/training_run.h"
+#include "ui/training_window.h"
+
+using namespace fovea::ui;
+
+namespace {
+
+constexpr int kWait = 120000;
+
+/// 32x32 scenes with one object, a 4x4 grid and small layers: steps of a few milliseconds.
+fovea::TrainConfig tiny(const QString& out, fovea::AttentionKind kind, std::int64_t max_steps) {
+  auto c = fovea::recommended_train_config();
+  c.model.attention = kind;
+  c.model.image_size = 32;
+  c.model.encoder_widths = {8, 16, 32};
+  c.model.embed_dim = 16;
+  c.model.attention_dim = 16;
+  c.model.hidden_dim = 48;
+  c.model.dropout = 0;
+  c.model.max_caption_len = 12;
+  c.scenes.image_size = 32;
+  c.scenes.min_objects = c.scenes.max_objects = 1;
+  c.train_scenes = 32;
+  c.val_scenes = 16;
+  c.batch_size = 16;
+  c.lr = 1e-2;
+  c.lr_decay = 1;
+  c.epochs = 100000;
+  c.max_steps = max_steps;
+  c.patience = 100000;
+  c.threads = 1;
+  c.device = "cpu";
+  c.log_every = 5;
+  c.checkpoint_every = 50;
+  c.sample_every = 20;
+  c.sample_count = 2;
+  c.out_dir = out.toStdString();
+  return c;
+}
+
+/// Fills the dialog the way a user would, field by field, with the tiny settings.
+void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
+  const auto c = tiny(out, fovea::AttentionKind::Soft, max_steps);
+  QVERIFY(d->setValue("out", out));
+  QVERIFY(d->setValue("attention", "soft"));
+  QVERIFY(d->setValue("image-size", 32));
+  QVERIFY(d->setValue("encoder-widths", "8 16 32"));
+  QVERIFY(d->setValue("embed-dim", 16));
+  QVERIFY(d->setValue("attention-dim", 16));
+  QVERIFY(d->setValue("hidden-dim", 48));
+  QVERIFY(d->setValue("dropout", 0.0));
+  QVERIFY(d->setValue("max-caption-len", 12));
+  QVERIFY(d->setValue("min-objects", 1));
+  QVERIFY(d->setValue("max-objects", 1));
+  QVERIFY(d->setValue("train-scenes", 32));
+  QVERIFY(d->setValue("val-scenes", 16));
+  QVERIFY(d->setValue("batch", 16));
+  QVERIFY(d->setValue("lr", 0.01));
+  QVERIFY(d->setValue("lr-decay", 1.0));
+  QVERIFY(d->setValue("epochs", 100000));
+  QVERIFY(d->setValue("max-steps", int(max_steps)));
+  QVERIFY(d->setValue("patience", 1000));
+  QVERIFY(d->setValue("threads", 1));
+  QVERIFY(d->setValue("device", "cpu"));
+  QVERIFY(d->setValue("log-every", 5));
+  QVERIFY(d->setValue("checkpoint-every", 50));
+  QVERIFY(d->setValue("sample-every", 20));
+  QVERIFY(d->setValue("samples", 2));
+  const auto got = d->config();
+  QCOMPARE(got.model.encoder_widths, c.model.encoder_widths);
+  QCOMPARE(got.scenes.image_size, 32);
+  QCOMPARE(got.max_steps, max_steps);
+}
+
+std::int64_t checkpoint_step(const QString& run) {
+  return fovea::read_checkpoint_header(fovea::last_checkpoint_path(run.toStdString()))["training"]["step"].get<std::int64_t>();
+}
+
+QStringList lines_of(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+}
+
+}  // namespace
+
+class TrainingWindowTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+  QString runs_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(tmp_.isValid());
+    runs_ = tmp_.filePath("runs");
+    QVERIFY(QDir().mkpath(runs_));
+  }
+
+  void aRunStartedFromTheDialogTrainsPausesResumesAndCancels() {
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(runs_);
+    w.show();
+    const QString out = runs_ + "/from-dialog";
+    bool filled = false;
+    QTimer::singleShot(0, &w, [&] {
+      auto* d = qobject_cast<NewRunDialog*>(QApplication::activeModalWidget());
+      QVERIFY(d);
+      QVERIFY(d->settingNames().size() >= 30);  // every `fovea train` setting
+      fill_dialog(d, out, 100000);
+      filled = true;
+      d->findChild<QPushButton*>("start")->click();
+    });
+    QVERIFY(w.newRun());
+    QVERIFY(filled);
+    QVERIFY(w.training()->isRunning());
+
+    // Points reach the charts, snapshots reach the gallery.
+    auto* dash = w.dashboard();
+    QTRY_VERIFY_WITH_TIMEOUT(dash->pointCount(out, "nll") >= 4, kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w.gallery()->snapshotCount() >= 2, kWait);
+    QCOMPARE(w.gallery()->captions().size(), 2);
+    QVERIFY(dash->pointCount(out, "penalty") >= 4);
+    QVERIFY(dash->pointCount(out, "entropy") >= 4);
+    QCOMPARE(dash->pointCount(out, "reward"), 0);  // soft: no REINFORCE curves
+    QVERIFY(w.runList()->runs().contains(out));
+
+    // Pause: the step stops moving and a checkpoint holds it.
+    w.setPaused(true);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().paused, kWait);
+    const auto paused_at = w.lastProgress().step;
+    QTest::qWait(600);
+    QCOMPARE(w.lastProgress().step, paused_at);
+    QCOMPARE(checkpoint_step(out), paused_at);
+    QVERIFY(w.statusText().contains("Paused"));
+
+    // Resume: it moves on.
+    w.setPaused(false);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step > paused_at + 5, kWait);
+
+    // Cancel: it stops at a checkpoint that loads and captions.
+    w.cancelRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+    QVERIFY(w.logText().contains("Stopped at step"));
+    const auto stopped_at = checkpoint_step(out);
+    QVERIFY(stopped_at > paused_at + 5);
+    fovea::Captioner captioner(fovea::last_checkpoint_path(out.toStdString()));
+    fovea::RgbImage image(32, 32);
+    QVERIFY(captioner.caption(image).grid_h == 4);
+
+    // Resume it from the run list: it continues from its checkpoint, the curve stays one curve.
+    w.runList()->setCurrentRun(out);
+    QVERIFY(w.resumeRun(out));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step > stopped_at, kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(dash->points(out, "nll").last().x() > double(stopped_at), kWait);
+    w.cancelRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+    const auto nll = dash->points(out, "nll");
+    for (int i = 1; i < nll.size(); ++i) QVERIFY2(nll[i].x() > nll[i - 1].x(), "steps increase along the curve");
+  }
+
+  void closingTheWindowStopsTheRunAtACheckpoint() {
+    const QString out = runs_ + "/closed";
+    {
+      TrainingWindow w;
+      w.setConfirmClose(false);
+      w.setRunsRoot(runs_);
+      w.show();
+      QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Hard, 100000)));
+      QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->pointCount(out, "reward") >= 3, kWait);
+      QVERIFY(w.close());
+      QVERIFY(!w.training()->isRunning());
+    }
+    const auto step = checkpoint_step(out);
+    QVERIFY(step > 0);
+    // A new window resumes it from its folder.
+    TrainingWindow w2;
+    w2.setConfirmClose(false);
+    w2.setRunsRoot(runs_);
+    QVERIFY(w2.runList()->runs().contains(out));
+    QVERIFY(w2.runList()->summary(out).contains("interrupted"));
+    QVERIFY(w2.resumeRun(out));
+    QTRY_VERIFY_WITH_TIMEOUT(w2.lastProgress().step > step, kWait);
+    QVERIFY(w2.dashboard()->pointCount(out, "baseline") >= 3);  // the curve before the stop came back from disk
+    QVERIFY(w2.close());
+  }
+
+  void pastRunsOverlayAndExport() {
+    const QString a = runs_ + "/past-soft", b = runs_ + "/past-hard";
+    fovea::train(tiny(a, fovea::AttentionKind::Soft, 40));
+    fovea::train(tiny(b, fovea::AttentionKind::Hard, 40));
+    // A crash mid-write leaves half a line: skipped, the rest reads.
+    QFile metrics(QString::fromStdString(fovea::metrics_path(a.toStdString())));
+    QVERIFY(metrics.open(QIODevice::Append));
+    metrics.write("{\"kind\": \"train\", \"ste");
+    metrics.close();
+
+    TrainingWindow w;
+    w.setRunsRoot(runs_);
+    QVERIFY(w.openRun(a));
+    QVERIFY(w.openRun(b));
+    QVERIFY(w.logText().contains("skipped 1"));
+    auto* dash = w.dashboard();
+    QCOMPARE(dash->pointCount(a, "nll"), 9);  // steps 1, 5, ..., 40
+    QCOMPARE(dash->pointCount(b, "nll"), 9);
+    QCOMPARE(dash->pointCount(a, "reward"), 0);
+    QCOMPARE(dash->pointCount(b, "reward"), 9);
+    QVERIFY(dash->pointCount(a, "bleu4") >= 1);
+    QCOMPARE(dash->chart("loss")->seriesKeys().size(), 2);
+    QVERIFY(w.runList()->checkedRuns().contains(a) && w.runList()->checkedRuns().contains(b));
+    QVERIFY(w.gallery()->snapshotCount() == 3);  // steps 0, 20, 40 of the last opened run
+
+    // Unticking a run removes its curves.
+    w.runList()->setChecked(a, false);
+    QCOMPARE(dash->chart("loss")->seriesKeys().size(), 1);
+    w.runList()->setChecked(a, true);
+    QCOMPARE(dash->chart("loss")->seriesKeys().size(), 2);
+
+    const QString dir = tmp_.filePath("charts");
+    const auto files = w.exportCharts(dir);
+    QCOMPARE(files.size(), 3 * dash->chartNames().size());
+    QVERIFY(!QImage(dir + "/loss.png").isNull());
+    QVERIFY(QSvgRenderer(dir + "/loss.svg").isValid());
+    const auto csv = lines_of(dir + "/loss.csv");
+    QCOMPARE(csv.value(0), QString("series,step,value"));
+    QCOMPARE(csv.size(), 1 + 9 + 9);
+    QCOMPARE(csv.filter(QRegularExpression("^past-soft,")).size(), 9);
+    QCOMPARE(csv.filter(QRegularExpression("^past-hard,")).size(), 9);
+    const auto first = csv.value(1).split(',');
+    QCOMPARE(first.value(1).toInt(), 1);
+    QVERIFY(first.value(2).toDouble() > 0);
+  }
+
+  void aBadRunFolderIsExplained() {
+    TrainingWindow w;
+    QVERIFY(!w.openRun(tmp_.filePath("nothing-here")));
+    QVERIFY(w.statusText().contains("nothing-here"));
+    QVERIFY(w.statusText().contains("metrics.jsonl"));
+  }
+};
+
+QTEST_MAIN(TrainingWindowTest)
+#include "test_training_window.moc"

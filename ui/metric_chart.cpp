@@ -1,0 +1,908 @@
+#include "ui/metric_chart.h"
+
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QGraphicsLayout>
+#include <QGraphicsLineItem>
+#include <QGraphicsScene>
+#include <QImage>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QRubberBand>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace fovea::ui {
+
+namespace {
+
+constexpr int kRedrawDelayMs = 100;
+constexpr double kMaxSmoothing = 0.999;
+constexpr int kMinDragPx = 6;       // a shorter rubber band drag is a click, not a zoom
+constexpr int kFaintAlpha = 60;     // raw curve under the smoothed one
+constexpr qreal kLinePenWidth = 1.6;
+const QSize kDefaultExportSize(800, 500);
+const QString kSeparator = QStringLiteral(" \u00B7 ");
+
+/// Data extent of a set of points.
+struct Bounds {
+  double min_x = std::numeric_limits<double>::infinity();
+  double max_x = -std::numeric_limits<double>::infinity();
+  double min_y = std::numeric_limits<double>::infinity();
+  double max_y = -std::numeric_limits<double>::infinity();
+
+  bool valid() const { return min_x <= max_x; }
+  void add(const QPointF& p) {
+    min_x = std::min(min_x, p.x());
+    max_x = std::max(max_x, p.x());
+    min_y = std::min(min_y, p.y());
+    max_y = std::max(max_y, p.y());
+  }
+  void unite(const Bounds& o) {
+    min_x = std::min(min_x, o.min_x);
+    max_x = std::max(max_x, o.max_x);
+    min_y = std::min(min_y, o.min_y);
+    max_y = std::max(max_y, o.max_y);
+  }
+};
+
+/// The x window and resolution a series was decimated for; a redraw redoes a series when it changes.
+struct Frame {
+  double x0 = 0, x1 = 0;
+  int buckets = 0;
+  bool operator==(const Frame& o) const { return x0 == o.x0 && x1 == o.x1 && buckets == o.buckets; }
+  bool operator!=(const Frame& o) const { return !(*this == o); }
+};
+
+bool lessX(const QPointF& a, const QPointF& b) { return a.x() < b.x(); }
+
+/// A point that can be drawn: finite, and positive on a log axis.
+bool isUsable(const QPointF& p, bool log_y) {
+  return std::isfinite(p.x()) && std::isfinite(p.y()) && (!log_y || p.y() > 0);
+}
+
+/// TensorBoard's smoothing, one value at a time: an EMA started at 0 and divided by (1 - w^n) so the
+/// start is not pulled towards 0. Values pass unchanged while all so far equal the first (TensorBoard
+/// leaves a constant curve as it is; the EMA would add rounding noise).
+struct Ema {
+  double weight = 0;
+  double last = 0;
+  double weight_pow = 1;
+  double first = 0;
+  bool started = false;
+  bool constant = true;
+
+  double next(double y) {
+    if (!started) first = y;
+    started = true;
+    constant = constant && y == first;
+    last = last * weight + (1 - weight) * y;
+    weight_pow *= weight;
+    return constant ? y : last / (1 - weight_pow);
+  }
+};
+
+/// The points of sorted `points` in [x0, x1] (plus the neighbour on each side, so the line reaches the
+/// edge), reduced to the min and max of each of `buckets` equal x slices, in x order, plus the first and
+/// last point so the curve starts and ends where the data does. Spikes survive. At most 2 * buckets + 4.
+QVector<QPointF> decimate(const QVector<QPointF>& points, double x0, double x1, int buckets) {
+  auto lo = std::lower_bound(points.cbegin(), points.cend(), QPointF(x0, 0), lessX);
+  auto hi = std::upper_bound(lo, points.cend(), QPointF(x1, 0), lessX);
+  if (lo != points.cbegin()) --lo;
+  if (hi != points.cend()) ++hi;
+  if (hi - lo <= 2 * buckets + 4) return QVector<QPointF>(lo, hi);
+
+  QVector<QPointF> out;
+  out.reserve(2 * buckets + 4);
+  const QPointF* last_out = nullptr;
+  auto push = [&](const QPointF* p) {
+    if (p == last_out) return;
+    out.append(*p);
+    last_out = p;
+  };
+  auto flush = [&](const QPointF* min_p, const QPointF* max_p) {
+    push(std::min(min_p, max_p));  // pointer order is x order
+    push(std::max(min_p, max_p));
+  };
+  const QPointF* first = &*lo;
+  const QPointF* last = &*(hi - 1);
+  push(first);
+  const double scale = x1 > x0 ? buckets / (x1 - x0) : 0.0;
+  int bucket = -1;
+  const QPointF* min_p = nullptr;
+  const QPointF* max_p = nullptr;
+  for (const QPointF* p = first + 1; p < last; ++p) {  // the ends (maybe outside [x0, x1]) are emitted as is
+    const int b = std::clamp(int((p->x() - x0) * scale), 0, buckets - 1);
+    if (b != bucket) {
+      if (min_p) flush(min_p, max_p);
+      bucket = b;
+      min_p = max_p = p;
+    } else if (p->y() < min_p->y()) {
+      min_p = p;
+    } else if (p->y() > max_p->y()) {
+      max_p = p;
+    }
+  }
+  if (min_p) flush(min_p, max_p);
+  push(last);
+  return out;
+}
+
+/// Index of the point of sorted `points` whose step is nearest to x (points must not be empty).
+int nearestIndex(const QVector<QPointF>& points, double x) {
+  const auto it = std::lower_bound(points.cbegin(), points.cend(), QPointF(x, 0), lessX);
+  if (it == points.cbegin()) return 0;
+  if (it == points.cend()) return int(points.size()) - 1;
+  const int i = int(it - points.cbegin());
+  return x - points[i - 1].x() <= points[i].x() - x ? i - 1 : i;
+}
+
+/// A round tick interval (1, 2 or 5 times a power of ten) giving about `ticks` ticks over span.
+double niceInterval(double span, int ticks) {
+  if (!(span > 0)) return 1;
+  const double raw = span / std::max(1, ticks);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double norm = raw / magnitude;
+  const double nice = norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10;
+  return nice * magnitude;
+}
+
+bool isIntegral(double v) { return std::abs(v) < 1e15 && v == std::round(v); }
+
+QString formatStep(double step) {
+  return isIntegral(step) ? QString::number(qint64(std::llround(step))) : QString::number(step, 'g', 6);
+}
+
+QString formatValue(double v) { return QString::number(v, 'g', 4); }
+
+/// Lossless and readable number for the CSV.
+QString csvNumber(double v) {
+  return isIntegral(v) ? QString::number(qint64(std::llround(v))) : QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+QString csvField(const QString& s) {
+  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
+  QString quoted = s;
+  quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
+  return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+QString writeError(const QString& path, const QString& reason) {
+  return QStringLiteral("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason);
+}
+
+void setPointSize(QFont& font, qreal points, bool bold) {
+  font.setPointSizeF(points);
+  font.setBold(bold);
+}
+
+void styleAxis(QAbstractAxis* axis, const QString& title) {
+  QFont labels = axis->labelsFont();
+  setPointSize(labels, 8, false);
+  axis->setLabelsFont(labels);
+  QFont title_font = axis->titleFont();
+  setPointSize(title_font, 8, false);
+  axis->setTitleFont(title_font);
+  axis->setTitleText(title);
+  axis->setMinorGridLineColor(QColor(0, 0, 0, 18));
+}
+
+/// One curve: its raw points, the drawable (and smoothed) version cached, and the two Qt Charts series
+/// drawing it. The cache grows in place while points arrive in step order and is rebuilt otherwise.
+struct Series {
+  QString key;
+  QString label;
+  QColor color;
+  bool dashed = false;
+  QVector<QPointF> raw;
+
+  int consumed = 0;           // raw points already looked at by the cache
+  QVector<QPointF> usable;    // finite (positive when log), sorted by step
+  QVector<QPointF> smoothed;  // empty when smoothing is 0
+  Bounds bounds;              // of usable (smoothed lies inside: the EMA is a weighted mean)
+  Ema ema;
+
+  QVector<QPointF> displayed;  // as last handed to `line`
+  bool dirty = true;
+  Frame frame;
+  QLineSeries* line = nullptr;   // smoothed (or raw), in the legend
+  QLineSeries* faint = nullptr;  // raw under the smoothed one, not in the legend
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+
+
+/// The chart view: rubber band zoom, double click resets, crosshair on hover, context menu.
+class MetricChart::View : public QChartView {
+ public:
+  View(QChart* chart, MetricChart* owner) : QChartView(chart, owner), owner_(owner) {
+    setRubberBand(QChartView::RectangleRubberBand);
+    setRenderHint(QPainter::Antialiasing);
+    setFrameShape(QFrame::NoFrame);
+    setMouseTracking(true);
+    viewport()->setMouseTracking(true);
+  }
+
+ protected:
+  void mousePressEvent(QMouseEvent* event) override {
+    if (event->button() == Qt::LeftButton) press_pos_ = event->position().toPoint();
+    QChartView::mousePressEvent(event);
+  }
+
+  void mouseMoveEvent(QMouseEvent* event) override {
+    QChartView::mouseMoveEvent(event);
+    owner_->onHover(event->position());
+  }
+
+  void mouseReleaseEvent(QMouseEvent* event) override {
+    if (event->button() == Qt::RightButton) {  // QChartView would zoom out; the context menu is ours
+      event->accept();
+      return;
+    }
+    const bool click = (event->position().toPoint() - press_pos_).manhattanLength() < kMinDragPx;
+    if (event->button() == Qt::LeftButton && click) {
+      if (auto* band = findChild<QRubberBand*>()) band->hide();
+      event->accept();
+      return;
+    }
+    QChartView::mouseReleaseEvent(event);
+  }
+
+  void mouseDoubleClickEvent(QMouseEvent* event) override {
+    if (event->button() != Qt::LeftButton) return QChartView::mouseDoubleClickEvent(event);
+    owner_->resetZoom();
+    event->accept();
+  }
+
+  void leaveEvent(QEvent* event) override {
+    owner_->onLeave();
+    QChartView::leaveEvent(event);
+  }
+
+  void contextMenuEvent(QContextMenuEvent* event) override {
+    owner_->showContextMenu(event->globalPos());
+    event->accept();
+  }
+
+ private:
+  MetricChart* owner_;
+  QPoint press_pos_;
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+struct MetricChart::Impl {
+  MetricChart* owner = nullptr;
+  QString title;
+  QString y_label;
+  QChart* chart = nullptr;  // owned by view
+  View* view = nullptr;
+  QValueAxis* x_axis = nullptr;
+  QValueAxis* y_linear = nullptr;
+  QLogValueAxis* y_log = nullptr;
+  QAbstractAxis* y_axis = nullptr;  // the one in use, the other is hidden
+  QGraphicsLineItem* crosshair = nullptr;
+  QLabel* readout = nullptr;
+  QTimer timer;
+  bool pending = false;  // a change not drawn yet (kept while the widget is hidden)
+  std::vector<std::unique_ptr<Series>> series;
+  double smoothing = 0;
+  bool log_y = false;
+  bool fitting = false;  // our own axis range changes are not zooms
+  double last_redraw_ms = 0;
+  QString last_hover;
+  QPointF hover_pos;  // view coordinates of the crosshair, while `hovering`
+  bool hovering = false;
+
+  Series* find(const QString& key) const {
+    for (const auto& s : series)
+      if (s->key == key) return s.get();
+    return nullptr;
+  }
+
+  void resetCache(Series& s) const {
+    s.consumed = 0;
+    s.usable.clear();
+    s.smoothed.clear();
+    s.bounds = Bounds();
+    s.ema = Ema{smoothing};
+    s.dirty = true;
+  }
+
+  void invalidateAll() {
+    for (auto& s : series) resetCache(*s);
+  }
+
+  void addUsable(Series& s, const QPointF& p) const {
+    s.usable.append(p);
+    s.bounds.add(p);
+    if (smoothing > 0) s.smoothed.append(QPointF(p.x(), s.ema.next(p.y())));
+  }
+
+  /// Points that arrived out of step order: sort them all and start over.
+  void rebuildSorted(Series& s) const {
+    resetCache(s);
+    QVector<QPointF> sorted;
+    sorted.reserve(s.raw.size());
+    for (const QPointF& p : s.raw)
+      if (isUsable(p, log_y)) sorted.append(p);
+    std::stable_sort(sorted.begin(), sorted.end(), lessX);
+    for (const QPointF& p : sorted) addUsable(s, p);
+    s.consumed = int(s.raw.size());
+  }
+
+  /// The curve drawn bold (smoothed when smoothing is on), brought up to date with the raw points.
+  const QVector<QPointF>& curve(Series& s) const {
+    for (; s.consumed < s.raw.size(); ++s.consumed) {
+      const QPointF& p = s.raw[s.consumed];
+      if (!isUsable(p, log_y)) continue;
+      if (!s.usable.isEmpty() && p.x() < s.usable.back().x()) {
+        rebuildSorted(s);
+        break;
+      }
+      addUsable(s, p);
+    }
+    return smoothing > 0 ? s.smoothed : s.usable;
+  }
+
+  Bounds dataBounds() const {
+    Bounds all;
+    for (const auto& s : series) {
+      curve(*s);
+      if (s->bounds.valid()) all.unite(s->bounds);
+    }
+    return all;
+  }
+
+  int bucketCount() const {
+    const int width = int(chart->plotArea().width());
+    return width >= 50 ? width : kDefaultExportSize.width() - 80;  // not laid out yet
+  }
+
+  void applyStyle(Series& s) const {
+    s.line->setName(s.label);
+    QPen pen(s.color, kLinePenWidth, s.dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+    s.line->setPen(pen);
+    QColor faint = s.color;
+    faint.setAlpha(kFaintAlpha);
+    s.faint->setPen(QPen(faint, 1.0));
+  }
+
+  void attachAxes(QLineSeries* line) const {
+    line->attachAxis(x_axis);
+    line->attachAxis(y_axis);
+  }
+
+  void draw(Series& s, const Frame& frame) {
+    const QVector<QPointF>& points = curve(s);
+    s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
+    s.line->replace(s.displayed);
+    if (smoothing > 0)
+      s.faint->replace(decimate(s.usable, frame.x0, frame.x1, frame.buckets));
+    else if (s.faint->count() > 0)
+      s.faint->clear();
+    s.frame = frame;
+    s.dirty = false;
+  }
+
+  void redraw() {
+    timer.stop();
+    pending = false;
+    QElapsedTimer clock;
+    clock.start();
+    const bool zoomed = chart->isZoomed();
+    const Bounds all = dataBounds();
+    Frame frame{all.min_x, all.max_x, bucketCount()};
+    if (zoomed) frame = Frame{x_axis->min(), x_axis->max(), frame.buckets};
+    for (auto& s : series)
+      if (s->dirty || s->frame != frame) draw(*s, frame);
+    if (!zoomed) fitAxes(all);
+    updateTicks();
+    if (hovering) owner->onHover(hover_pos);  // the data or the axes under the crosshair moved
+    last_redraw_ms = clock.nsecsElapsed() / 1e6;
+  }
+
+  void fitAxes(const Bounds& b) {
+    fitting = true;
+    if (!b.valid()) {
+      x_axis->setRange(0, 1);
+      y_axis->setRange(log_y ? 1 : 0, log_y ? 10 : 1);
+    } else {
+      fitX(b.min_x, b.max_x);
+      log_y ? fitLogY(b.min_y, b.max_y) : fitLinearY(b.min_y, b.max_y);
+    }
+    fitting = false;
+  }
+
+  void fitX(double lo, double hi) {
+    const double pad = hi > lo ? 0.01 * (hi - lo) : 1;
+    const double min = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;  // steps >= 0 keep the axis >= 0
+    x_axis->setRange(min, hi + pad);
+  }
+
+  void fitLinearY(double lo, double hi) {
+    const double pad = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.1 * std::abs(lo) : 1);
+    y_linear->setRange(lo - pad, hi + pad);
+  }
+
+  /// Log range with a 5% margin. QLogValueAxis labels only powers of its base: base 10 from two decades
+  /// on, base 2 below (0.25, 0.5, 1, 2, 4), and the range widened to hold at least one such power.
+  void fitLogY(double lo_value, double hi_value) {
+    double lo = std::log10(lo_value);
+    double hi = std::log10(hi_value);
+    const double pad = hi > lo ? 0.05 * (hi - lo) : 0.1;
+    lo -= pad;
+    hi += pad;
+    const double base = hi - lo >= 2 ? 10 : 2;
+    if (y_log->base() != base) {
+      y_log->setBase(base);
+      y_log->setMinorTickCount(base == 10 ? 8 : 0);
+    }
+    lo /= std::log10(base);  // now in powers of base
+    hi /= std::log10(base);
+    if (std::floor(hi) < std::ceil(lo)) {
+      if (lo - std::floor(lo) < std::ceil(hi) - hi) lo = std::floor(lo);
+      else hi = std::ceil(hi);
+    }
+    y_log->setRange(std::pow(base, lo), std::pow(base, hi));
+  }
+
+  void updateTicks() {
+    const QRectF plot = chart->plotArea();
+    const double x_step = niceInterval(x_axis->max() - x_axis->min(), std::max(2, int(plot.width() / 90)));
+    x_axis->setTickInterval(x_step);
+    x_axis->setLabelFormat(x_step >= 1 ? QStringLiteral("%.0f") : QStringLiteral("%g"));
+    const double y_step = niceInterval(y_linear->max() - y_linear->min(), std::max(2, int(plot.height() / 45)));
+    y_linear->setTickInterval(y_step);
+  }
+
+  /// Ticks at round multiples of an interval chosen for the range. The interval follows minChanged /
+  /// maxChanged, which Qt Charts emits before it lays the axis out for the new range: set after that
+  /// (on rangeChanged), a zoom-out would first lay out one tick per old interval, possibly millions.
+  void useDynamicTicks(QValueAxis* axis) {
+    axis->setTickInterval(1);
+    axis->setTickAnchor(0);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    QObject::connect(axis, &QValueAxis::minChanged, owner, [this] { updateTicks(); });
+    QObject::connect(axis, &QValueAxis::maxChanged, owner, [this] { updateTicks(); });
+  }
+
+  /// Both y axes stay in the chart and the series move between them: removing an axis from a QChart
+  /// leaves its grid and labels on screen until a deferred delete runs.
+  void createYAxes() {
+    y_linear = new QValueAxis;
+    useDynamicTicks(y_linear);
+    y_linear->setLabelFormat(QStringLiteral("%g"));
+    y_log = new QLogValueAxis;
+    y_log->setBase(10);
+    y_log->setLabelFormat(QStringLiteral("%g"));
+    y_log->setMinorTickCount(8);
+    y_log->setRange(1, 10);
+    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(y_linear), static_cast<QAbstractAxis*>(y_log)}) {
+      styleAxis(axis, y_label);
+      chart->addAxis(axis, Qt::AlignLeft);
+    }
+    y_log->setVisible(false);
+    y_axis = y_linear;
+  }
+
+  void useYAxis(QAbstractAxis* axis) {
+    if (axis == y_axis) return;
+    for (auto& s : series) {
+      for (QLineSeries* line : {s->faint, s->line}) {
+        line->detachAxis(y_axis);
+        line->attachAxis(axis);
+      }
+    }
+    y_axis->setVisible(false);
+    axis->setVisible(true);
+    y_axis = axis;
+  }
+
+  QString readoutText(double step) const {
+    struct Hit {
+      const Series* series;
+      QPointF point;
+    };
+    std::vector<Hit> hits;
+    double header = step;
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& s : series) {
+      const QVector<QPointF>& points = curve(*s);
+      if (points.isEmpty()) continue;
+      const QPointF p = points[nearestIndex(points, step)];
+      hits.push_back({s.get(), p});
+      if (std::abs(p.x() - step) < best) {
+        best = std::abs(p.x() - step);
+        header = p.x();
+      }
+    }
+    QString text = QStringLiteral("step ") + formatStep(header);
+    for (const Hit& hit : hits) {
+      text += kSeparator + hit.series->label + QStringLiteral(": ") + formatValue(hit.point.y());
+      if (hit.point.x() != header) text += QStringLiteral(" @") + formatStep(hit.point.x());
+    }
+    return text;
+  }
+
+  /// Size exports are rendered at: the widget's when it has one, else 800x500.
+  QSize exportSize() const {
+    const bool sized = owner->isVisible() || owner->testAttribute(Qt::WA_Resized);
+    return sized && !owner->size().isEmpty() ? owner->size() : kDefaultExportSize;
+  }
+
+  /// Paints the chart (axes, legend, curves; no crosshair) at `size` into painter.
+  void render(QPainter& painter, const QSize& size) {
+    if (chart->size().toSize() != size) {  // hidden widget: lay the chart out at the export size
+      chart->resize(size);
+      if (chart->layout()) chart->layout()->activate();
+    }
+    redraw();  // pending points, and decimation for this plot width
+    const bool crosshair_shown = crosshair->isVisible();
+    crosshair->hide();
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    chart->scene()->render(&painter, QRectF(QPointF(0, 0), size), chart->mapRectToScene(QRectF(QPointF(0, 0), size)));
+    crosshair->setVisible(crosshair_shown);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* parent)
+    : QWidget(parent), d_(std::make_unique<Impl>()) {
+  d_->owner = this;
+  d_->title = title;
+  d_->y_label = y_label;
+
+  auto* chart = new QChart;
+  chart->setTheme(QChart::ChartThemeLight);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setTitle(title);
+  QFont title_font = chart->titleFont();
+  setPointSize(title_font, 10, true);
+  chart->setTitleFont(title_font);
+  QLegend* legend = chart->legend();
+  legend->setVisible(true);
+  legend->setAlignment(Qt::AlignBottom);
+  legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  QFont legend_font = legend->font();
+  setPointSize(legend_font, 8, false);
+  legend->setFont(legend_font);
+  d_->chart = chart;
+
+  d_->x_axis = new QValueAxis;
+  d_->useDynamicTicks(d_->x_axis);
+  styleAxis(d_->x_axis, tr("step"));
+  chart->addAxis(d_->x_axis, Qt::AlignBottom);
+  connect(d_->x_axis, &QValueAxis::rangeChanged, this, [this] {
+    if (!d_->fitting) scheduleRedraw();  // a zoom: decimate the new window
+  });
+  d_->createYAxes();
+  d_->fitAxes(Bounds());
+
+  d_->view = new View(chart, this);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(d_->view);
+
+  d_->crosshair = new QGraphicsLineItem;
+  d_->crosshair->setPen(QPen(QColor(0, 0, 0, 110), 1, Qt::DashLine));
+  d_->crosshair->setZValue(1e6);
+  d_->crosshair->hide();
+  chart->scene()->addItem(d_->crosshair);
+
+  d_->readout = new QLabel(d_->view->viewport());
+  d_->readout->setAttribute(Qt::WA_TransparentForMouseEvents);
+  d_->readout->setStyleSheet(QStringLiteral(
+      "QLabel { background: rgba(255,255,255,215); border: 1px solid rgba(0,0,0,50); border-radius: 3px;"
+      " padding: 1px 4px; color: #202020; font-size: 8pt; }"));
+  d_->readout->ensurePolished();
+  d_->readout->hide();
+
+  d_->timer.setSingleShot(true);
+  d_->timer.setInterval(kRedrawDelayMs);
+  connect(&d_->timer, &QTimer::timeout, this, [this] {
+    if (isVisible()) d_->redraw();  // hidden charts (other tabs) catch up in showEvent
+  });
+  connect(chart, &QChart::plotAreaChanged, this, [this] {
+    d_->updateTicks();
+    scheduleRedraw();
+  });
+}
+
+MetricChart::~MetricChart() {
+  // The chart goes before d_ so no signal of its teardown reaches a half-destroyed Impl.
+  d_->timer.stop();
+  d_->x_axis->disconnect(this);
+  d_->y_linear->disconnect(this);
+  d_->chart->disconnect(this);
+  delete d_->view;
+}
+
+void MetricChart::scheduleRedraw() {
+  d_->pending = true;
+  if (!d_->timer.isActive()) d_->timer.start();  // never restarted: a steady stream still redraws
+}
+
+void MetricChart::redrawNow() {
+  if (d_->pending) d_->redraw();
+}
+
+double MetricChart::lastRedrawMs() const { return d_->last_redraw_ms; }
+
+void MetricChart::addSeries(const QString& key, const QString& label, const QColor& color, bool dashed) {
+  Series* s = d_->find(key);
+  if (!s) {
+    auto created = std::make_unique<Series>();
+    created->key = key;
+    created->faint = new QLineSeries;
+    created->line = new QLineSeries;
+    d_->chart->addSeries(created->faint);  // first, so it lies under the bold curve
+    d_->chart->addSeries(created->line);
+    d_->attachAxes(created->faint);
+    d_->attachAxes(created->line);
+    for (QLegendMarker* marker : d_->chart->legend()->markers(created->faint)) marker->setVisible(false);
+    s = created.get();
+    d_->series.push_back(std::move(created));
+  }
+  s->label = label;
+  s->color = color;
+  s->dashed = dashed;
+  d_->applyStyle(*s);
+  scheduleRedraw();
+}
+
+void MetricChart::removeSeries(const QString& key) {
+  auto it = std::find_if(d_->series.begin(), d_->series.end(), [&](const auto& s) { return s->key == key; });
+  if (it == d_->series.end()) return;
+  for (QLineSeries* line : {(*it)->line, (*it)->faint}) {
+    d_->chart->removeSeries(line);  // gives the ownership back
+    delete line;
+  }
+  d_->series.erase(it);
+  scheduleRedraw();
+}
+
+void MetricChart::clear() {
+  while (!d_->series.empty()) removeSeries(d_->series.front()->key);
+}
+
+bool MetricChart::hasSeries(const QString& key) const { return d_->find(key) != nullptr; }
+
+QStringList MetricChart::seriesKeys() const {
+  QStringList keys;
+  for (const auto& s : d_->series) keys.append(s->key);
+  return keys;
+}
+
+void MetricChart::append(const QString& key, double step, double value) {
+  Series* s = d_->find(key);
+  if (!s) {
+    qWarning("MetricChart::append: no series '%s' in '%s'", qPrintable(key), qPrintable(d_->title));
+    return;
+  }
+  s->raw.append(QPointF(step, value));  // the cache catches up at the next redraw
+  s->dirty = true;
+  scheduleRedraw();
+}
+
+void MetricChart::setPoints(const QString& key, const QVector<QPointF>& points) {
+  Series* s = d_->find(key);
+  if (!s) {
+    qWarning("MetricChart::setPoints: no series '%s' in '%s'", qPrintable(key), qPrintable(d_->title));
+    return;
+  }
+  s->raw = points;
+  d_->resetCache(*s);
+  scheduleRedraw();
+}
+
+int MetricChart::pointCount(const QString& key) const {
+  const Series* s = d_->find(key);
+  return s ? int(s->raw.size()) : 0;
+}
+
+QVector<QPointF> MetricChart::rawPoints(const QString& key) const {
+  const Series* s = d_->find(key);
+  return s ? s->raw : QVector<QPointF>();
+}
+
+QVector<QPointF> MetricChart::displayedPoints(const QString& key) const {
+  const Series* s = d_->find(key);
+  return s ? s->displayed : QVector<QPointF>();
+}
+
+void MetricChart::setSmoothing(double weight) {
+  weight = std::isfinite(weight) ? std::clamp(weight, 0.0, kMaxSmoothing) : 0.0;
+  if (weight == d_->smoothing) return;
+  d_->smoothing = weight;
+  d_->invalidateAll();
+  scheduleRedraw();
+}
+
+double MetricChart::smoothing() const { return d_->smoothing; }
+
+void MetricChart::setLogScale(bool on) {
+  if (on == d_->log_y) return;
+  d_->chart->zoomReset();
+  d_->log_y = on;
+  d_->useYAxis(on ? static_cast<QAbstractAxis*>(d_->y_log) : d_->y_linear);
+  d_->invalidateAll();
+  scheduleRedraw();
+}
+
+bool MetricChart::logScale() const { return d_->log_y; }
+
+void MetricChart::resetZoom() {
+  d_->chart->zoomReset();
+  d_->redraw();
+}
+
+bool MetricChart::isZoomed() const { return d_->chart->isZoomed(); }
+
+QString MetricChart::readoutAt(double step) const { return d_->readoutText(step); }
+
+QString MetricChart::title() const { return d_->title; }
+
+void MetricChart::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (d_->pending) d_->timer.start(0);  // once the layout has settled
+}
+
+void MetricChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  onLeave();
+}
+
+// --- hover --------------------------------------------------------------------------------------------
+
+void MetricChart::onHover(const QPointF& view_pos) {
+  const QPointF chart_pos = d_->chart->mapFromScene(d_->view->mapToScene(view_pos.toPoint()));
+  const QRectF plot = d_->chart->plotArea();
+  if (d_->series.empty() || !plot.contains(chart_pos) || plot.width() <= 0) return onLeave();
+
+  d_->hover_pos = view_pos;
+  d_->hovering = true;
+  const double fraction = (chart_pos.x() - plot.left()) / plot.width();
+  const double step = d_->x_axis->min() + fraction * (d_->x_axis->max() - d_->x_axis->min());
+  const QPointF top = d_->chart->mapToScene(QPointF(chart_pos.x(), plot.top()));
+  const QPointF bottom = d_->chart->mapToScene(QPointF(chart_pos.x(), plot.bottom()));
+  d_->crosshair->setLine(QLineF(top, bottom));
+  d_->crosshair->show();
+
+  const QString text = readoutAt(step);
+  QLabel* label = d_->readout;
+  label->setText(label->fontMetrics().elidedText(text, Qt::ElideRight, std::max(40, int(plot.width()) - 20)));
+  label->adjustSize();
+  label->move(d_->view->mapFromScene(d_->chart->mapToScene(plot.topLeft())) + QPoint(6, 4));
+  label->show();
+  if (text != d_->last_hover) {
+    d_->last_hover = text;
+    Q_EMIT hovered(text);
+  }
+}
+
+void MetricChart::onLeave() {
+  d_->hovering = false;
+  d_->crosshair->hide();
+  d_->readout->ensurePolished();
+  d_->readout->hide();
+  if (!d_->last_hover.isEmpty()) {
+    d_->last_hover.clear();
+    Q_EMIT hovered(QString());
+  }
+}
+
+// --- context menu ---------------------------------------------------------------------------------------
+
+void MetricChart::showContextMenu(const QPoint& global_pos) {
+  QMenu menu(this);
+  QAction* reset = menu.addAction(tr("Reset Zoom"), this, &MetricChart::resetZoom);
+  reset->setEnabled(isZoomed());
+  menu.addSeparator();
+  menu.addAction(tr("Export PNG…"), this, [this] { exportWithDialog(QStringLiteral("png")); });
+  menu.addAction(tr("Export SVG…"), this, [this] { exportWithDialog(QStringLiteral("svg")); });
+  menu.addAction(tr("Export CSV…"), this, [this] { exportWithDialog(QStringLiteral("csv")); });
+  menu.exec(global_pos);
+}
+
+void MetricChart::exportWithDialog(const QString& kind) {
+  QString base = d_->title.toLower();
+  base.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+  if (base.isEmpty() || base == QLatin1String("-")) base = QStringLiteral("chart");
+  const QString filter = kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')');
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), base + QLatin1Char('.') + kind, filter);
+  if (path.isEmpty()) return;
+  QString error;
+  const bool ok = kind == QLatin1String("png")   ? exportPng(path, &error)
+                  : kind == QLatin1String("svg") ? exportSvg(path, &error)
+                                                 : exportCsv(path, &error);
+  if (!ok) QMessageBox::warning(this, tr("Export Chart"), error);
+}
+
+// --- export ---------------------------------------------------------------------------------------------
+
+bool MetricChart::exportPng(const QString& path, QString* error) const {
+  const QSize size = d_->exportSize();
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::white);
+  {
+    QPainter painter(&image);
+    d_->render(painter, size);
+  }
+  QSaveFile file(path);
+  const bool ok = file.open(QIODevice::WriteOnly) && image.save(&file, "PNG") && file.commit();
+  if (!ok && error) *error = writeError(path, file.errorString());
+  return ok;
+}
+
+bool MetricChart::exportSvg(const QString& path, QString* error) const {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    if (error) *error = writeError(path, file.errorString());
+    return false;
+  }
+  const QSize size = d_->exportSize();
+  QSvgGenerator svg;
+  svg.setOutputDevice(&file);
+  svg.setSize(size);
+  svg.setViewBox(QRect(QPoint(0, 0), size));
+  svg.setTitle(d_->title);
+  {
+    QPainter painter(&svg);
+    d_->render(painter, size);
+  }
+  const bool ok = file.commit();
+  if (!ok && error) *error = writeError(path, file.errorString());
+  return ok;
+}
+
+bool MetricChart::exportCsv(const QString& path, QString* error) const {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    if (error) *error = writeError(path, file.errorString());
+    return false;
+  }
+  QByteArray out = "series,step,value\n";
+  for (const auto& s : d_->series) {
+    const QByteArray name = csvField(s->label).toUtf8();
+    for (const QPointF& p : s->raw) {
+      out += name;
+      out += ',';
+      out += csvNumber(p.x()).toLatin1();
+      out += ',';
+      out += csvNumber(p.y()).toLatin1();
+      out += '\n';
+    }
+  }
+  const bool ok = file.write(out) == out.size() && file.commit();
+  if (!ok && error) *error = writeError(path, file.errorString());
+  return ok;
+}
+
+}  // namespace fovea::ui

@@ -1,0 +1,91 @@
+#pragma once
+/// A line chart of training metrics against the training step: one curve per series (a metric of
+/// one run), several runs overlaid. The only place that touches Qt Charts (deprecated from Qt 6.10):
+/// callers see this API and never a Qt Charts type. Points are kept raw; what is drawn is smoothed
+/// (TensorBoard's debiased EMA) and min/max-decimated to about 2 points per pixel, redrawn at most
+/// every ~100 ms, so live curves with 100k+ points stay cheap. Rubber-band zoom (double click
+/// resets), a crosshair with a read-out, and PNG/SVG/CSV export (also from the right-click menu).
+#include <QColor>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+#include <memory>
+
+namespace fovea::ui {
+
+class MetricChart : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MetricChart(const QString& title, const QString& y_label, QWidget* parent = nullptr);
+  ~MetricChart() override;
+
+  /// Adds (or finds) a curve. key is unique within the chart; label goes into the legend.
+  /// For an existing key the points are kept and label, color and dash are updated.
+  void addSeries(const QString& key, const QString& label, const QColor& color, bool dashed = false);
+  void removeSeries(const QString& key);
+  void clear();  ///< removes every series
+  bool hasSeries(const QString& key) const;
+  QStringList seriesKeys() const;  ///< in the order they were added
+
+  void append(const QString& key, double step, double value);          ///< live point (key must exist)
+  void setPoints(const QString& key, const QVector<QPointF>& points);  ///< replace all (past runs)
+  int pointCount(const QString& key) const;                            ///< raw points stored (not decimated)
+  QVector<QPointF> rawPoints(const QString& key) const;
+  /// After smoothing + decimation, as drawn by the last redraw (see redrawNow()).
+  QVector<QPointF> displayedPoints(const QString& key) const;
+
+  /// EMA smoothing as in TensorBoard: s_t = w*s_{t-1} + (1-w)*x_t with TensorBoard's debiasing, w in
+  /// [0, 0.999]. 0 = raw. When > 0 the raw curve is also drawn, faint.
+  void setSmoothing(double weight);
+  double smoothing() const;
+  void setLogScale(bool on);  ///< log10 y axis; non-positive values are skipped when on
+  bool logScale() const;
+  void resetZoom();
+  bool isZoomed() const;
+  /// Redraws now if a change is pending. Normally a ~100 ms single-shot timer does it, and only while the
+  /// widget is visible: a hidden chart (another tab) draws when shown.
+  void redrawNow();
+  /// Milliseconds the last redraw took (smoothing + decimation + handing the points to the chart).
+  double lastRedrawMs() const;
+
+  /// The crosshair read-out text for a step (nearest point of every series):
+  /// "step 120 · run-a NLL: 1.234 · run-b NLL: 1.301 @100". The header step is the data step nearest to
+  /// `step` over all series; "@s" marks a series whose own nearest point is at another step. Values are
+  /// the smoothed ones when smoothing is on.
+  QString readoutAt(double step) const;
+
+  bool exportPng(const QString& path, QString* error = nullptr) const;  ///< chart with axes and legend
+  bool exportSvg(const QString& path, QString* error = nullptr) const;  ///< via QSvgGenerator (Qt6::Svg)
+  /// CSV of the raw data: header "series,step,value", one row per raw point, series = label. Written to a
+  /// temporary file then renamed (QSaveFile).
+  bool exportCsv(const QString& path, QString* error = nullptr) const;
+
+  QString title() const;
+
+  QSize minimumSizeHint() const override { return {320, 220}; }
+  QSize sizeHint() const override { return {520, 320}; }
+
+ Q_SIGNALS:
+  void hovered(const QString& readout);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  struct Impl;
+  class View;
+
+  void scheduleRedraw();
+  void onHover(const QPointF& view_pos);
+  void onLeave();
+  void showContextMenu(const QPoint& global_pos);
+  void exportWithDialog(const QString& kind);
+
+  std::unique_ptr<Impl> d_;
+};
+
+}  // namespace fovea::ui

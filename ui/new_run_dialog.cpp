@@ -1,0 +1,373 @@
+#include "ui/new_run_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/run_log.h"
+
+namespace fovea::ui {
+
+namespace {
+
+/// The accessor lambdas below read better with a short name.
+using Config = fovea::TrainConfig;
+
+std::string widths_text(const std::vector<std::int64_t>& widths) {
+  std::string s;
+  for (auto w : widths) s += (s.empty() ? "" : " ") + std::to_string(w);
+  return s;
+}
+
+std::vector<std::int64_t> parse_widths(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::int64_t> widths;
+  std::string word;
+  while (in >> word) {
+    std::size_t used = 0;
+    long long w = 0;
+    try {
+      w = std::stoll(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != word.size() || w <= 0) throw std::invalid_argument("encoder widths: '" + word + "' is not a positive whole number");
+    widths.push_back(w);
+  }
+  if (widths.empty()) throw std::invalid_argument("encoder widths: give at least one width");
+  return widths;
+}
+
+}  // namespace
+
+NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
+    : QDialog(parent), runs_root_(runs_root), tabs_(new QTabWidget), error_(new QLabel) {
+  setWindowTitle(tr("New training run"));
+  base_ = fovea::recommended_train_config();
+  base_.threads = 0;
+  error_->setStyleSheet("color: #b00020");
+  error_->setWordWrap(true);
+  error_->hide();
+
+  auto* recommended = new QPushButton(tr("Recommended recipe"));
+  recommended->setToolTip(tr("The shipped recipe: attention supervision, auxiliary loss, learned h0/c0"));
+  auto* paper = new QPushButton(tr("Paper's objective"));
+  paper->setToolTip(tr("Xu et al. 2015 exactly: no auxiliary loss, no attention supervision, h0/c0 from the mean "
+                       "annotation, penalty summed over cells"));
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
+  buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
+  auto* presets = new QHBoxLayout;
+  presets->addWidget(new QLabel(tr("Start from:")));
+  presets->addWidget(recommended);
+  presets->addWidget(paper);
+  presets->addStretch();
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(presets);
+  layout->addWidget(tabs_, 1);
+  layout->addWidget(error_);
+  layout->addWidget(buttons);
+  buildPages();
+  setConfig(base_);
+  suggestOutputFolder();
+
+  connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(recommended, &QPushButton::clicked, this, [this] {
+    auto c = config();
+    const auto keep = c;
+    c = fovea::recommended_train_config();
+    c.out_dir = keep.out_dir;
+    c.model.attention = keep.model.attention;
+    setConfig(c);
+  });
+  connect(paper, &QPushButton::clicked, this, [this] {
+    auto c = config();
+    fovea::apply_paper_objective(c);
+    setConfig(c);
+  });
+  resize(760, 620);
+}
+
+QWidget* NewRunDialog::addPage(const QString& title) {
+  auto* page = new QWidget;
+  auto* grid = new QGridLayout(page);
+  grid->setColumnStretch(2, 1);
+  grid->setVerticalSpacing(6);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(page);
+  scroll->setFrameShape(QFrame::NoFrame);
+  tabs_->addTab(scroll, title);
+  return page;
+}
+
+void NewRunDialog::addRow(QWidget* page, const QString& label, const QString& explanation, Setting setting) {
+  auto* grid = static_cast<QGridLayout*>(page->layout());
+  const int row = grid->rowCount();
+  auto* name = new QLabel(label);
+  name->setBuddy(setting.editor);
+  auto* help = new QLabel(explanation);
+  help->setStyleSheet("color: gray");
+  help->setWordWrap(true);
+  setting.editor->setObjectName(setting.name);
+  setting.editor->setToolTip(explanation);
+  grid->addWidget(name, row, 0);
+  grid->addWidget(setting.editor, row, 1);
+  grid->addWidget(help, row, 2);
+  settings_ << setting;
+}
+
+void NewRunDialog::addInt(QWidget* page, const QString& name, const QString& label, const QString& explanation,
+                          int lo, int hi, std::function<std::int64_t(const Config&)> get,
+                          std::function<void(Config&, std::int64_t)> set) {
+  auto* box = new QSpinBox;
+  box->setRange(lo, hi);
+  box->setMinimumWidth(110);
+  addRow(page, label, explanation,
+         {name, box, [box, set](Config& c) { set(c, box->value()); }, [box, get](const Config& c) { box->setValue(int(get(c))); }});
+}
+
+void NewRunDialog::addReal(QWidget* page, const QString& name, const QString& label, const QString& explanation,
+                           double lo, double hi, int decimals, std::function<double(const Config&)> get,
+                           std::function<void(Config&, double)> set) {
+  auto* box = new QDoubleSpinBox;
+  box->setRange(lo, hi);
+  box->setDecimals(decimals);
+  box->setSingleStep(std::pow(10.0, -std::min(decimals, 2)));
+  box->setMinimumWidth(110);
+  addRow(page, label, explanation,
+         {name, box, [box, set](Config& c) { set(c, box->value()); }, [box, get](const Config& c) { box->setValue(get(c)); }});
+}
+
+void NewRunDialog::addFlag(QWidget* page, const QString& name, const QString& label, const QString& explanation,
+                           std::function<bool(const Config&)> get, std::function<void(Config&, bool)> set) {
+  auto* box = new QCheckBox;
+  addRow(page, label, explanation,
+         {name, box, [box, set](Config& c) { set(c, box->isChecked()); }, [box, get](const Config& c) { box->setChecked(get(c)); }});
+}
+
+void NewRunDialog::addChoice(QWidget* page, const QString& name, const QString& label, const QString& explanation,
+                             const QStringList& choices, std::function<std::string(const Config&)> get,
+                             std::function<void(Config&, const std::string&)> set) {
+  auto* box = new QComboBox;
+  box->addItems(choices);
+  addRow(page, label, explanation,
+         {name, box, [box, set](Config& c) { set(c, box->currentText().toStdString()); },
+          [box, get](const Config& c) { box->setCurrentText(QString::fromStdString(get(c))); }});
+}
+
+void NewRunDialog::addText(QWidget* page, const QString& name, const QString& label, const QString& explanation,
+                           std::function<std::string(const Config&)> get,
+                           std::function<void(Config&, const std::string&)> set) {
+  auto* edit = new QLineEdit;
+  addRow(page, label, explanation,
+         {name, edit, [edit, set](Config& c) { set(c, edit->text().trimmed().toStdString()); },
+          [edit, get](const Config& c) { edit->setText(QString::fromStdString(get(c))); }});
+}
+
+void NewRunDialog::buildPages() {
+  auto* run = addPage(tr("Run"));
+  addText(run, "out", tr("Output folder"), tr("Run folder for metrics.jsonl, samples, checkpoints and the model card (must be new)"),
+          [](const Config& c) { return c.out_dir; }, [](Config& c, const std::string& v) { c.out_dir = v; });
+  {
+    auto* browse = new QPushButton(tr("Browse…"));
+    auto* grid = static_cast<QGridLayout*>(run->layout());
+    grid->addWidget(browse, grid->rowCount(), 1);
+    connect(browse, &QPushButton::clicked, this, [this] {
+      const auto dir = QFileDialog::getExistingDirectory(this, tr("Folder to hold the new run"), runs_root_);
+      if (!dir.isEmpty()) setValue("out", QDir(dir).filePath(QFileInfo(value("out").toString()).fileName()));
+    });
+  }
+  addChoice(run, "attention", tr("Attention"), tr("soft: deterministic, trained by backprop; hard: stochastic glimpses, trained with REINFORCE"),
+            {"soft", "hard"}, [](const Config& c) { return to_string(c.model.attention); },
+            [](Config& c, const std::string& v) { c.model.attention = fovea::parse_attention(v); });
+  addChoice(run, "dataset", tr("Dataset"),
+            tr("fashion-scenes: built-in scenes of Fashion-MNIST items with object boxes (grounding is scored on them)"),
+            {"fashion-scenes"}, [](const Config& c) { return c.dataset; }, [](Config& c, const std::string& v) { c.dataset = v; });
+  addText(run, "init-from", tr("Initialise from"), tr("Start from this checkpoint's weights (e.g. a hard model from a soft one); empty: from scratch"),
+          [](const Config& c) { return c.init_from; }, [](Config& c, const std::string& v) { c.init_from = v; });
+  addChoice(run, "device", tr("Device"), tr("auto picks CUDA when LibTorch has it, else the CPU"), {"auto", "cpu", "cuda"},
+            [](const Config& c) { return c.device; }, [](Config& c, const std::string& v) { c.device = v; });
+  addInt(run, "threads", tr("CPU threads"), tr("0: one per core"), 0, 256, [](const Config& c) { return c.threads; },
+         [](Config& c, std::int64_t v) { c.threads = int(v); });
+  addInt(run, "seed", tr("Seed"), tr("Seed of weights, batch order and sampling"), 0, 1 << 30,
+         [](const Config& c) { return std::int64_t(c.seed); }, [](Config& c, std::int64_t v) { c.seed = std::uint64_t(v); });
+  addInt(run, "log-every", tr("Log every"), tr("Steps between metrics.jsonl records (dashboard points)"), 1, 100000,
+         [](const Config& c) { return c.log_every; }, [](Config& c, std::int64_t v) { c.log_every = v; });
+  addInt(run, "checkpoint-every", tr("Checkpoint every"), tr("Steps between checkpoints (a crash loses at most this many)"), 1, 1000000,
+         [](const Config& c) { return c.checkpoint_every; }, [](Config& c, std::int64_t v) { c.checkpoint_every = v; });
+  addInt(run, "sample-every", tr("Snapshot every"), tr("Steps between caption + α snapshots of fixed validation images (0: off)"), 0, 1000000,
+         [](const Config& c) { return c.sample_every; }, [](Config& c, std::int64_t v) { c.sample_every = v; });
+  addInt(run, "samples", tr("Snapshot images"), tr("Validation images in those snapshots"), 0, 16,
+         [](const Config& c) { return c.sample_count; }, [](Config& c, std::int64_t v) { c.sample_count = v; });
+
+  auto* model = addPage(tr("Model"));
+  addInt(model, "image-size", tr("Image size"), tr("Input side in pixels (multiple of 8); the annotation grid is size/8"), 16, 1024,
+         [](const Config& c) { return c.model.image_size; }, [](Config& c, std::int64_t v) { c.model.image_size = v; });
+  addText(model, "encoder-widths", tr("Encoder widths"), tr("Channels of the built-in CNN's blocks; the first three halve the resolution"),
+          [](const Config& c) { return widths_text(c.model.encoder_widths); },
+          [](Config& c, const std::string& v) { c.model.encoder_widths = parse_widths(v); });
+  addInt(model, "embed-dim", tr("Embedding size m"), tr("Word embedding size"), 1, 4096,
+         [](const Config& c) { return c.model.embed_dim; }, [](Config& c, std::int64_t v) { c.model.embed_dim = v; });
+  addInt(model, "attention-dim", tr("Attention size"), tr("Hidden size of the attention MLP f_att"), 1, 4096,
+         [](const Config& c) { return c.model.attention_dim; }, [](Config& c, std::int64_t v) { c.model.attention_dim = v; });
+  addInt(model, "hidden-dim", tr("LSTM size n"), tr("LSTM hidden and cell size"), 1, 8192,
+         [](const Config& c) { return c.model.hidden_dim; }, [](Config& c, std::int64_t v) { c.model.hidden_dim = v; });
+  addReal(model, "dropout", tr("Dropout"), tr("Dropout before the output layer"), 0, 0.95, 2,
+          [](const Config& c) { return c.model.dropout; }, [](Config& c, double v) { c.model.dropout = v; });
+  addFlag(model, "beta", tr("Gating scalar β"), tr("Soft attention: gate the context with β = σ(f_β(h)) (paper §4.2.1)"),
+          [](const Config& c) { return c.model.use_beta; }, [](Config& c, bool v) { c.model.use_beta = v; });
+  addChoice(model, "init-state", tr("Initial state"), tr("h0/c0: mean (f_init MLPs on the mean annotation, the paper), zero, or learned"),
+            {"mean", "zero", "learned"}, [](const Config& c) { return to_string(c.model.init_state); },
+            [](Config& c, const std::string& v) { c.model.init_state = fovea::parse_init_state(v); });
+  addInt(model, "max-caption-len", tr("Longest caption"), tr("Decoding limit in words"), 2, 200,
+         [](const Config& c) { return c.model.max_caption_len; }, [](Config& c, std::int64_t v) { c.model.max_caption_len = v; });
+
+  auto* objective = addPage(tr("Objective"));
+  addReal(objective, "lambda", tr("λ penalty"), tr("Weight of the doubly stochastic penalty λ Σ_i (1 − Σ_t α_ti)²"), 0, 100, 3,
+          [](const Config& c) { return c.objective.lambda; }, [](Config& c, double v) { c.objective.lambda = v; });
+  addChoice(objective, "penalty-reduction", tr("Penalty over cells"), tr("sum over cells (paper) or mean"), {"sum", "mean"},
+            [](const Config& c) { return to_string(c.objective.reduction); },
+            [](Config& c, const std::string& v) { c.objective.reduction = fovea::parse_penalty_reduction(v); });
+  addReal(objective, "aux-weight", tr("Auxiliary loss"), tr("Per-cell class + colour loss on the annotations (0: off, as in the paper)"), 0, 100, 3,
+          [](const Config& c) { return c.aux_weight; }, [](Config& c, double v) { c.aux_weight = v; });
+  addReal(objective, "attention-supervision", tr("Attention supervision"),
+          tr("Weight of −log(α mass in the box of the object each colour/noun names) (0: off, as in the paper)"), 0, 100, 3,
+          [](const Config& c) { return c.attention_supervision; }, [](Config& c, double v) { c.attention_supervision = v; });
+  addReal(objective, "lambda-r", tr("λ_r REINFORCE"), tr("Hard: weight of the REINFORCE term"), 0, 100, 3,
+          [](const Config& c) { return c.objective.lambda_r; }, [](Config& c, double v) { c.objective.lambda_r = v; });
+  addReal(objective, "lambda-e", tr("λ_e entropy"), tr("Hard: weight of the entropy bonus on α"), 0, 10, 4,
+          [](const Config& c) { return c.objective.lambda_e; }, [](Config& c, double v) { c.objective.lambda_e = v; });
+  addReal(objective, "expected-prob", tr("Expected-context share"), tr("Hard: chance a sequence uses the expected context instead of a sampled glimpse"), 0, 1, 2,
+          [](const Config& c) { return c.expected_context_prob; }, [](Config& c, double v) { c.expected_context_prob = v; });
+  addReal(objective, "baseline-decay", tr("Baseline decay"), tr("Hard: moving-average baseline b ← decay·b + (1 − decay)·reward"), 0, 0.999, 3,
+          [](const Config& c) { return c.baseline_decay; }, [](Config& c, double v) { c.baseline_decay = v; });
+
+  auto* optimisation = addPage(tr("Optimisation"));
+  addReal(optimisation, "lr", tr("Learning rate"), tr("Adam learning rate"), 1e-6, 1, 6,
+          [](const Config& c) { return c.lr; }, [](Config& c, double v) { c.lr = v; });
+  addReal(optimisation, "lr-decay", tr("Decay per epoch"), tr("The learning rate is multiplied by this after every epoch"), 0.01, 1, 3,
+          [](const Config& c) { return c.lr_decay; }, [](Config& c, double v) { c.lr_decay = v; });
+  addInt(optimisation, "batch", tr("Batch size"), tr("Captions per step"), 1, 4096,
+         [](const Config& c) { return c.batch_size; }, [](Config& c, std::int64_t v) { c.batch_size = v; });
+  addInt(optimisation, "epochs", tr("Epochs"), tr("Passes over the training data"), 1, 10000,
+         [](const Config& c) { return c.epochs; }, [](Config& c, std::int64_t v) { c.epochs = v; });
+  addInt(optimisation, "max-steps", tr("Max steps"), tr("Stop after this many steps (0: no limit)"), 0, 100000000,
+         [](const Config& c) { return c.max_steps; }, [](Config& c, std::int64_t v) { c.max_steps = v; });
+  addReal(optimisation, "grad-clip", tr("Gradient clipping"), tr("Clip the gradient norm to this"), 0.01, 1000, 2,
+          [](const Config& c) { return c.grad_clip; }, [](Config& c, double v) { c.grad_clip = v; });
+  addInt(optimisation, "patience", tr("Patience"), tr("Early stopping: epochs without a better validation BLEU-4"), 1, 1000,
+         [](const Config& c) { return c.patience; }, [](Config& c, std::int64_t v) { c.patience = v; });
+
+  auto* data = addPage(tr("Data"));
+  addInt(data, "train-scenes", tr("Training scenes"), tr("Scenes generated for training"), 1, 10000000,
+         [](const Config& c) { return std::int64_t(c.train_scenes); }, [](Config& c, std::int64_t v) { c.train_scenes = std::size_t(v); });
+  addInt(data, "val-scenes", tr("Validation scenes"), tr("Scenes scored after every epoch"), 1, 1000000,
+         [](const Config& c) { return std::int64_t(c.val_scenes); }, [](Config& c, std::int64_t v) { c.val_scenes = std::size_t(v); });
+  addInt(data, "data-seed", tr("Data seed"), tr("Seed of the built-in scenes"), 0, 1 << 30,
+         [](const Config& c) { return std::int64_t(c.scenes.seed); }, [](Config& c, std::int64_t v) { c.scenes.seed = std::uint64_t(v); });
+  addInt(data, "min-objects", tr("Fewest objects"), tr("Fewest objects per scene"), 1, 4,
+         [](const Config& c) { return c.scenes.min_objects; }, [](Config& c, std::int64_t v) { c.scenes.min_objects = int(v); });
+  addInt(data, "max-objects", tr("Most objects"), tr("Most objects per scene"), 1, 4,
+         [](const Config& c) { return c.scenes.max_objects; }, [](Config& c, std::int64_t v) { c.scenes.max_objects = int(v); });
+  addInt(data, "min-count", tr("Vocabulary threshold"), tr("Keep words seen at least this often in the training captions"), 1, 1000,
+         [](const Config& c) { return c.min_count; }, [](Config& c, std::int64_t v) { c.min_count = int(v); });
+
+  connect(findChild<QComboBox*>("attention"), &QComboBox::currentTextChanged, this, &NewRunDialog::updateHardOnly);
+}
+
+void NewRunDialog::updateHardOnly() {
+  const bool hard = value("attention").toString() == "hard";
+  for (const char* name : {"lambda-r", "lambda-e", "expected-prob", "baseline-decay"}) {
+    if (auto* w = findChild<QWidget*>(name)) w->setEnabled(hard);
+  }
+  if (auto* w = findChild<QWidget*>("beta")) w->setEnabled(!hard);
+}
+
+void NewRunDialog::suggestOutputFolder() {
+  const auto stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+  const auto kind = value("attention").toString();
+  setValue("out", QDir(runs_root_).filePath(kind + "-" + stamp));
+}
+
+fovea::TrainConfig NewRunDialog::config() const {
+  auto c = base_;
+  for (const auto& s : settings_) s.write(c);
+  c.scenes.image_size = int(c.model.image_size);
+  return c;
+}
+
+void NewRunDialog::setConfig(const fovea::TrainConfig& config) {
+  base_ = config;
+  for (const auto& s : settings_) s.read(config);
+  updateHardOnly();
+}
+
+bool NewRunDialog::setValue(const QString& name, const QVariant& v) {
+  auto* w = findChild<QWidget*>(name);
+  if (!w) return false;
+  if (auto* b = qobject_cast<QSpinBox*>(w)) b->setValue(v.toInt());
+  else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) d->setValue(v.toDouble());
+  else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(v.toBool());
+  else if (auto* x = qobject_cast<QComboBox*>(w)) x->setCurrentText(v.toString());
+  else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(v.toString());
+  else return false;
+  return true;
+}
+
+QVariant NewRunDialog::value(const QString& name) const {
+  auto* w = findChild<QWidget*>(name);
+  if (auto* b = qobject_cast<QSpinBox*>(w)) return b->value();
+  if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) return d->value();
+  if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked();
+  if (auto* x = qobject_cast<QComboBox*>(w)) return x->currentText();
+  if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
+  return {};
+}
+
+QStringList NewRunDialog::settingNames() const {
+  QStringList out;
+  for (const auto& s : settings_) out << s.name;
+  return out;
+}
+
+void NewRunDialog::accept() {
+  try {
+    auto c = config();
+    c.validate();
+    c.model.validate();
+    if (QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(c.out_dir)))) {
+      throw std::invalid_argument(c.out_dir + " already holds a run; resume it from the run list or choose another folder");
+    }
+    if (!c.init_from.empty() && !QFileInfo::exists(QString::fromStdString(c.init_from))) {
+      throw std::invalid_argument(c.init_from + ": no such checkpoint to initialise from");
+    }
+    error_->hide();
+    QDialog::accept();
+  } catch (const std::exception& e) {
+    error_->setText(QString::fromStdString(e.what()));
+    error_->show();
+  }
+}
+
+}  // namespace fovea::ui
