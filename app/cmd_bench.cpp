@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -32,6 +34,7 @@ using Clock = std::chrono::steady_clock;
 struct BenchArgs {
   std::vector<std::string> cases;
   int threads = 1, repeat = 5, warmup = 2, train_steps = 20;
+  double ui_seconds = 30;
   std::string device = "cpu", model = "models/fashion-soft.ckpt", image = "resources/samples/test_00000.png";
 };
 
@@ -88,13 +91,28 @@ nlohmann::json report(const std::string& name, const Timing& t, nlohmann::json c
           {"median_s", t.median}, {"min_s", t.min},            {"max_s", t.max},      {"runs", t.runs}};
 }
 
+/// ui_latency lives in fovea-ui-bench (Qt stays out of this binary): run it from beside this one.
+void run_ui_latency(int threads, double seconds) {
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "fovea-ui-bench";
+  if (!std::filesystem::exists(exe)) {
+    std::cout << nlohmann::json({{"case", "ui_latency"}, {"skipped", exe.string() + " not built (needs Qt 6)"}}).dump() << std::endl;
+    return;
+  }
+  const auto command = "'" + exe.string() + "' --threads " + std::to_string(std::max(1, threads)) + " --seconds " +
+                       std::to_string(seconds) + " 2>/dev/null";
+  std::cout << std::flush;
+  if (std::system(command.c_str()) != 0) {
+    std::cout << nlohmann::json({{"case", "ui_latency"}, {"error", exe.string() + " failed"}}).dump() << std::endl;
+  }
+}
+
 }  // namespace
 
 Runner add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   app.add_option("--case", a->cases,
                  "Cases to run (default all): sgemm, decoder_train_step, decoder_train_step_hard, beam_search, "
-                 "greedy_batch, caption_end_to_end, train_epoch_builtin, heatmap_render, figure_export");
+                 "greedy_batch, caption_end_to_end, train_epoch_builtin, heatmap_render, figure_export, ui_latency");
   app.add_option("--threads", a->threads, "CPU threads")->capture_default_str();
   app.add_option("--repeat", a->repeat, "Timed runs per case (after warm-up)")->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
@@ -102,6 +120,7 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
   app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
+  app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->capture_default_str();
   return [a]() -> int {
     configure_threads(a->threads);
     const torch::Device device = resolve_device(a->device);
@@ -255,6 +274,7 @@ Runner add_bench_command(CLI::App& app) {
                   << std::endl;
       }
     }
+    if (wanted("ui_latency")) run_ui_latency(a->threads, a->ui_seconds);
     return 0;
   };
 }

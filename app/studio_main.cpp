@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder)"), QStringLiteral("dir"));
   const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("Folder of training runs for the run list (default: ./runs)"), QStringLiteral("dir"));
   const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
-  cli.addOptions({model, compare, caption, beam, word, shot, webcam, run, runs, train});
+  const QCommandLineOption new_run(QStringLiteral("new-run"), QStringLiteral("Open the training window's New run dialog"));
+  cli.addOptions({model, compare, caption, beam, word, shot, webcam, run, runs, train, new_run});
   cli.process(app);
 
   fovea::ui::MainWindow window;
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
   }
   window.show();
   if (cli.isSet(webcam)) window.startWebcam();
-  if (cli.isSet(run) || cli.isSet(runs) || cli.isSet(train)) {
+  if (cli.isSet(run) || cli.isSet(runs) || cli.isSet(train) || cli.isSet(new_run)) {
     auto* training = window.trainingWindow();
     if (cli.isSet(runs)) training->setRunsRoot(cli.value(runs));
     else if (cli.isSet(run)) training->setRunsRoot(QFileInfo(cli.value(run)).absolutePath());
@@ -107,6 +108,19 @@ int main(int argc, char** argv) {
       if (cli.isSet(shot)) return 1;
     }
     window.showTrainingWindow();
+    if (cli.isSet(new_run)) {
+      if (cli.isSet(shot)) {
+        // Render the dialog itself once it is up.
+        QTimer::singleShot(500, training, [file = cli.value(shot)] {
+          auto* dialog = QApplication::activeModalWidget();
+          const bool ok = dialog && dialog->grab().save(file, "PNG");
+          std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(file));
+          QApplication::exit(ok ? 0 : 1);
+        });
+      }
+      QTimer::singleShot(0, training, [training] { training->newRun(); });
+      return app.exec();
+    }
     if (cli.isSet(shot)) {
       schedule_training_screenshot(training, cli.value(shot));
       return app.exec();

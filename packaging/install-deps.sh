@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libtorch-dev libopenblas0-pthread
   libopencv-dev
-  qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-multimedia-dev libqt6svg6 qt6-image-formats-plugins
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev qt6-multimedia-dev libqt6svg6 qt6-image-formats-plugins
   libgl-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -177,7 +177,8 @@ QString formatValue(double v) { return QString::number(v, 'g', 4); }
 
 /// Lossless and readable number for the CSV.
 QString csvNumber(double v) {
-  return isIntegral(v) ? QString::number(qint64(std::llround(v))) : QString::number(v, 'g', QLocale::FloatingPointShortest);
+  if (isIntegral(v)) return QString::number(qint64(std::llround(v)));
+  return QString::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
 QString csvField(const QString& s) {
@@ -232,7 +233,6 @@ struct Series {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
-
 
 /// The chart view: rubber band zoom, double click resets, crosshair on hover, context menu.
 class MetricChart::View : public QChartView {
@@ -355,6 +355,10 @@ struct MetricChart::Impl {
 
   /// The curve drawn bold (smoothed when smoothing is on), brought up to date with the raw points.
   const QVector<QPointF>& curve(Series& s) const {
+    if (s.consumed == 0) {
+      s.usable.reserve(s.raw.size());
+      if (smoothing > 0) s.smoothed.reserve(s.raw.size());
+    }
     for (; s.consumed < s.raw.size(); ++s.consumed) {
       const QPointF& p = s.raw[s.consumed];
       if (!isUsable(p, log_y)) continue;
@@ -385,6 +389,7 @@ struct MetricChart::Impl {
     s.line->setName(s.label);
     QPen pen(s.color, kLinePenWidth, s.dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
     s.line->setPen(pen);
+    s.line->setMarkerSize(4);  // the dot of a one-point curve (drawn about twice this across)
     QColor faint = s.color;
     faint.setAlpha(kFaintAlpha);
     s.faint->setPen(QPen(faint, 1.0));
@@ -399,6 +404,8 @@ struct MetricChart::Impl {
     const QVector<QPointF>& points = curve(s);
     s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
     s.line->replace(s.displayed);
+    const bool lone = s.displayed.size() == 1;  // a line through one point draws nothing: show a dot
+    if (s.line->pointsVisible() != lone) s.line->setPointsVisible(lone);
     if (smoothing > 0)
       s.faint->replace(decimate(s.usable, frame.x0, frame.x1, frame.buckets));
     else if (s.faint->count() > 0)
@@ -508,10 +515,13 @@ struct MetricChart::Impl {
     y_axis = y_linear;
   }
 
+  /// The points drawn are dropped first (a log axis warns about non-positive ones); redraw afterwards.
   void useYAxis(QAbstractAxis* axis) {
     if (axis == y_axis) return;
     for (auto& s : series) {
+      s->displayed.clear();
       for (QLineSeries* line : {s->faint, s->line}) {
+        line->clear();
         line->detachAxis(y_axis);
         line->attachAxis(axis);
       }
@@ -753,7 +763,7 @@ void MetricChart::setLogScale(bool on) {
   d_->log_y = on;
   d_->useYAxis(on ? static_cast<QAbstractAxis*>(d_->y_log) : d_->y_linear);
   d_->invalidateAll();
-  scheduleRedraw();
+  d_->redraw();
 }
 
 bool MetricChart::logScale() const { return d_->log_y; }
@@ -771,7 +781,7 @@ QString MetricChart::title() const { return d_->title; }
 
 void MetricChart::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (d_->pending) d_->timer.start(0);  // once the layout has settled
+  if (d_->pending) QTimer::singleShot(0, this, [this] { redrawNow(); });  // once the layout has settled
 }
 
 void MetricChart::resizeEvent(QResizeEvent* event) {
@@ -810,7 +820,6 @@ void MetricChart::onHover(const QPointF& view_pos) {
 void MetricChart::onLeave() {
   d_->hovering = false;
   d_->crosshair->hide();
-  d_->readout->ensurePolished();
   d_->readout->hide();
   if (!d_->last_hover.isEmpty()) {
     d_->last_hover.clear();

@@ -105,7 +105,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     fovea::apply_paper_objective(c);
     setConfig(c);
   });
-  resize(760, 620);
+  resize(980, 640);
 }
 
 QWidget* NewRunDialog::addPage(const QString& title) {
@@ -132,7 +132,18 @@ void NewRunDialog::addRow(QWidget* page, const QString& label, const QString& ex
   setting.editor->setObjectName(setting.name);
   setting.editor->setToolTip(explanation);
   grid->addWidget(name, row, 0);
-  grid->addWidget(setting.editor, row, 1);
+  QWidget* cell = setting.editor;
+  if (auto* browse = setting.editor->property("browse").value<QWidget*>()) {
+    // A path: the field and its Browse button side by side.
+    cell = new QWidget;
+    auto* line = new QHBoxLayout(cell);
+    line->setContentsMargins(0, 0, 0, 0);
+    line->addWidget(setting.editor, 1);
+    line->addWidget(browse);
+    cell->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  }
+  const bool wide = qobject_cast<QLineEdit*>(setting.editor) != nullptr;
+  grid->addWidget(cell, row, 1, wide ? Qt::Alignment() : Qt::AlignLeft);
   grid->addWidget(help, row, 2);
   settings_ << setting;
 }
@@ -180,6 +191,9 @@ void NewRunDialog::addText(QWidget* page, const QString& name, const QString& la
                            std::function<std::string(const Config&)> get,
                            std::function<void(Config&, const std::string&)> set) {
   auto* edit = new QLineEdit;
+  edit->setMinimumWidth(280);
+  if (pending_browse_) edit->setProperty("browse", QVariant::fromValue<QWidget*>(pending_browse_));
+  pending_browse_ = nullptr;
   addRow(page, label, explanation,
          {name, edit, [edit, set](Config& c) { set(c, edit->text().trimmed().toStdString()); },
           [edit, get](const Config& c) { edit->setText(QString::fromStdString(get(c))); }});
@@ -187,23 +201,27 @@ void NewRunDialog::addText(QWidget* page, const QString& name, const QString& la
 
 void NewRunDialog::buildPages() {
   auto* run = addPage(tr("Run"));
+  auto* browse_out = new QPushButton(tr("Browse…"));
+  connect(browse_out, &QPushButton::clicked, this, [this] {
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("Folder to hold the new run"), runs_root_);
+    if (!dir.isEmpty()) setValue("out", QDir(dir).filePath(QFileInfo(value("out").toString()).fileName()));
+  });
+  auto* browse_init = new QPushButton(tr("Browse…"));
+  connect(browse_init, &QPushButton::clicked, this, [this] {
+    const auto file = QFileDialog::getOpenFileName(this, tr("Checkpoint to start from"), runs_root_,
+                                                   tr("Fovea checkpoints (*.ckpt);;All files (*)"));
+    if (!file.isEmpty()) setValue("init-from", file);
+  });
+  pending_browse_ = browse_out;
   addText(run, "out", tr("Output folder"), tr("Run folder for metrics.jsonl, samples, checkpoints and the model card (must be new)"),
           [](const Config& c) { return c.out_dir; }, [](Config& c, const std::string& v) { c.out_dir = v; });
-  {
-    auto* browse = new QPushButton(tr("Browse…"));
-    auto* grid = static_cast<QGridLayout*>(run->layout());
-    grid->addWidget(browse, grid->rowCount(), 1);
-    connect(browse, &QPushButton::clicked, this, [this] {
-      const auto dir = QFileDialog::getExistingDirectory(this, tr("Folder to hold the new run"), runs_root_);
-      if (!dir.isEmpty()) setValue("out", QDir(dir).filePath(QFileInfo(value("out").toString()).fileName()));
-    });
-  }
   addChoice(run, "attention", tr("Attention"), tr("soft: deterministic, trained by backprop; hard: stochastic glimpses, trained with REINFORCE"),
             {"soft", "hard"}, [](const Config& c) { return to_string(c.model.attention); },
             [](Config& c, const std::string& v) { c.model.attention = fovea::parse_attention(v); });
   addChoice(run, "dataset", tr("Dataset"),
             tr("fashion-scenes: built-in scenes of Fashion-MNIST items with object boxes (grounding is scored on them)"),
             {"fashion-scenes"}, [](const Config& c) { return c.dataset; }, [](Config& c, const std::string& v) { c.dataset = v; });
+  pending_browse_ = browse_init;
   addText(run, "init-from", tr("Initialise from"), tr("Start from this checkpoint's weights (e.g. a hard model from a soft one); empty: from scratch"),
           [](const Config& c) { return c.init_from; }, [](Config& c, const std::string& v) { c.init_from = v; });
   addChoice(run, "device", tr("Device"), tr("auto picks CUDA when LibTorch has it, else the CPU"), {"auto", "cpu", "cuda"},
@@ -293,6 +311,10 @@ void NewRunDialog::buildPages() {
   addInt(data, "min-count", tr("Vocabulary threshold"), tr("Keep words seen at least this often in the training captions"), 1, 1000,
          [](const Config& c) { return c.min_count; }, [](Config& c, std::int64_t v) { c.min_count = int(v); });
 
+  for (auto* page : {run, model, objective, optimisation, data}) {
+    auto* grid = static_cast<QGridLayout*>(page->layout());
+    grid->setRowStretch(grid->rowCount(), 1);  // rows keep their height; the space goes below them
+  }
   connect(findChild<QComboBox*>("attention"), &QComboBox::currentTextChanged, this, &NewRunDialog::updateHardOnly);
 }
 

@@ -64,6 +64,7 @@ class NewRunDialog : public QDialog {
   QLabel* error_;
   QList<Setting> settings_;
   fovea::TrainConfig base_;
+  QWidget* pending_browse_ = nullptr;  ///< the Browse button the next addText row gets
 };
 
 }  // namespace fovea::ui

@@ -1,0 +1,127 @@
+// fovea-ui-bench: the `ui_latency` case of `fovea bench` (issue 6). How long is fovea-studio's GUI
+// thread blocked while a training run trains (dashboards and snapshots updating live) and a caption
+// animates? A 1 ms precise timer on the GUI thread records the gaps between its ticks; the longest
+// gap minus the interval is the longest block. Prints one JSON line like the other cases.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/thread_environment.h"
+#include "core/train_config.h"
+#include "ui/explorer_panel.h"
+#include "ui/main_window.h"
+#include "ui/resource_paths.h"
+#include "ui/training_run.h"
+#include "ui/training_window.h"
+#include "ui/word_player.h"
+
+namespace {
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fovea::reexec_with_thread_environment(argc, argv);
+  if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY")) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("Fovea"));
+  QApplication::setApplicationName(QStringLiteral("fovea-ui-bench"));
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral("Longest GUI-thread block while training and a caption animation run"));
+  cli.addHelpOption();
+  const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Measured time"), QStringLiteral("s"), QStringLiteral("30"));
+  const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Training threads"), QStringLiteral("n"), QStringLiteral("1"));
+  cli.addOptions({seconds, threads});
+  cli.process(app);
+  const double measure_s = cli.value(seconds).toDouble();
+
+  QTemporaryDir tmp;
+  fovea::ui::MainWindow window;
+  window.loadModel(fovea::ui::default_model_path());
+  window.openFolder(fovea::ui::samples_dir());
+  window.show();
+  auto* training = window.trainingWindow();
+  training->setConfirmClose(false);
+  training->setRunsRoot(tmp.path());
+  training->show();
+
+  // The shipped recipe at its real sizes on a small slice of the data, so validation passes and
+  // caption snapshots happen inside the measured window too.
+  auto config = fovea::recommended_train_config();
+  config.train_scenes = 640;  // 10 steps per epoch
+  config.val_scenes = 64;
+  config.epochs = 1000;
+  config.sample_every = 5;
+  config.log_every = 1;
+  config.threads = cli.value(threads).toInt();
+  config.out_dir = tmp.filePath("run").toStdString();
+
+  std::vector<double> gaps;
+  QElapsedTimer clock;
+  qint64 last = 0;
+  QTimer tick;
+  tick.setTimerType(Qt::PreciseTimer);
+  tick.setInterval(1);
+  QObject::connect(&tick, &QTimer::timeout, [&] {
+    const qint64 now = clock.nsecsElapsed();
+    gaps.push_back(double(now - last) / 1e6);
+    last = now;
+  });
+  int snapshots = 0, validations = 0;
+  QObject::connect(training->training(), &fovea::ui::TrainingRun::samples, [&] { ++snapshots; });
+  QObject::connect(training->training(), &fovea::ui::TrainingRun::validation, [&] { ++validations; });
+
+  // Start once the first caption is up: then the animation and the training run together.
+  QTimer start;
+  QObject::connect(&start, &QTimer::timeout, [&] {
+    if (!window.primaryPanel()->hasCaption()) return;
+    start.stop();
+    window.player()->setWordsPerSecond(8);
+    window.player()->play();
+    training->startRun(config);
+    clock.start();
+    last = 0;
+    tick.start();
+    QTimer::singleShot(int(measure_s * 1000), [&] {
+      tick.stop();
+      const auto steps = training->lastProgress().step;
+      training->cancelRun();
+      training->training()->wait();
+      std::vector<double> blocked;
+      for (double g : gaps) blocked.push_back(std::max(0.0, g - 1.0));
+      nlohmann::json j = {{"case", "ui_latency"},
+                          {"config", {{"train", "shipped recipe, batch 64, 112 px"},
+                                      {"animation_words_per_s", 8},
+                                      {"timer_ms", 1}}},
+                          {"threads", config.threads},
+                          {"seconds", measure_s},
+                          {"train_steps", steps},
+                          {"snapshots", snapshots},
+                          {"validations", validations},
+                          {"ticks", gaps.size()},
+                          {"max_blocked_ms", percentile(blocked, 1.0)},
+                          {"p99_blocked_ms", percentile(blocked, 0.99)},
+                          {"median_blocked_ms", percentile(blocked, 0.5)}};
+      std::printf("%s\n", j.dump().c_str());
+      std::fflush(stdout);
+      QApplication::exit(0);
+    });
+  });
+  start.start(50);
+  return app.exec();
+}
