@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QEvent>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -25,6 +26,27 @@
 
 namespace {
 
+/// With FOVEA_UI_BENCH_TRACE set, names every event that kept the GUI thread longer than 8 ms.
+class TracingApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (!trace_) return QApplication::notify(receiver, event);
+    QElapsedTimer t;
+    t.start();
+    const int type = int(event->type());
+    const bool r = QApplication::notify(receiver, event);
+    const double ms = double(t.nsecsElapsed()) / 1e6;
+    if (ms > 8 && depth_ == 0) {
+      std::fprintf(stderr, "  event %d to %s '%s': %.1f ms\n", type, receiver->metaObject()->className(),
+                   qPrintable(receiver->objectName()), ms);
+    }
+    return r;
+  }
+  bool trace_ = qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE");
+  int depth_ = 0;
+};
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -38,7 +60,7 @@ int main(int argc, char** argv) {
   if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY")) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
   }
-  QApplication app(argc, argv);
+  TracingApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Fovea"));
   QApplication::setApplicationName(QStringLiteral("fovea-ui-bench"));
   QCommandLineParser cli;
@@ -71,7 +93,10 @@ int main(int argc, char** argv) {
   config.threads = cli.value(threads).toInt();
   config.out_dir = tmp.filePath("run").toStdString();
 
+  int snapshots = 0, validations = 0, records = 0;
   std::vector<double> gaps;
+  double start_blocked_ms = 0;
+  bool live = false;  // before the first progress report: the click that starts the run
   QElapsedTimer clock;
   qint64 last = 0;
   QTimer tick;
@@ -80,9 +105,19 @@ int main(int argc, char** argv) {
   QObject::connect(&tick, &QTimer::timeout, [&] {
     const qint64 now = clock.nsecsElapsed();
     gaps.push_back(double(now - last) / 1e6);
+    if (qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE") && gaps.back() > 8) {
+      std::fprintf(stderr, "t=%.3fs gap %.1f ms (records %d, snapshots %d, validations %d)\n", double(now) / 1e9,
+                   gaps.back(), records, snapshots, validations);
+    }
     last = now;
   });
-  int snapshots = 0, validations = 0;
+  QObject::connect(training->training(), &fovea::ui::TrainingRun::record, [&] { ++records; });
+  QObject::connect(training->training(), &fovea::ui::TrainingRun::progress, [&] {
+    if (live) return;
+    live = true;  // from the first progress report on, the run is live
+    for (double g : gaps) start_blocked_ms = std::max(start_blocked_ms, g - 1.0);
+    gaps.clear();
+  });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::samples, [&] { ++snapshots; });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::validation, [&] { ++validations; });
 
@@ -114,6 +149,7 @@ int main(int argc, char** argv) {
                           {"snapshots", snapshots},
                           {"validations", validations},
                           {"ticks", gaps.size()},
+                          {"start_blocked_ms", start_blocked_ms},
                           {"max_blocked_ms", percentile(blocked, 1.0)},
                           {"p99_blocked_ms", percentile(blocked, 0.99)},
                           {"median_blocked_ms", percentile(blocked, 0.5)}};

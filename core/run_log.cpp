@@ -77,7 +77,7 @@ double RunLog::best_bleu4() const {
   return b;
 }
 
-RunLog read_run_log(const std::string& dir) {
+RunLog read_run_log(const std::string& dir, bool with_samples) {
   const auto metrics = metrics_path(dir);
   if (!fs::exists(metrics)) throw std::runtime_error(dir + ": not a training run folder (no metrics.jsonl)");
   RunLog log;
@@ -89,7 +89,7 @@ RunLog read_run_log(const std::string& dir) {
     if (kind == "train") log.train.push_back(train_record_from_json(j));
     else if (kind == "val") log.val.push_back(validation_record_from_json(j));
   });
-  log.skipped_lines += for_each_json_line(samples_path(dir), [&](const nlohmann::json& j) {
+  if (with_samples) log.skipped_lines += for_each_json_line(samples_path(dir), [&](const nlohmann::json& j) {
     auto s = sample_record_from_json(j);
     for (auto& p : s.image_paths) {
       if (!p.empty() && fs::path(p).is_relative()) p = (fs::path(dir) / p).string();

@@ -27,8 +27,9 @@ struct RunLog {
   double best_bleu4() const;
 };
 
-/// Throws std::runtime_error naming the folder when it holds no metrics.jsonl.
-RunLog read_run_log(const std::string& dir);
+/// Throws std::runtime_error naming the folder when it holds no metrics.jsonl. Without
+/// `with_samples`, samples.jsonl (the largest file: α per word) is not read.
+RunLog read_run_log(const std::string& dir, bool with_samples = true);
 
 /// Run folders under `root` (root itself and its direct subfolders holding metrics.jsonl),
 /// sorted by name.

@@ -23,6 +23,7 @@ void AttentionView::setImage(const QImage& image) {
   image_ = image;
   base_size_ = QSize();
   dirty_ = true;
+  frames_.clear();
   update();
 }
 
@@ -31,6 +32,7 @@ void AttentionView::setCaption(const fovea::CaptionResult& caption) {
   has_caption_ = true;
   word_ = std::min(word_, int(caption_.words.size()) - 1);
   dirty_ = true;
+  frames_.clear();
   update();
 }
 
@@ -39,6 +41,7 @@ void AttentionView::clearCaption() {
   caption_ = {};
   word_ = -1;
   dirty_ = true;
+  frames_.clear();
   update();
 }
 
@@ -54,6 +57,7 @@ void AttentionView::setWordIndex(int index) {
 void AttentionView::setOverlayStyle(const fovea::OverlayStyle& style) {
   style_ = style;
   dirty_ = true;
+  frames_.clear();
   update();
 }
 
@@ -74,6 +78,14 @@ void AttentionView::rebuild() {
   if (base_size_ != r.size()) {
     base_ = to_rgb(image_.scaled(r.size(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation));
     base_size_ = r.size();
+    frames_.clear();
+  }
+  // An animation loops over the same words: each word's frame is composed once per size, caption
+  // and style, then only blitted (already in the backing store's format).
+  dirty_ = false;
+  if (auto it = frames_.constFind(word_); it != frames_.constEnd()) {
+    frame_image_ = *it;
+    return;
   }
   QElapsedTimer timer;
   timer.start();
@@ -82,9 +94,11 @@ void AttentionView::rebuild() {
   } else {
     frame_ = base_;
   }
-  frame_image_ = QImage(frame_.pixels.data(), frame_.width, frame_.height, frame_.width * 3, QImage::Format_RGB888);
+  frame_image_ = QImage(frame_.pixels.data(), frame_.width, frame_.height, frame_.width * 3, QImage::Format_RGB888)
+                     .convertToFormat(QImage::Format_RGB32);
+  if (frames_.size() >= 64) frames_.clear();
+  frames_.insert(word_, frame_image_);
   last_render_ms_ = timer.nsecsElapsed() / 1e6;
-  dirty_ = false;
 }
 
 QImage AttentionView::renderedFrame() {
@@ -113,7 +127,10 @@ void AttentionView::paintEvent(QPaintEvent*) {
   }
 }
 
-void AttentionView::resizeEvent(QResizeEvent*) { dirty_ = true; }
+void AttentionView::resizeEvent(QResizeEvent*) {
+  dirty_ = true;
+  frames_.clear();
+}
 
 void AttentionView::dragEnterEvent(QDragEnterEvent* event) {
   if (event->mimeData()->hasUrls()) event->acceptProposedAction();

@@ -1,6 +1,7 @@
 #pragma once
 /// The image with the α heatmap of the current word blended over it (core/heatmap.h), scaled to
 /// fit with its aspect ratio. Accepts dropped image files.
+#include <QHash>
 #include <QImage>
 #include <QWidget>
 
@@ -54,6 +55,7 @@ class AttentionView : public QWidget {
   // Cached: the image scaled to the target rect, and the composed frame.
   fovea::RgbImage base_, frame_;
   QImage frame_image_;
+  QHash<int, QImage> frames_;  ///< composed frame per word index (cleared on any other change)
   QSize base_size_;
   bool dirty_ = true;
   double last_render_ms_ = 0;

@@ -443,15 +443,33 @@ struct MetricChart::Impl {
     fitting = false;
   }
 
+  /// Axis ends snap to round numbers, so a live curve changes the range (and Qt Charts re-lays out the
+  /// axes, the costly part of a redraw) only now and then instead of at every point.
+  static double niceStep(double span) {
+    if (!(span > 0)) return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(span)));
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+      if (span <= m * magnitude) return m * magnitude / 10.0;
+    }
+    return magnitude;
+  }
+
+  static void setRangeIfChanged(QValueAxis* axis, double min, double max) {
+    if (axis->min() != min || axis->max() != max) axis->setRange(min, max);
+  }
+
   void fitX(double lo, double hi) {
     const double pad = hi > lo ? 0.01 * (hi - lo) : 1;
-    const double min = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;  // steps >= 0 keep the axis >= 0
-    x_axis->setRange(min, hi + pad);
+    double min = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;  // steps >= 0 keep the axis >= 0
+    const double step = niceStep(hi + pad - min) * 2;
+    min = std::floor(min / step) * step;
+    setRangeIfChanged(x_axis, min, std::ceil((hi + pad) / step) * step);
   }
 
   void fitLinearY(double lo, double hi) {
     const double pad = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.1 * std::abs(lo) : 1);
-    y_linear->setRange(lo - pad, hi + pad);
+    const double step = niceStep(hi - lo + 2 * pad);
+    setRangeIfChanged(y_linear, std::floor((lo - pad) / step) * step, std::ceil((hi + pad) / step) * step);
   }
 
   /// Log range with a 5% margin. QLogValueAxis labels only powers of its base: base 10 from two decades
@@ -658,6 +676,8 @@ void MetricChart::scheduleRedraw() {
   d_->pending = true;
   if (!d_->timer.isActive()) d_->timer.start();  // never restarted: a steady stream still redraws
 }
+
+void MetricChart::setRedrawDelay(int milliseconds) { d_->timer.setInterval(std::max(0, milliseconds)); }
 
 void MetricChart::redrawNow() {
   if (d_->pending) d_->redraw();

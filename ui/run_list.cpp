@@ -95,7 +95,7 @@ void RunList::describe(QListWidgetItem* it) const {
 QString RunList::summary(const QString& dir) const {
   const auto name = QFileInfo(dir).fileName();
   try {
-    const auto log = fovea::read_run_log(dir.toStdString());
+    const auto log = fovea::read_run_log(dir.toStdString(), /*with_samples=*/false);
     QString state = dir == live_ ? tr("● training")
                     : log.finished ? tr("finished")
                     : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");

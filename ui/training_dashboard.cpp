@@ -96,6 +96,7 @@ void TrainingDashboard::addChart(const QString& name, const QString& title, cons
   c->setObjectName(name);
   connect(c, &MetricChart::hovered, this, &TrainingDashboard::hovered);
   const int index = int(order_.size());
+  c->setRedrawDelay(100 + 25 * index);  // one chart per pass: the GUI thread never paints them all at once
   grid_->addWidget(c, index / 3, index % 3);
   charts_.insert(name, c);
   order_ << name;
