@@ -30,7 +30,13 @@ struct TrainArgs {
 Runner add_train_command(CLI::App& app) {
   auto a = std::make_shared<TrainArgs>();
   auto& c = a->config;
-  app.add_option("--dataset", c.dataset, "Dataset: fashion-scenes (built in)")->capture_default_str();
+  app.add_option("--dataset", c.dataset,
+                 "fashion-scenes (built in), karpathy:PATH/dataset_flickr8k.json (Karpathy split file, also Flickr30k and "
+                 "COCO) or coco:PATH/captions.json (COCO captions file; its first --val-scenes images validate)")
+      ->capture_default_str();
+  app.add_option("--images", c.images_dir, "Folder of the dataset's images (karpathy: and coco: datasets)");
+  app.add_flag("--skip-bad-images", c.skip_bad_images, "Leave missing or unreadable images out (and say how many) instead of stopping");
+  app.add_option("--cache-dir", c.cache_dir, "Where decoded, resized images are cached (default ~/.cache/fovea)");
   app.add_option("--out", c.out_dir, "Run folder for metrics.jsonl, checkpoints and the model card");
   app.add_option("--init-from", c.init_from, "Start from this checkpoint's weights (e.g. a hard model from a soft one)");
   app.add_option("--resume", a->resume, "Continue the interrupted run in this folder from its last checkpoint");

@@ -3,11 +3,16 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/dataset_source.h"
+
 namespace fovea {
 
 void TrainConfig::validate() const {
   model.validate();
-  if (dataset != "fashion-scenes") throw std::invalid_argument("dataset must be 'fashion-scenes', got '" + dataset + "'");
+  check_dataset_name(dataset);
+  if (!is_builtin_dataset(dataset) && images_dir.empty()) {
+    throw std::invalid_argument(dataset + " needs the folder of its images (--images DIR)");
+  }
   if (train_scenes < std::size_t(batch_size)) throw std::invalid_argument("train_scenes must be at least the batch size");
   if (val_scenes == 0) throw std::invalid_argument("val_scenes must be positive");
   if (lr <= 0) throw std::invalid_argument("lr must be positive");
@@ -45,6 +50,9 @@ void apply_paper_objective(TrainConfig& c) {
 nlohmann::json to_json(const TrainConfig& c) {
   return {{"model", to_json(c.model)},
           {"dataset", c.dataset},
+          {"images_dir", c.images_dir},
+          {"skip_bad_images", c.skip_bad_images},
+          {"cache_dir", c.cache_dir},
           {"train_scenes", c.train_scenes},
           {"val_scenes", c.val_scenes},
           {"scenes",
@@ -87,6 +95,9 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
   try {
     c.model = model_config_from_json(j.at("model"));
     c.dataset = j.at("dataset").get<std::string>();
+    c.images_dir = j.value("images_dir", std::string());
+    c.skip_bad_images = j.value("skip_bad_images", false);
+    c.cache_dir = j.value("cache_dir", std::string());
     c.train_scenes = j.at("train_scenes").get<std::size_t>();
     c.val_scenes = j.at("val_scenes").get<std::size_t>();
     const auto& s = j.at("scenes");

@@ -14,8 +14,13 @@ namespace fovea {
 
 struct TrainConfig {
   ModelConfig model;
+  /// fashion-scenes (built in), karpathy:PATH (a Karpathy split file) or coco:PATH (a COCO
+  /// captions file); the last two read their images from images_dir through an image cache.
   std::string dataset = "fashion-scenes";
-  std::size_t train_scenes = 20000;
+  std::string images_dir;
+  bool skip_bad_images = false;  ///< leave unreadable images out instead of stopping
+  std::string cache_dir;         ///< where decoded images are cached (empty: ~/.cache/fovea)
+  std::size_t train_scenes = 20000;  ///< built-in scenes to generate; on disk: at most this many (0: all)
   std::size_t val_scenes = 500;
   FashionScenesOptions scenes;
   int min_count = 1;  ///< vocabulary: keep words seen at least this often in the training split

@@ -13,6 +13,7 @@
 #include "core/bleu.h"
 #include "core/caption_metrics.h"
 #include "core/checkpoint.h"
+#include "core/dataset_source.h"
 #include "core/decoding.h"
 #include "core/fashion_scenes.h"
 #include "core/grounding.h"
@@ -29,8 +30,17 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 
-TrainData make_train_data(const TrainConfig& c) {
+TrainData make_train_data(const TrainConfig& c, const std::function<void(const std::string&)>& message) {
   TrainData d;
+  if (!is_builtin_dataset(c.dataset)) {
+    ImageCacheOptions cache;
+    cache.image_size = int(c.model.image_size);
+    cache.skip_bad_images = c.skip_bad_images;
+    cache.cache_dir = c.cache_dir;
+    d.train = open_dataset_split(c.dataset, c.images_dir, "train", cache, c.train_scenes, c.val_scenes, message);
+    d.val = open_dataset_split(c.dataset, c.images_dir, "val", cache, c.val_scenes, c.val_scenes, message);
+    return d;
+  }
   auto opts = c.scenes;
   opts.image_size = int(c.model.image_size);
   d.train = std::make_shared<FashionScenes>("train", c.train_scenes, opts);
@@ -98,7 +108,7 @@ class TrainingSession {
  public:
   TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data)
       : config_(std::move(config)), cb_(cb), data_(std::move(data)) {
-    if (!data_.train || !data_.val) data_ = make_train_data(config_);
+    if (!data_.train || !data_.val) data_ = make_train_data(config_, cb_.on_message);
     device_ = resolve_device(config_.device);
     configure_threads(config_.threads);
     steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;

@@ -44,7 +44,9 @@ struct TrainResult {
   std::string last_checkpoint, best_checkpoint;
 };
 
-TrainData make_train_data(const TrainConfig& config);
+/// The built-in scenes, or the train and val splits of a dataset on disk (cached on first use;
+/// `message` hears about the caching).
+TrainData make_train_data(const TrainConfig& config, const std::function<void(const std::string&)>& message = {});
 
 /// Starts a new run in config.out_dir (which must not hold a run already).
 TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks = {}, TrainData data = {});

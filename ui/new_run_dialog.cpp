@@ -142,7 +142,8 @@ void NewRunDialog::addRow(QWidget* page, const QString& label, const QString& ex
     line->addWidget(browse);
     cell->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   }
-  const bool wide = qobject_cast<QLineEdit*>(setting.editor) != nullptr;
+  const bool wide = qobject_cast<QLineEdit*>(setting.editor) != nullptr ||
+                    setting.editor->property("browse").value<QWidget*>() != nullptr;
   grid->addWidget(cell, row, 1, wide ? Qt::Alignment() : Qt::AlignLeft);
   grid->addWidget(help, row, 2);
   settings_ << setting;
@@ -182,6 +183,12 @@ void NewRunDialog::addChoice(QWidget* page, const QString& name, const QString& 
                              std::function<void(Config&, const std::string&)> set) {
   auto* box = new QComboBox;
   box->addItems(choices);
+  if (pending_browse_) {
+    box->setEditable(true);  // a path can be typed or browsed
+    box->setMinimumWidth(280);
+    box->setProperty("browse", QVariant::fromValue<QWidget*>(pending_browse_));
+  }
+  pending_browse_ = nullptr;
   addRow(page, label, explanation,
          {name, box, [box, set](Config& c) { set(c, box->currentText().toStdString()); },
           [box, get](const Config& c) { box->setCurrentText(QString::fromStdString(get(c))); }});
@@ -218,9 +225,30 @@ void NewRunDialog::buildPages() {
   addChoice(run, "attention", tr("Attention"), tr("soft: deterministic, trained by backprop; hard: stochastic glimpses, trained with REINFORCE"),
             {"soft", "hard"}, [](const Config& c) { return to_string(c.model.attention); },
             [](Config& c, const std::string& v) { c.model.attention = fovea::parse_attention(v); });
+  auto* browse_data = new QPushButton(tr("Browse…"));
+  connect(browse_data, &QPushButton::clicked, this, [this] {
+    const auto file = QFileDialog::getOpenFileName(this, tr("Karpathy split file or COCO captions file"), runs_root_,
+                                                   tr("Caption datasets (*.json);;All files (*)"));
+    if (file.isEmpty()) return;
+    // Karpathy's files are dataset_{flickr8k,flickr30k,coco}.json; COCO's are captions_*.json.
+    const bool coco = QFileInfo(file).fileName().startsWith("captions");
+    setValue("dataset", (coco ? "coco:" : "karpathy:") + file);
+  });
+  pending_browse_ = browse_data;
   addChoice(run, "dataset", tr("Dataset"),
-            tr("fashion-scenes: built-in scenes of Fashion-MNIST items with object boxes (grounding is scored on them)"),
+            tr("fashion-scenes (built in, with object boxes: grounding is scored), karpathy:FILE (Flickr8k/30k, COCO "
+               "Karpathy splits) or coco:FILE (a COCO captions file; its first validation-scenes images validate)"),
             {"fashion-scenes"}, [](const Config& c) { return c.dataset; }, [](Config& c, const std::string& v) { c.dataset = v; });
+  auto* browse_images = new QPushButton(tr("Browse…"));
+  connect(browse_images, &QPushButton::clicked, this, [this] {
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("Folder of the dataset's images"), runs_root_);
+    if (!dir.isEmpty()) setValue("images", dir);
+  });
+  pending_browse_ = browse_images;
+  addText(run, "images", tr("Images folder"), tr("karpathy: and coco: datasets: where their images are (decoded once into a cache)"),
+          [](const Config& c) { return c.images_dir; }, [](Config& c, const std::string& v) { c.images_dir = v; });
+  addFlag(run, "skip-bad-images", tr("Skip bad images"), tr("Leave missing or unreadable images out (and count them) instead of stopping"),
+          [](const Config& c) { return c.skip_bad_images; }, [](Config& c, bool v) { c.skip_bad_images = v; });
   pending_browse_ = browse_init;
   addText(run, "init-from", tr("Initialise from"), tr("Start from this checkpoint's weights (e.g. a hard model from a soft one); empty: from scratch"),
           [](const Config& c) { return c.init_from; }, [](Config& c, const std::string& v) { c.init_from = v; });

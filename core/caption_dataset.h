@@ -1,0 +1,29 @@
+#pragma once
+/// Real captioning datasets on disk: Karpathy split files (dataset_flickr8k.json,
+/// dataset_flickr30k.json, dataset_coco.json) and COCO captions annotation files, read into
+/// image paths with their captions and split. Torch-free.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fovea {
+
+struct CaptionedImage {
+  std::int64_t id = 0;
+  std::string path;                   ///< image file (images_dir joined with the file's own path)
+  std::string split;                  ///< train, val, test ("restval" counts as train); "all" for COCO files
+  std::vector<std::string> captions;  ///< raw sentences (tokenised later, SPEC §5)
+};
+
+/// Reads a Karpathy split file. Throws std::runtime_error naming the file, and for malformed
+/// JSON the byte position, or the entry that lacks a field.
+std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, const std::string& images_dir);
+
+/// Reads a COCO captions annotation file ({"images":[{"id","file_name"}], "annotations":
+/// [{"image_id","caption"}]}); every image gets split "all". Same errors.
+std::vector<CaptionedImage> read_coco_dataset(const std::string& json_path, const std::string& images_dir);
+
+/// The images of one split: "train" also takes "restval"; "all" takes everything.
+std::vector<CaptionedImage> select_split(const std::vector<CaptionedImage>& images, const std::string& split);
+
+}  // namespace fovea

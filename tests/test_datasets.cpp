@@ -1,0 +1,193 @@
+// Datasets on disk: Karpathy split files and COCO captions files made by the test itself, their
+// images cached once (reused, rebuilt when the source changes), broken images reported by path
+// or skipped, malformed JSON rejected with the file and the position, and a tiny model trained
+// on a Karpathy fixture.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/caption_dataset.h"
+#include "core/dataset_source.h"
+#include "core/image_cache.h"
+#include "core/image_io.h"
+#include "core/trainer.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+namespace fs = std::filesystem;
+
+namespace {
+
+#define FOVEA_REQUIRE_IMAGE_IO() \
+  if (!image_io_available()) GTEST_SKIP() << "built without OpenCV: no image files"
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+/// Six 40x30 images, each a flat colour, in folder/imgs; a Karpathy file: 3 train, 1 restval, 1 val, 1 test.
+std::string make_karpathy(const test::TempDir& dir, bool broken_image = false) {
+  fs::create_directories(dir.path / "imgs" / "sub");
+  nlohmann::json images = nlohmann::json::array();
+  const char* splits[] = {"train", "train", "train", "restval", "val", "test"};
+  const char* colours[] = {"red", "green", "blue", "yellow", "purple", "gray"};
+  for (int i = 0; i < 6; ++i) {
+    const std::string name = "im" + std::to_string(i) + ".png";
+    write_png((dir.path / "imgs" / "sub" / name).string(), RgbImage(40, 30, std::uint8_t(40 * i)));
+    images.push_back({{"filepath", "sub"},
+                      {"filename", name},
+                      {"imgid", i},
+                      {"split", splits[i]},
+                      {"sentences", {{{"raw", std::string("A ") + colours[i] + " square."}}, {{"raw", std::string("a ") + colours[i] + " thing"}}}}});
+  }
+  if (broken_image) {
+    write_text((dir.path / "imgs" / "sub" / "broken.jpg").string(), "this is not a JPEG");
+    images.push_back({{"filepath", "sub"}, {"filename", "broken.jpg"}, {"imgid", 6}, {"split", "train"},
+                      {"sentences", {{{"raw", "a broken image"}}}}});
+  }
+  const auto path = dir / "dataset_tiny.json";
+  write_text(path, nlohmann::json({{"images", images}, {"dataset", "tiny"}}).dump());
+  return path;
+}
+
+ImageCacheOptions cache_in(const test::TempDir& dir, int size = 32) {
+  ImageCacheOptions o;
+  o.image_size = size;
+  o.cache_dir = dir / "cache";
+  return o;
+}
+
+}  // namespace
+
+TEST(Datasets, KarpathySplitsAndCaptions) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("karpathy");
+  const auto json = make_karpathy(dir);
+  auto all = read_karpathy_dataset(json, dir / "imgs");
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[0].path, (dir.path / "imgs" / "sub" / "im0.png").string());
+  EXPECT_EQ(all[3].split, "train");  // restval trains
+  EXPECT_EQ(select_split(all, "train").size(), 4u);
+  EXPECT_EQ(select_split(all, "val").size(), 1u);
+
+  auto train = open_dataset_split("karpathy:" + json, dir / "imgs", "train", cache_in(dir), 0);
+  ASSERT_EQ(train->size(), 4u);
+  const auto scene = train->get(1);
+  EXPECT_EQ(scene.image.width, 32);
+  EXPECT_EQ(scene.image.height, 32);
+  EXPECT_EQ(scene.image.pixels[0], 40);  // im1's flat value survives decoding and resizing
+  EXPECT_EQ(scene.captions, (std::vector<std::string>{"A green square.", "a green thing"}));
+  EXPECT_TRUE(scene.objects.empty());
+  auto test_split = open_dataset_split("karpathy:" + json, dir / "imgs", "test", cache_in(dir), 0);
+  EXPECT_EQ(test_split->get(0).captions.front(), "A gray square.");
+}
+
+TEST(Datasets, TheCacheIsBuiltOnceAndRebuiltWhenTheSourceChanges) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("cache");
+  const auto json = make_karpathy(dir);
+  auto images = read_karpathy_dataset(json, dir / "imgs");
+  auto first = ImageCache::open(images, describe_source_file(json), cache_in(dir));
+  EXPECT_TRUE(first.was_built());
+  EXPECT_TRUE(fs::exists(first.path()));
+  auto again = ImageCache::open(images, describe_source_file(json), cache_in(dir));
+  EXPECT_FALSE(again.was_built());
+  EXPECT_EQ(again.image(5).pixels, first.image(5).pixels);
+
+  // Another preprocessing (image size) or an edited annotation file: rebuilt.
+  EXPECT_TRUE(ImageCache::open(images, describe_source_file(json), cache_in(dir, 16)).was_built());
+  const auto reformatted = nlohmann::json::parse(std::ifstream(json)).dump(1);  // same data, another file
+  write_text(json, reformatted);
+  auto edited = ImageCache::open(images, describe_source_file(json), cache_in(dir));
+  EXPECT_TRUE(edited.was_built());
+
+  // A cache file cut short (crash while copying it) is rebuilt, not read.
+  fs::resize_file(edited.path(), fs::file_size(edited.path()) - 100);
+  EXPECT_TRUE(ImageCache::open(images, describe_source_file(json), cache_in(dir)).was_built());
+}
+
+TEST(Datasets, ABrokenImageIsNamedOrSkipped) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("broken");
+  const auto json = make_karpathy(dir, /*broken_image=*/true);
+  const auto message = test::error_message([&] { open_dataset_split("karpathy:" + json, dir / "imgs", "train", cache_in(dir), 0); });
+  EXPECT_NE(message.find("broken.jpg"), std::string::npos) << message;
+  EXPECT_NE(message.find("--skip-bad-images"), std::string::npos) << message;
+
+  auto options = cache_in(dir);
+  options.skip_bad_images = true;
+  std::vector<std::string> said;
+  auto train = open_dataset_split("karpathy:" + json, dir / "imgs", "train", options, 0, 0,
+                                  [&](const std::string& m) { said.push_back(m); });
+  EXPECT_EQ(train->size(), 4u);
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.back().find("skipped 1"), std::string::npos) << said.back();
+}
+
+TEST(Datasets, MalformedFilesAreRejectedWithFileAndPosition) {
+  test::TempDir dir("malformed");
+  const auto bad = dir / "bad.json";
+  write_text(bad, "{\"images\": [ {\"filename\": \"a.png\", ");
+  auto message = test::error_message([&] { read_karpathy_dataset(bad, dir.path.string()); });
+  EXPECT_NE(message.find(bad), std::string::npos) << message;
+  EXPECT_NE(message.find("byte"), std::string::npos) << message;
+
+  write_text(bad, R"({"images": [{"filename": "a.png", "split": "train", "sentences": []}, {"filename": "b.png"}]})");
+  message = test::error_message([&] { read_karpathy_dataset(bad, dir.path.string()); });
+  EXPECT_NE(message.find("images[1]"), std::string::npos) << message;
+
+  write_text(bad, R"({"images": [{"id": 1, "file_name": "a.png"}], "annotations": [{"image_id": 1, "caption": "x"}, {"image_id": 7, "caption": "y"}]})");
+  message = test::error_message([&] { read_coco_dataset(bad, dir.path.string()); });
+  EXPECT_NE(message.find("annotations[1]"), std::string::npos) << message;
+  EXPECT_NE(message.find("image_id 7"), std::string::npos) << message;
+
+  EXPECT_THROW(check_dataset_name("flickr8k"), std::invalid_argument);
+  EXPECT_NO_THROW(check_dataset_name("karpathy:/data/dataset_flickr8k.json"));
+}
+
+TEST(Datasets, CocoCaptionsFileGroupsCaptionsByImage) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("coco");
+  fs::create_directories(dir.path / "val2014");
+  nlohmann::json images = nlohmann::json::array(), annotations = nlohmann::json::array();
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "COCO_" + std::to_string(i) + ".png";
+    write_png((dir.path / "val2014" / name).string(), RgbImage(20, 20, 100));
+    images.push_back({{"id", 100 + i}, {"file_name", name}});
+    annotations.push_back({{"image_id", 100 + i}, {"id", i}, {"caption", "a picture " + std::to_string(i)}});
+    annotations.push_back({{"image_id", 100 + i}, {"id", 10 + i}, {"caption", "another " + std::to_string(i)}});
+  }
+  const auto json = dir / "captions_val2014.json";
+  write_text(json, nlohmann::json({{"images", images}, {"annotations", annotations}}).dump());
+  auto all = read_coco_dataset(json, dir / "val2014");
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[2].captions, (std::vector<std::string>{"a picture 2", "another 2"}));
+  // No splits in a COCO file: its first val_size images validate, the rest train.
+  auto val = open_dataset_split("coco:" + json, dir / "val2014", "val", cache_in(dir), 0, 1);
+  auto train = open_dataset_split("coco:" + json, dir / "val2014", "train", cache_in(dir), 0, 1);
+  EXPECT_EQ(val->size(), 1u);
+  EXPECT_EQ(train->size(), 2u);
+  EXPECT_EQ(val->get(0).id, 100);
+  EXPECT_EQ(train->get(0).id, 101);
+}
+
+TEST(Datasets, ATinyModelTrainsOnAKarpathyDataset) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("karpathy-train");
+  const auto json = make_karpathy(dir);
+  auto config = test::tiny_training(dir / "run");
+  config.dataset = "karpathy:" + json;
+  config.images_dir = dir / "imgs";
+  config.cache_dir = dir / "cache";
+  config.batch_size = 2;
+  config.max_steps = 150;
+  config.log_every = 10;
+  config.sample_every = 50;
+  config.sample_count = 1;
+  auto r = train(config);
+  EXPECT_EQ(r.steps, 150);
+  const auto log = read_run_log(config.out_dir);
+  ASSERT_FALSE(log.val.empty());
+  EXPECT_FALSE(log.val.back().has_grounding);  // no object boxes in captioning datasets
+  EXPECT_LT(log.train.back().nll, 0.5 * log.train.front().nll) << "it learned the four training captions";
+  EXPECT_EQ(log.samples.size(), 4u);  // steps 0, 50, 100, 150
+}
