@@ -56,6 +56,19 @@ jq -e '.[0].grid == [4,4] and (.[0].words | length) > 0 and (.[0].words[0].alpha
 "$FOVEA" caption --model hard/best.ckpt --sample-glimpses --json scenes/test_00001.png > hard.json
 jq -e '.[0].words | length > 0' hard.json > /dev/null || fail "hard model did not caption"
 
+echo "== a Karpathy-format dataset on disk, one image broken"
+jq '{images: ([.[] | {filename: .file, imgid: .id, split: "test", sentences: [.captions[] | {raw: .}]}]
+              + [{filename: "broken.png", imgid: 99, split: "test", sentences: [{raw: "a broken image"}]}])}' \
+  scenes/captions.json > dataset_tiny.json
+echo "not a PNG" > scenes/broken.png
+expect_error "broken.png" "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes \
+  --cache-dir cache
+"$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes --cache-dir cache \
+  --skip-bad-images --json > karpathy_eval.json 2> karpathy_eval.err
+grep -q "skipped 1" karpathy_eval.err || { cat karpathy_eval.err; fail "the skipped image was not reported"; }
+jq -e '.scenes == 3 and has("Bleu_4") and has("CIDEr")' karpathy_eval.json > /dev/null || fail "karpathy eval output"
+ls cache/images-*.bin > /dev/null || fail "no image cache written"
+
 echo "== bad input"
 head -c 1000 run/best.ckpt > cut.ckpt
 expect_error "cut.ckpt: truncated" "$FOVEA" caption --model cut.ckpt scenes/test_00000.png
