@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption word(QStringLiteral("word"), QStringLiteral("With --screenshot: the word to show (0-based)"), QStringLiteral("n"), QStringLiteral("2"));
   const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to this PNG once captioned, then exit"), QStringLiteral("file"));
   const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live webcam captions"));
-  const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder)"), QStringLiteral("dir"));
+  const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder; repeat to overlay runs)"), QStringLiteral("dir"));
   const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("Folder of training runs for the run list (default: ./runs)"), QStringLiteral("dir"));
   const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
   const QCommandLineOption new_run(QStringLiteral("new-run"), QStringLiteral("Open the training window's New run dialog"));
@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
     auto* training = window.trainingWindow();
     if (cli.isSet(runs)) training->setRunsRoot(cli.value(runs));
     else if (cli.isSet(run)) training->setRunsRoot(QFileInfo(cli.value(run)).absolutePath());
-    if (cli.isSet(run) && !training->openRun(cli.value(run))) {
+    for (const auto& dir : cli.values(run)) {
+      if (training->openRun(dir)) continue;
       std::fprintf(stderr, "%s\n", qPrintable(training->statusText()));
       if (cli.isSet(shot)) return 1;
     }

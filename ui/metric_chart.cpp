@@ -707,6 +707,12 @@ void MetricChart::addSeries(const QString& key, const QString& label, const QCol
   scheduleRedraw();
 }
 
+void MetricChart::setInLegend(const QString& key, bool shown) {
+  if (Series* s = d_->find(key)) {
+    for (QLegendMarker* marker : d_->chart->legend()->markers(s->line)) marker->setVisible(shown);
+  }
+}
+
 void MetricChart::removeSeries(const QString& key) {
   auto it = std::find_if(d_->series.begin(), d_->series.end(), [&](const auto& s) { return s->key == key; });
   if (it == d_->series.end()) return;

@@ -26,6 +26,8 @@ class MetricChart : public QWidget {
   /// For an existing key the points are kept and label, color and dash are updated.
   void addSeries(const QString& key, const QString& label, const QColor& color, bool dashed = false);
   void removeSeries(const QString& key);
+  /// Shows or hides a curve's legend entry (the curve stays, and keeps its label in CSV exports).
+  void setInLegend(const QString& key, bool shown);
   void clear();  ///< removes every series
   bool hasSeries(const QString& key) const;
   QStringList seriesKeys() const;  ///< in the order they were added

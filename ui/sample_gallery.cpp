@@ -87,7 +87,8 @@ void SampleGallery::ensureViews(std::size_t count) {
   while (std::size_t(views_.size()) < count) {
     const int i = int(views_.size());
     auto* view = new AttentionView;
-    view->setMinimumSize(120, 120);
+    view->setMinimumWidth(120);
+    view->setFixedHeight(170);  // image and caption stay together; the column scrolls no further
     auto* label = new QLabel;
     label->setWordWrap(true);
     label->setTextFormat(Qt::RichText);

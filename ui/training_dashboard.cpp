@@ -62,7 +62,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   grid_->setSpacing(4);
   addChart("loss", tr("NLL per word"), tr("−log p"));
   addChart("penalty", tr("Doubly stochastic penalty"), tr("λ Σ(1−Σα)²"));
-  addChart("reinforce", tr("REINFORCE: reward and baseline (hard)"), tr("log p(y|s,a)"));
+  addChart("reinforce", tr("REINFORCE reward; baseline dashed"), tr("log p(y|s,a)"));
   addChart("reward_var", tr("Reward variance (hard)"), tr("var(r − b)"));
   addChart("entropy", tr("Entropy of α"), tr("nats"));
   addChart("grad_norm", tr("Gradient norm (before clipping)"), tr("‖g‖"));
@@ -70,8 +70,8 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("throughput", tr("Throughput"), tr("words/s"));
   addChart("bleu4", tr("Validation BLEU-4"), tr("BLEU-4"));
   addChart("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
-  addChart("pointing", tr("Validation pointing (noun phrases)"), tr("%"));
-  addChart("supervision", tr("Attention supervision and auxiliary loss"), tr("loss"));
+  addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
+  addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
   curves_ = {
       {"loss", "nll", tr("NLL")},
       {"penalty", "penalty", tr("penalty")},
@@ -123,7 +123,9 @@ void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard
     if (c.hard_only && !hard) continue;
     // One curve per chart: the legend names the run; two curves: run and quantity.
     const bool shared = std::count_if(curves_.begin(), curves_.end(), [&](const Curve& o) { return o.chart == c.chart; }) > 1;
-    charts_[c.chart]->addSeries(key(id, c), shared ? name + " · " + c.label : name, run.colour, c.dashed);
+    auto* chart = charts_[c.chart];
+    chart->addSeries(key(id, c), shared ? name + " · " + c.label : name, run.colour, c.dashed);
+    if (c.dashed) chart->setInLegend(key(id, c), false);  // the title says what the dashed curve is
   }
 }
 
