@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "core/coco_captions.h"
 #include "core/dataset_source.h"
 #include "core/fashion_scenes.h"
 #include "core/scene_evaluation.h"
@@ -18,7 +19,7 @@ namespace {
 struct EvalArgs {
   std::string model = "models/fashion-soft.ckpt", dataset = "fashion-scenes", split = "test", device = "cpu";
   std::size_t count = 1000;
-  std::string images, cache_dir;
+  std::string images, cache_dir, results, refs_out;
   bool skip_bad = false;
   int beam = 3;
   bool greedy = false, json = false;
@@ -48,6 +49,8 @@ Runner add_eval_command(CLI::App& app) {
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
   app.add_option("--mnist-dir", a->scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
+  app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
+  app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     Captioner captioner(a->model, a->device);
@@ -69,6 +72,8 @@ Runner add_eval_command(CLI::App& app) {
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
     const auto e = evaluate_scenes(captioner, scenes, opts);
+    if (!a->results.empty()) write_coco_results(a->results, e.captions);
+    if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
     if (a->json) {
       auto j = to_json(e);
       j["model"] = a->model;
@@ -78,7 +83,7 @@ Runner add_eval_command(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%s on %s (%zu scenes, %s)\n", a->model.c_str(), scenes.describe().c_str(), scenes.size(),
+    std::printf("%s on %s (%s)\n", a->model.c_str(), scenes.describe().c_str(),
                 opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy");
     std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
                 e.bleu[2], e.bleu[3], e.rouge_l, e.cider);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/atomic_file.h"
 #include "core/caption_metrics.h"
 #include "core/tokenizer.h"
 
@@ -132,6 +133,22 @@ nlohmann::json per_image_json(const CaptionScores& s) {
                  {"Bleu_4", im.bleu[3]}, {"ROUGE_L", im.rouge_l}, {"CIDEr", im.cider}});
   }
   return a;
+}
+
+void write_coco_results(const std::string& path, const std::map<std::int64_t, std::string>& results) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [id, caption] : results) out.push_back({{"image_id", id}, {"caption", caption}});
+  write_file_atomically(path, out.dump(1) + "\n");
+}
+
+void write_coco_references(const std::string& path, const std::map<std::int64_t, std::vector<std::string>>& references) {
+  nlohmann::json images = nlohmann::json::array(), annotations = nlohmann::json::array();
+  std::int64_t next = 1;
+  for (const auto& [id, captions] : references) {
+    images.push_back({{"id", id}});
+    for (const auto& c : captions) annotations.push_back({{"image_id", id}, {"id", next++}, {"caption", c}});
+  }
+  write_file_atomically(path, nlohmann::json({{"images", images}, {"annotations", annotations}}).dump(1) + "\n");
 }
 
 }  // namespace fovea

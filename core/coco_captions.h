@@ -15,6 +15,12 @@ std::map<std::int64_t, std::vector<std::string>> read_coco_references(const std:
 /// [{"image_id":.., "caption":".."}] -> one caption per image (a repeated id is an error).
 std::map<std::int64_t, std::string> read_coco_results(const std::string& path);
 
+/// Writes captions in the results format (for `fovea score`, pycocoevalcap or a leaderboard),
+/// through a temporary file and a rename.
+void write_coco_results(const std::string& path, const std::map<std::int64_t, std::string>& results);
+/// The references in the annotation format, so a results file can be scored against them later.
+void write_coco_references(const std::string& path, const std::map<std::int64_t, std::vector<std::string>>& references);
+
 struct ImageScores {
   std::int64_t image_id = 0;
   double bleu[4] = {0, 0, 0, 0};

@@ -27,6 +27,8 @@ SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source,
       for (const auto& c : batch[k].captions) refs.push_back(tokenize(c));
       references.push_back(std::move(refs));
       accumulate_grounding(batch[k], results[k], e.grounding);
+      e.captions[batch[k].id] = results[k].text();
+      e.references[batch[k].id] = batch[k].captions;
     }
   }
   e.scenes = candidates.size();

@@ -68,6 +68,13 @@ expect_error "broken.png" "$FOVEA" eval --model run/best.ckpt --dataset karpathy
 grep -q "skipped 1" karpathy_eval.err || { cat karpathy_eval.err; fail "the skipped image was not reported"; }
 jq -e '.scenes == 3 and has("Bleu_4") and has("CIDEr")' karpathy_eval.json > /dev/null || fail "karpathy eval output"
 ls cache/images-*.bin > /dev/null || fail "no image cache written"
+# Its captions as a COCO results file score to the same BLEU-4 through fovea score.
+"$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes --cache-dir cache \
+  --skip-bad-images --json --results results.json --refs-out refs.json > eval2.json 2> /dev/null
+jq -e 'length == 3 and (.[0] | has("image_id") and has("caption"))' results.json > /dev/null || fail "results file"
+"$FOVEA" score --refs refs.json --results results.json --json > score.json
+jq -e --slurpfile e eval2.json '((.Bleu_4 - $e[0].Bleu_4) | fabs) < 1e-9 and ((.CIDEr - $e[0].CIDEr) | fabs) < 1e-9' score.json \
+  > /dev/null || fail "fovea score on eval's results differs from fovea eval"
 
 echo "== bad input"
 head -c 1000 run/best.ckpt > cut.ckpt
