@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <random>
 
 #include "app/commands.h"
+
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include "core/batching.h"
 #include "core/captioner.h"
 #include "core/decoding.h"
@@ -35,6 +38,7 @@ struct BenchArgs {
   std::vector<std::string> cases;
   int threads = 1, repeat = 5, warmup = 2, train_steps = 20;
   double ui_seconds = 30;
+  std::string profile;
   std::string device = "cpu", model = "models/fashion-soft.ckpt", image = "resources/samples/test_00000.png";
 };
 
@@ -121,6 +125,7 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
   app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->capture_default_str();
+  app.add_option("--profile", a->profile, "decoder_train_step*: also write PREFIX.<case>.json, a chrome://tracing profile of one step");
   return [a]() -> int {
     configure_threads(a->threads);
     const torch::Device device = resolve_device(a->device);
@@ -165,23 +170,47 @@ Runner add_bench_command(CLI::App& app) {
       auto annotations = torch::randn({B, 196, 512}, torch::TensorOptions().device(device));
       ObjectiveOptions oo;
       MovingBaseline baseline;
+      std::vector<double> forward_s, backward_s, optimizer_s;  // where a step's time goes
+      auto seconds_since = [&](std::chrono::steady_clock::time_point& t0) {
+        if (device.is_cuda()) torch::cuda::synchronize();
+        const auto now = std::chrono::steady_clock::now();
+        const double s = std::chrono::duration<double>(now - t0).count();
+        t0 = now;
+        return s;
+      };
       auto step = [&] {
+        auto t0 = std::chrono::steady_clock::now();
         torch::Tensor sample;
         if (kind == AttentionKind::Hard) sample = torch::bernoulli(torch::full({B}, 0.5)).to(torch::kBool).to(device);
         auto out = dec->forward(annotations, tok, lengths, sample);
         auto terms = kind == AttentionKind::Hard ? hard_objective(out, oo, baseline.value) : soft_objective(out, oo);
         if (kind == AttentionKind::Hard && terms.sampled > 0) baseline.update(terms.reward);
+        forward_s.push_back(seconds_since(t0));
         opt.zero_grad();
         terms.loss.backward();
+        backward_s.push_back(seconds_since(t0));
         opt.step();
+        optimizer_s.push_back(seconds_since(t0));
       };
       auto t = time_it(step, a->warmup, a->repeat, device);
+      if (!a->profile.empty()) {
+        // One more step under the autograd profiler: a chrome://tracing file of every op.
+        std::ofstream trace(a->profile + "." + name + ".json");
+        torch::autograd::profiler::RecordProfile guard(trace);
+        step();
+      }
       const double flops = 3 * decoder_forward_flops(cfg, tokens, B);  // forward + backward ~ 3x forward
       auto j = report(name, t,
                       {{"batch", B}, {"grid", "14x14"}, {"D", 512}, {"embed", 512}, {"attention", 512}, {"hidden", 512},
                        {"vocab", 10000}, {"caption_len", "8..22 uniform, seed 7"}, {"tokens", tokens},
                        {"penalty", "doubly stochastic, mean over cells"}},
                       a->threads, device);
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+      };
+      j["phases_s"] = {{"forward_and_objective", median(forward_s)}, {"backward", median(backward_s)},
+                       {"adam", median(optimizer_s)}};
       j["gflop_per_step"] = flops / 1e9;
       j["gflops"] = flops / t.median / 1e9;
       if (sgemm_gflops > 0) j["fraction_of_sgemm"] = j["gflops"].get<double>() / sgemm_gflops;

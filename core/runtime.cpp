@@ -1,5 +1,6 @@
 #include "core/runtime.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -21,12 +22,21 @@ torch::Device resolve_device(const std::string& name) {
   throw std::invalid_argument("device must be auto, cpu or cuda[:N], got '" + name + "'");
 }
 
+void configure_allocator() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's maximum: tensors up to 32 MiB come from the heap
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);  // and freed memory stays there for the next step
+#endif
+}
+
 void configure_threads(int threads) {
+  configure_allocator();
   const int n = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
   torch::set_num_threads(n);
 }
 
 void reexec_with_thread_environment(int argc, char** argv) {
+  configure_allocator();
   if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("FOVEA_NO_REEXEC") != nullptr) return;
   setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
   setenv("FOVEA_NO_REEXEC", "1", 1);
