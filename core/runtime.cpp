@@ -8,6 +8,9 @@
 #include <thread>
 #include <vector>
 
+// Weak: resolved when the BLAS behind LibTorch is OpenBLAS, null otherwise (MKL, reference BLAS).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
 namespace fovea {
 
 torch::Device resolve_device(const std::string& name) {
@@ -33,6 +36,10 @@ void configure_threads(int threads) {
   configure_allocator();
   const int n = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
   torch::set_num_threads(n);
+  // LibTorch's thread setting does not reach OpenBLAS's own pool (one thread per core by
+  // default), so "--threads 1" still ran every matmul on both cores. Set it too when the BLAS
+  // LibTorch was linked against is OpenBLAS.
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(n);
 }
 
 void reexec_with_thread_environment(int argc, char** argv) {
