@@ -5,62 +5,61 @@
 #include <QThread>
 
 #include <exception>
+#include <functional>
 
 #include "core/trainer.h"
 
 namespace fovea::ui {
 
-/// Lives on the worker thread; runs one training job at a time.
+/// Lives on the worker thread and runs one training job at a time. What the trainer reports is
+/// posted to the TrainingRun on the GUI thread (queued), which emits it there.
 class TrainingRun::Worker : public QObject {
-  Q_OBJECT
  public:
-  using QObject::QObject;
+  explicit Worker(TrainingRun* run) : run_(run) {}
 
- Q_SIGNALS:
-  void record(const fovea::TrainRecord& record);
-  void validation(const fovea::ValidationRecord& record);
-  void progress(const fovea::TrainProgress& progress);
-  void samples(const fovea::SampleRecord& record);
-  void message(const QString& text);
-  void finished(const QString& run_dir, bool interrupted, const QString& summary);
-  void failed(const QString& run_dir, const QString& error);
-
- public:
   fovea::TrainCallbacks callbacks(const std::atomic<bool>* stop, const std::atomic<bool>* pause) {
     fovea::TrainCallbacks cb;
-    cb.on_record = [this](const fovea::TrainRecord& r) { Q_EMIT record(r); };
-    cb.on_validation = [this](const fovea::ValidationRecord& v) { Q_EMIT validation(v); };
-    cb.on_progress = [this](const fovea::TrainProgress& p) { Q_EMIT progress(p); };
-    cb.on_samples = [this](const fovea::SampleRecord& s) { Q_EMIT samples(s); };
-    cb.on_message = [this](const std::string& m) { Q_EMIT message(QString::fromStdString(m)); };
+    cb.on_record = [this](const fovea::TrainRecord& r) { post([r](TrainingRun* t) { Q_EMIT t->record(r); }); };
+    cb.on_validation = [this](const fovea::ValidationRecord& v) { post([v](TrainingRun* t) { Q_EMIT t->validation(v); }); };
+    cb.on_progress = [this](const fovea::TrainProgress& p) { post([p](TrainingRun* t) { Q_EMIT t->progress(p); }); };
+    cb.on_samples = [this](const fovea::SampleRecord& s) { post([s](TrainingRun* t) { Q_EMIT t->samples(s); }); };
+    cb.on_message = [this](const std::string& m) {
+      post([text = QString::fromStdString(m)](TrainingRun* t) { Q_EMIT t->message(text); });
+    };
     cb.stop = stop;
     cb.pause = pause;
     return cb;
   }
 
-  void report(const QString& run_dir, const fovea::TrainResult& r) {
-    QString summary;
-    if (r.interrupted) {
-      summary = tr("Stopped at step %1; a checkpoint was written, resume it from the run list.").arg(r.steps);
-    } else {
-      summary = tr("Finished after %1 steps (%2 epochs) in %3 min; best validation BLEU-4 %4 at step %5%6.")
-                    .arg(r.steps)
-                    .arg(r.epochs_completed)
-                    .arg(r.elapsed_s / 60.0, 0, 'f', 1)
-                    .arg(r.best_bleu4, 0, 'f', 3)
-                    .arg(r.best_step)
-                    .arg(r.stopped_early ? tr(" (early stopping)") : QString());
-    }
-    Q_EMIT finished(run_dir, r.interrupted, summary);
-  }
-
   void run(const QString& run_dir, const std::function<fovea::TrainResult()>& job) {
     try {
-      report(run_dir, job());
+      const auto r = job();
+      const auto text = summary(r);
+      post([run_dir, r, text](TrainingRun* t) { t->ended(run_dir, r.interrupted, text, false); });
     } catch (const std::exception& e) {
-      Q_EMIT failed(run_dir, QString::fromStdString(e.what()));
+      post([run_dir, error = QString::fromStdString(e.what())](TrainingRun* t) { t->ended(run_dir, false, error, true); });
     }
   }
+
+ private:
+  template <typename F>
+  void post(F f) {
+    TrainingRun* run = run_;
+    QMetaObject::invokeMethod(run, [run, f] { f(run); }, Qt::QueuedConnection);
+  }
+
+  static QString summary(const fovea::TrainResult& r) {
+    if (r.interrupted) return TrainingRun::tr("Stopped at step %1; a checkpoint was written, resume it from the run list.").arg(r.steps);
+    return TrainingRun::tr("Finished after %1 steps (%2 epochs) in %3 min; best validation BLEU-4 %4 at step %5%6.")
+        .arg(r.steps)
+        .arg(r.epochs_completed)
+        .arg(r.elapsed_s / 60.0, 0, 'f', 1)
+        .arg(r.best_bleu4, 0, 'f', 3)
+        .arg(r.best_step)
+        .arg(r.stopped_early ? TrainingRun::tr(" (early stopping)") : QString());
+  }
+
+  TrainingRun* run_;
 };
 
 namespace {
@@ -82,24 +81,9 @@ TrainingRun::TrainingRun(QObject* parent) : QObject(parent) {
   register_types();
   thread_ = new QThread(this);
   thread_->setObjectName("fovea-training");
-  worker_ = new Worker;
+  worker_ = new Worker(this);
   worker_->moveToThread(thread_);
   connect(thread_, &QThread::finished, worker_, &QObject::deleteLater);
-  connect(worker_, &Worker::record, this, &TrainingRun::record);
-  connect(worker_, &Worker::validation, this, &TrainingRun::validation);
-  connect(worker_, &Worker::progress, this, &TrainingRun::progress);
-  connect(worker_, &Worker::samples, this, &TrainingRun::samples);
-  connect(worker_, &Worker::message, this, &TrainingRun::message);
-  connect(worker_, &Worker::finished, this, [this](const QString& dir, bool interrupted, const QString& summary) {
-    running_ = false;
-    pause_ = false;
-    Q_EMIT finished(dir, interrupted, summary);
-  });
-  connect(worker_, &Worker::failed, this, [this](const QString& dir, const QString& error) {
-    running_ = false;
-    pause_ = false;
-    Q_EMIT failed(dir, error);
-  });
   thread_->start();
 }
 
@@ -108,6 +92,13 @@ TrainingRun::~TrainingRun() {
   pause_ = false;
   thread_->quit();
   thread_->wait();
+}
+
+void TrainingRun::ended(const QString& run_dir, bool interrupted, const QString& text, bool error) {
+  running_ = false;
+  pause_ = false;
+  if (error) Q_EMIT failed(run_dir, text);
+  else Q_EMIT finished(run_dir, interrupted, text);
 }
 
 bool TrainingRun::launch(const QString& run_dir, const std::function<void(Worker*)>& job) {
@@ -158,4 +149,3 @@ void TrainingRun::wait() {
 
 }  // namespace fovea::ui
 
-#include "training_run.moc"

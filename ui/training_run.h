@@ -50,6 +50,7 @@ class TrainingRun : public QObject {
  private:
   class Worker;
   bool launch(const QString& run_dir, const std::function<void(Worker*)>& job);
+  void ended(const QString& run_dir, bool interrupted, const QString& text, bool error);
 
   QThread* thread_ = nullptr;
   Worker* worker_ = nullptr;
