@@ -1,5 +1,7 @@
 #include "ui/metric_chart.h"
 
+#include "ui/curve_math.h"
+
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
@@ -34,6 +36,8 @@
 
 namespace fovea::ui {
 
+using namespace curve;
+
 namespace {
 
 constexpr int kRedrawDelayMs = 100;
@@ -43,150 +47,6 @@ constexpr int kFaintAlpha = 60;     // raw curve under the smoothed one
 constexpr qreal kLinePenWidth = 1.6;
 const QSize kDefaultExportSize(800, 500);
 const QString kSeparator = QStringLiteral(" \u00B7 ");
-
-/// Data extent of a set of points.
-struct Bounds {
-  double min_x = std::numeric_limits<double>::infinity();
-  double max_x = -std::numeric_limits<double>::infinity();
-  double min_y = std::numeric_limits<double>::infinity();
-  double max_y = -std::numeric_limits<double>::infinity();
-
-  bool valid() const { return min_x <= max_x; }
-  void add(const QPointF& p) {
-    min_x = std::min(min_x, p.x());
-    max_x = std::max(max_x, p.x());
-    min_y = std::min(min_y, p.y());
-    max_y = std::max(max_y, p.y());
-  }
-  void unite(const Bounds& o) {
-    min_x = std::min(min_x, o.min_x);
-    max_x = std::max(max_x, o.max_x);
-    min_y = std::min(min_y, o.min_y);
-    max_y = std::max(max_y, o.max_y);
-  }
-};
-
-/// The x window and resolution a series was decimated for; a redraw redoes a series when it changes.
-struct Frame {
-  double x0 = 0, x1 = 0;
-  int buckets = 0;
-  bool operator==(const Frame& o) const { return x0 == o.x0 && x1 == o.x1 && buckets == o.buckets; }
-  bool operator!=(const Frame& o) const { return !(*this == o); }
-};
-
-bool lessX(const QPointF& a, const QPointF& b) { return a.x() < b.x(); }
-
-/// A point that can be drawn: finite, and positive on a log axis.
-bool isUsable(const QPointF& p, bool log_y) {
-  return std::isfinite(p.x()) && std::isfinite(p.y()) && (!log_y || p.y() > 0);
-}
-
-/// TensorBoard's smoothing, one value at a time: an EMA started at 0 and divided by (1 - w^n) so the
-/// start is not pulled towards 0. Values pass unchanged while all so far equal the first (TensorBoard
-/// leaves a constant curve as it is; the EMA would add rounding noise).
-struct Ema {
-  double weight = 0;
-  double last = 0;
-  double weight_pow = 1;
-  double first = 0;
-  bool started = false;
-  bool constant = true;
-
-  double next(double y) {
-    if (!started) first = y;
-    started = true;
-    constant = constant && y == first;
-    last = last * weight + (1 - weight) * y;
-    weight_pow *= weight;
-    return constant ? y : last / (1 - weight_pow);
-  }
-};
-
-/// The points of sorted `points` in [x0, x1] (plus the neighbour on each side, so the line reaches the
-/// edge), reduced to the min and max of each of `buckets` equal x slices, in x order, plus the first and
-/// last point so the curve starts and ends where the data does. Spikes survive. At most 2 * buckets + 4.
-QVector<QPointF> decimate(const QVector<QPointF>& points, double x0, double x1, int buckets) {
-  auto lo = std::lower_bound(points.cbegin(), points.cend(), QPointF(x0, 0), lessX);
-  auto hi = std::upper_bound(lo, points.cend(), QPointF(x1, 0), lessX);
-  if (lo != points.cbegin()) --lo;
-  if (hi != points.cend()) ++hi;
-  if (hi - lo <= 2 * buckets + 4) return QVector<QPointF>(lo, hi);
-
-  QVector<QPointF> out;
-  out.reserve(2 * buckets + 4);
-  const QPointF* last_out = nullptr;
-  auto push = [&](const QPointF* p) {
-    if (p == last_out) return;
-    out.append(*p);
-    last_out = p;
-  };
-  auto flush = [&](const QPointF* min_p, const QPointF* max_p) {
-    push(std::min(min_p, max_p));  // pointer order is x order
-    push(std::max(min_p, max_p));
-  };
-  const QPointF* first = &*lo;
-  const QPointF* last = &*(hi - 1);
-  push(first);
-  const double scale = x1 > x0 ? buckets / (x1 - x0) : 0.0;
-  int bucket = -1;
-  const QPointF* min_p = nullptr;
-  const QPointF* max_p = nullptr;
-  for (const QPointF* p = first + 1; p < last; ++p) {  // the ends (maybe outside [x0, x1]) are emitted as is
-    const int b = std::clamp(int((p->x() - x0) * scale), 0, buckets - 1);
-    if (b != bucket) {
-      if (min_p) flush(min_p, max_p);
-      bucket = b;
-      min_p = max_p = p;
-    } else if (p->y() < min_p->y()) {
-      min_p = p;
-    } else if (p->y() > max_p->y()) {
-      max_p = p;
-    }
-  }
-  if (min_p) flush(min_p, max_p);
-  push(last);
-  return out;
-}
-
-/// Index of the point of sorted `points` whose step is nearest to x (points must not be empty).
-int nearestIndex(const QVector<QPointF>& points, double x) {
-  const auto it = std::lower_bound(points.cbegin(), points.cend(), QPointF(x, 0), lessX);
-  if (it == points.cbegin()) return 0;
-  if (it == points.cend()) return int(points.size()) - 1;
-  const int i = int(it - points.cbegin());
-  return x - points[i - 1].x() <= points[i].x() - x ? i - 1 : i;
-}
-
-/// A round tick interval (1, 2 or 5 times a power of ten) giving about `ticks` ticks over span.
-double niceInterval(double span, int ticks) {
-  if (!(span > 0)) return 1;
-  const double raw = span / std::max(1, ticks);
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double norm = raw / magnitude;
-  const double nice = norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10;
-  return nice * magnitude;
-}
-
-bool isIntegral(double v) { return std::abs(v) < 1e15 && v == std::round(v); }
-
-QString formatStep(double step) {
-  return isIntegral(step) ? QString::number(qint64(std::llround(step))) : QString::number(step, 'g', 6);
-}
-
-QString formatValue(double v) { return QString::number(v, 'g', 4); }
-
-/// Lossless and readable number for the CSV.
-QString csvNumber(double v) {
-  if (isIntegral(v)) return QString::number(qint64(std::llround(v)));
-  return QString::number(v, 'g', QLocale::FloatingPointShortest);
-}
-
-QString csvField(const QString& s) {
-  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
-  QString quoted = s;
-  quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
 
 QString writeError(const QString& path, const QString& reason) {
   return QStringLiteral("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason);
@@ -443,17 +303,8 @@ struct MetricChart::Impl {
     fitting = false;
   }
 
-  /// Axis ends snap to round numbers, so a live curve changes the range (and Qt Charts re-lays out the
-  /// axes, the costly part of a redraw) only now and then instead of at every point.
-  static double niceStep(double span) {
-    if (!(span > 0)) return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(span)));
-    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-      if (span <= m * magnitude) return m * magnitude / 10.0;
-    }
-    return magnitude;
-  }
-
+  /// Axis ends snap to round numbers (niceInterval), so a live curve changes the range (and Qt Charts
+  /// re-lays out the axes, the costly part of a redraw) only now and then instead of at every point.
   static void setRangeIfChanged(QValueAxis* axis, double min, double max) {
     if (axis->min() != min || axis->max() != max) axis->setRange(min, max);
   }
@@ -461,14 +312,14 @@ struct MetricChart::Impl {
   void fitX(double lo, double hi) {
     const double pad = hi > lo ? 0.01 * (hi - lo) : 1;
     double min = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;  // steps >= 0 keep the axis >= 0
-    const double step = niceStep(hi + pad - min) * 2;
+    const double step = niceInterval(hi + pad - min, 5);
     min = std::floor(min / step) * step;
     setRangeIfChanged(x_axis, min, std::ceil((hi + pad) / step) * step);
   }
 
   void fitLinearY(double lo, double hi) {
     const double pad = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.1 * std::abs(lo) : 1);
-    const double step = niceStep(hi - lo + 2 * pad);
+    const double step = niceInterval(hi - lo + 2 * pad, 10);
     setRangeIfChanged(y_linear, std::floor((lo - pad) / step) * step, std::ceil((hi + pad) / step) * step);
   }
 
