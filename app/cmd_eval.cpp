@@ -22,7 +22,7 @@ struct EvalArgs {
   std::string images, cache_dir, results, refs_out;
   bool skip_bad = false;
   int beam = 3;
-  bool greedy = false, json = false;
+  bool greedy = false, json = false, sample_glimpses = false;
   FashionScenesOptions scenes;
 };
 
@@ -46,6 +46,8 @@ Runner add_eval_command(CLI::App& app) {
   app.add_option("--count", a->count, "Scenes to evaluate")->capture_default_str();
   app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
   app.add_flag("--greedy", a->greedy, "Greedy decoding");
+  app.add_flag("--sample-glimpses", a->sample_glimpses,
+               "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
   app.add_option("--mnist-dir", a->scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
@@ -71,6 +73,7 @@ Runner add_eval_command(CLI::App& app) {
     const auto& scenes = *source;
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
+    opts.sample_glimpses = a->sample_glimpses;
     const auto e = evaluate_scenes(captioner, scenes, opts);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
@@ -92,6 +95,10 @@ Runner add_eval_command(CLI::App& app) {
     print_row("noun phrase", e.grounding.phrase);
     print_row("colour", e.grounding.colour);
     print_row("noun", e.grounding.noun);
+    if (e.grounding.glimpse.count > 0) {
+      std::printf("  sampled glimpse in the named object's box: %.1f%% of %lld (chance %.1f%%)\n",
+                  100 * e.grounding.glimpse.pointing(), (long long)e.grounding.glimpse.count, 100 * e.grounding.glimpse.chance_level());
+    }
     std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
                 (long long)e.grounding.nouns);
     return 0;

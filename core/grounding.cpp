@@ -25,6 +25,12 @@ void score(const std::vector<float>& alpha, const std::vector<bool>& in, Groundi
   g.add(in[best] ? 1.0 : 0.0, mass, double(cells) / double(alpha.size()));
 }
 
+void score_glimpse(const WordAttention& w, const std::vector<bool>& in, GroundingScore& g) {
+  if (w.glimpse < 0 || std::size_t(w.glimpse) >= in.size()) return;
+  const double hit = in[std::size_t(w.glimpse)] ? 1.0 : 0.0;
+  g.add(hit, hit, double(std::count(in.begin(), in.end(), true)) / double(in.size()));
+}
+
 bool is_colour(const std::string& w) {
   const auto& cs = scene_colours();
   return std::any_of(cs.begin(), cs.end(), [&](const NamedColour& c) { return c.name == w; });
@@ -48,7 +54,11 @@ void accumulate_grounding(const Scene& scene, const CaptionResult& caption, Grou
   for (std::size_t i = 0; i < words.size(); ++i) {
     const auto& w = words[i].word;
     if (is_colour(w)) {
-      if (const auto* o = find_object(w, true)) score(words[i].alpha, box_cells(*o, scene, caption.grid_h, caption.grid_w), report.colour);
+      if (const auto* o = find_object(w, true)) {
+        const auto cells = box_cells(*o, scene, caption.grid_h, caption.grid_w);
+        score(words[i].alpha, cells, report.colour);
+        score_glimpse(words[i], cells, report.glimpse);
+      }
     } else if (is_noun(w)) {
       ++report.nouns;
       const auto* o = find_object(w, false);
@@ -58,6 +68,7 @@ void accumulate_grounding(const Scene& scene, const CaptionResult& caption, Grou
       }
       const auto cells = box_cells(*o, scene, caption.grid_h, caption.grid_w);
       score(words[i].alpha, cells, report.noun);
+      score_glimpse(words[i], cells, report.glimpse);
       // The noun phrase: "<colour> <noun>" naming this very object.
       if (i > 0 && words[i - 1].word == o->colour) {
         std::vector<float> mean(words[i].alpha.size());
@@ -75,8 +86,12 @@ nlohmann::json to_json(const GroundingReport& r) {
   };
   nlohmann::json per_class = nlohmann::json::object();
   for (const auto& [k, v] : r.per_class) per_class[k] = j(v);
-  return {{"noun_phrase", j(r.phrase)}, {"colour", j(r.colour)}, {"noun", j(r.noun)},
-          {"per_class", per_class},     {"nouns", r.nouns},       {"absent_noun_rate", r.absent_noun_rate()}};
+  nlohmann::json out = {{"noun_phrase", j(r.phrase)}, {"colour", j(r.colour)}, {"noun", j(r.noun)},
+                        {"per_class", per_class},     {"nouns", r.nouns},       {"absent_noun_rate", r.absent_noun_rate()}};
+  if (r.glimpse.count > 0) {
+    out["sampled_glimpse"] = {{"count", r.glimpse.count}, {"in_box", r.glimpse.pointing()}, {"chance", r.glimpse.chance_level()}};
+  }
+  return out;
 }
 
 }  // namespace fovea

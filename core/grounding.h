@@ -29,6 +29,9 @@ struct GroundingScore {
 
 struct GroundingReport {
   GroundingScore phrase, colour, noun;
+  /// Hard models with sampled glimpses: is the sampled cell of each colour word and noun inside
+  /// the box of the object it names (pointing = hit rate; no count without sampled glimpses).
+  GroundingScore glimpse;
   std::map<std::string, GroundingScore> per_class;  ///< noun phrases by the noun's class
   std::int64_t nouns = 0;          ///< generated words that are class nouns
   std::int64_t absent_nouns = 0;   ///< ... naming a class that is not in the scene

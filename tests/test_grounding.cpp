@@ -57,3 +57,19 @@ TEST(Grounding, NounsOfAbsentClassesAreCountedNotScored) {
   EXPECT_EQ(r.colour.count, 0);  // no green object
   EXPECT_DOUBLE_EQ(r.absent_noun_rate(), 1.0);
 }
+
+TEST(Grounding, SampledGlimpsesCountWhenTheyLandInTheNamedBox) {
+  auto c = caption({{"a", one_hot(0, 0)}, {"red", one_hot(2, 2)}, {"sneaker", one_hot(3, 3)},
+                    {"and", one_hot(0, 0)}, {"a", one_hot(0, 0)}, {"blue", one_hot(10, 10)}, {"bag", one_hot(10, 10)}});
+  c.words[1].glimpse = 2 * 14 + 2;    // red: in the sneaker's box
+  c.words[2].glimpse = 12 * 14 + 12;  // sneaker: in the bag's box, not its own
+  c.words[5].glimpse = 10 * 14 + 10;  // blue: in the bag's box
+  c.words[6].glimpse = 0;             // bag: the corner, outside
+  GroundingReport r;
+  accumulate_grounding(two_object_scene(), c, r);
+  EXPECT_EQ(r.glimpse.count, 4);
+  EXPECT_DOUBLE_EQ(r.glimpse.pointing(), 0.5);
+  GroundingReport expected_only;  // no sampled glimpses: nothing counted
+  accumulate_grounding(two_object_scene(), caption({{"red", one_hot(2, 2)}, {"sneaker", one_hot(3, 3)}}), expected_only);
+  EXPECT_EQ(expected_only.glimpse.count, 0);
+}
