@@ -284,16 +284,21 @@ class TrainingSession {
     }
   }
 
+  /// Greedy captions (expected α) of `scenes` with the current weights: validation and snapshots.
+  std::vector<DecodedCaption> decode_greedy(const std::vector<Scene>& scenes) {
+    std::vector<const RgbImage*> images;
+    for (const auto& sc : scenes) images.push_back(&sc.image);
+    DecodeOptions opts;
+    opts.beam = 1;
+    return decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
+  }
+
   /// Captions the fixed validation images with the current weights (greedy, expected α).
   void write_samples(std::int64_t epoch) {
     if (config_.sample_every <= 0 || sample_count() == 0) return;
     std::vector<Scene> scenes;
-    std::vector<const RgbImage*> images;
     for (std::size_t k = 0; k < sample_count(); ++k) scenes.push_back(data_.val->get(k));
-    for (const auto& sc : scenes) images.push_back(&sc.image);
-    DecodeOptions opts;
-    opts.beam = 1;
-    auto decoded = decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
+    const auto decoded = decode_greedy(scenes);
     SampleRecord record;
     record.step = state_.step;
     record.epoch = epoch;
@@ -421,15 +426,11 @@ class TrainingSession {
     std::vector<std::vector<Tokens>> references;
     GroundingReport grounding;
     bool boxes = false;
-    DecodeOptions opts;
-    opts.beam = 1;
     const std::size_t chunk = 100;
     for (std::size_t start = 0; start < val.size(); start += chunk) {
       std::vector<Scene> scenes;
-      std::vector<const RgbImage*> images;
       for (std::size_t i = start; i < std::min(val.size(), start + chunk); ++i) scenes.push_back(val.get(i));
-      for (const auto& sc : scenes) images.push_back(&sc.image);
-      auto decoded = decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
+      const auto decoded = decode_greedy(scenes);
       for (std::size_t k = 0; k < scenes.size(); ++k) {
         candidates.push_back(model_.vocab.decode(decoded[k].tokens()));
         std::vector<Tokens> refs;
