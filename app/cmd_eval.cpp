@@ -30,6 +30,19 @@ void print_row(const char* name, const GroundingScore& g) {
   std::printf("  %-12s %6lld   %6.1f%%   %6.1f%%   %6.1f%%\n", name, (long long)g.count, 100 * g.pointing(),
               100 * g.precision(), 100 * g.chance_level());
 }
+
+/// The most frequent absent nouns and the object each was said of ("shirt for a pullover").
+void print_confusions(const GroundingReport& r) {
+  const auto ranked = ranked_confusions(r);
+  if (ranked.empty()) return;
+  std::printf("  most frequent:");
+  for (std::size_t i = 0; i < ranked.size() && i < 6; ++i) {
+    const auto& c = ranked[i];
+    std::printf("%s %s for %s (%lld)", i ? "," : "", c.said.c_str(), c.object.empty() ? "no object" : ("a " + c.object).c_str(),
+                (long long)c.count);
+  }
+  std::printf("\n");
+}
 }  // namespace
 
 Runner add_eval_command(CLI::App& app) {
@@ -101,6 +114,7 @@ Runner add_eval_command(CLI::App& app) {
     }
     std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
                 (long long)e.grounding.nouns);
+    print_confusions(e.grounding);
     return 0;
   };
 }

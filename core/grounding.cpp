@@ -36,9 +36,12 @@ bool is_colour(const std::string& w) {
   return std::any_of(cs.begin(), cs.end(), [&](const NamedColour& c) { return c.name == w; });
 }
 
-bool is_noun(const std::string& w) {
+/// A class noun at position i. "top" is also a place ("in the top left"): a class noun never
+/// follows "the" in the scene grammar, so that use is not a noun.
+bool is_class_noun(const std::vector<WordAttention>& words, std::size_t i) {
   const auto& ns = fashion_class_nouns();
-  return std::find(ns.begin(), ns.end(), w) != ns.end();
+  if (std::find(ns.begin(), ns.end(), words[i].word) == ns.end()) return false;
+  return i == 0 || words[i - 1].word != "the";
 }
 
 }  // namespace
@@ -59,11 +62,14 @@ void accumulate_grounding(const Scene& scene, const CaptionResult& caption, Grou
         score(words[i].alpha, cells, report.colour);
         score_glimpse(words[i], cells, report.glimpse);
       }
-    } else if (is_noun(w)) {
+    } else if (is_class_noun(words, i)) {
       ++report.nouns;
       const auto* o = find_object(w, false);
       if (!o) {
         ++report.absent_nouns;
+        // Which object was it said of? Colours are unique within a scene.
+        const auto* meant = i > 0 ? find_object(words[i - 1].word, true) : nullptr;
+        ++report.confusions[{w, meant ? meant->noun : std::string()}];
         continue;
       }
       const auto cells = box_cells(*o, scene, caption.grid_h, caption.grid_w);
@@ -80,6 +86,13 @@ void accumulate_grounding(const Scene& scene, const CaptionResult& caption, Grou
   }
 }
 
+std::vector<NounConfusion> ranked_confusions(const GroundingReport& r) {
+  std::vector<NounConfusion> out;
+  for (const auto& [said_of, n] : r.confusions) out.push_back({said_of.first, said_of.second, n});
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.count > b.count; });
+  return out;
+}
+
 nlohmann::json to_json(const GroundingReport& r) {
   auto j = [](const GroundingScore& g) {
     return nlohmann::json{{"count", g.count}, {"pointing", g.pointing()}, {"alpha_in_box", g.precision()}, {"chance", g.chance_level()}};
@@ -88,6 +101,9 @@ nlohmann::json to_json(const GroundingReport& r) {
   for (const auto& [k, v] : r.per_class) per_class[k] = j(v);
   nlohmann::json out = {{"noun_phrase", j(r.phrase)}, {"colour", j(r.colour)}, {"noun", j(r.noun)},
                         {"per_class", per_class},     {"nouns", r.nouns},       {"absent_noun_rate", r.absent_noun_rate()}};
+  nlohmann::json confusions = nlohmann::json::array();
+  for (const auto& c : ranked_confusions(r)) confusions.push_back({{"said", c.said}, {"object", c.object}, {"count", c.count}});
+  out["absent_noun_confusions"] = confusions;
   if (r.glimpse.count > 0) {
     out["sampled_glimpse"] = {{"count", r.glimpse.count}, {"in_box", r.glimpse.pointing()}, {"chance", r.glimpse.chance_level()}};
   }

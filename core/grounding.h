@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -35,8 +37,18 @@ struct GroundingReport {
   std::map<std::string, GroundingScore> per_class;  ///< noun phrases by the noun's class
   std::int64_t nouns = 0;          ///< generated words that are class nouns
   std::int64_t absent_nouns = 0;   ///< ... naming a class that is not in the scene
+  /// Absent nouns by (noun said, class of the object its colour word names; "" when the colour
+  /// names no object either): "shirt" said of a pullover counts under {"shirt", "pullover"}.
+  std::map<std::pair<std::string, std::string>, std::int64_t> confusions;
   double absent_noun_rate() const { return nouns ? double(absent_nouns) / double(nouns) : 0; }
 };
+
+struct NounConfusion {
+  std::string said, object;  ///< object: "" when the colour word names no object either
+  std::int64_t count = 0;
+};
+/// The report's confusions, most frequent first.
+std::vector<NounConfusion> ranked_confusions(const GroundingReport& r);
 
 /// Adds one captioned scene to the report. The scene's boxes are in its image's pixels.
 void accumulate_grounding(const Scene& scene, const CaptionResult& caption, GroundingReport& report);

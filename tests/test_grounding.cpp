@@ -73,3 +73,19 @@ TEST(Grounding, SampledGlimpsesCountWhenTheyLandInTheNamedBox) {
   accumulate_grounding(two_object_scene(), caption({{"red", one_hot(2, 2)}, {"sneaker", one_hot(3, 3)}}), expected_only);
   EXPECT_EQ(expected_only.glimpse.count, 0);
 }
+
+TEST(Grounding, TopAsAPlaceIsNotAClassNounAndConfusionsNameTheObjectMeant) {
+  GroundingReport r;
+  // "top" after "the" is a place; "coat" is said of the red sneaker (the colour names it).
+  accumulate_grounding(two_object_scene(),
+                       caption({{"a", one_hot(0, 0)}, {"red", one_hot(2, 2)}, {"coat", one_hot(2, 2)}, {"in", one_hot(0, 0)},
+                                {"the", one_hot(0, 0)}, {"top", one_hot(0, 0)}, {"left", one_hot(0, 0)}}),
+                       r);
+  EXPECT_EQ(r.nouns, 1);
+  EXPECT_EQ(r.absent_nouns, 1);
+  const auto ranked = ranked_confusions(r);
+  ASSERT_EQ(ranked.size(), 1u);
+  EXPECT_EQ(ranked[0].said, "coat");
+  EXPECT_EQ(ranked[0].object, "sneaker");
+  EXPECT_EQ(ranked[0].count, 1);
+}
