@@ -1,5 +1,7 @@
 #include "core/decoder.h"
 
+#include "core/additive_attention.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -60,20 +62,22 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
   }
 }
 
-torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h) {
-  const auto b = h.size(0);
-  auto e = att_score_(torch::tanh(projected.narrow(0, 0, b) + att_hidden_(h).unsqueeze(1))).squeeze(2);
+torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
+                                     const torch::Tensor& projection_sink) {
+  auto e = additive_attention_scores(projected, att_hidden_(h), att_score_->weight.view({-1}), att_score_->bias,
+                                     projection_sink);
   return torch::softmax(e, 1);
 }
 
 AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
                                           const torch::Tensor& gates_from_word, const DecoderState& state,
-                                          const torch::Tensor& sample) {
+                                          const torch::Tensor& sample, const torch::Tensor& projection_sink) {
   const auto b = state.h.size(0);
   auto a = annotations.narrow(0, 0, b);
   AttendResult r;
-  r.alpha = attention(projected, state.h);
-  auto expected = torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);  // (b, D)
+  r.alpha = attention(projected, state.h, projection_sink);
+  // (b, D). Beam search expands one image over its beams (stride 0): one matmul, no copy of a.
+  auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
   const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
   if (gated) {
     r.beta = torch::sigmoid(beta_gate_(state.h)).squeeze(1);
@@ -134,7 +138,8 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto tok = tokens.to(device).index_select(0, order_t);
   auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
 
-  auto projected = project_annotations(a);  // once per image
+  // W_a·a once per image; its gradient collects in one buffer across the steps (core/additive_attention.h).
+  const auto projected = collect_projection_gradient(project_annotations(a));
   auto state = initial_state(a);
   auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
   auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps
@@ -144,8 +149,8 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
     std::int64_t b = 0;
     while (b < B && len[order[b]] > t) ++b;
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
-    auto r = attend_and_step(a, projected, gates_words.select(1, t).narrow(0, 0, b), s,
-                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor());
+    auto r = attend_and_step(a, projected.values, gates_words.select(1, t).narrow(0, 0, b), s,
+                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), projected.sink);
     // Rows past b are finished: they keep their old state (never read again).
     state = r.state;
     hs.push_back(r.state.h);

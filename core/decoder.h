@@ -56,13 +56,14 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor word_gates(const torch::Tensor& embedded) { return word_gates_(embedded); }
 
   /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L).
-  torch::Tensor attention(const torch::Tensor& projected, const torch::Tensor& h);
+  /// projection_sink: where the projection's gradient collects (ProjectionGradient), during training.
+  torch::Tensor attention(const torch::Tensor& projected, const torch::Tensor& h, const torch::Tensor& projection_sink = {});
 
   /// Attention, context and one LSTM step for the first b rows. `sample` (b, bool) selects rows
   /// that draw a hard glimpse; undefined = none (expected / soft context everywhere).
   AttendResult attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
                                const torch::Tensor& gates_from_word, const DecoderState& state,
-                               const torch::Tensor& sample);
+                               const torch::Tensor& sample, const torch::Tensor& projection_sink = {});
 
   /// One LSTM step with input [E y_{t-1}; ẑ_t]; gates_from_word = word_gates(E y_{t-1}).
   DecoderState lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context, const DecoderState& state);
