@@ -5,19 +5,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/vector_clones.h"
+
 namespace fovea {
 
 namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-// The row kernels are compiled for AVX-512, AVX2 and plain x86-64 and picked at load time.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define FOVEA_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FOVEA_VECTOR_CLONES
-#endif
 
 /// tanh as the rational 13/6 approximation Eigen uses (generic_fast_tanh_float): within a few ulp
 /// of std::tanh, branch-free, so the row loops vectorise.

@@ -1,6 +1,7 @@
 #include "core/decoder.h"
 
 #include "core/additive_attention.h"
+#include "core/small_batch_linear.h"
 
 #include <algorithm>
 #include <numeric>
@@ -45,6 +46,8 @@ torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations)
   return att_annotation_(annotations);
 }
 
+torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }
+
 DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
   const auto B = annotations.size(0);
   switch (config_.init_state) {
@@ -64,7 +67,7 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
 
 torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
                                      const torch::Tensor& projection_sink) {
-  auto e = additive_attention_scores(projected, att_hidden_(h), att_score_->weight.view({-1}), att_score_->bias,
+  auto e = additive_attention_scores(projected, linear_for_decoding(att_hidden_, h), att_score_->weight.view({-1}), att_score_->bias,
                                      projection_sink);
   return torch::softmax(e, 1);
 }
@@ -80,7 +83,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
   auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
   const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
   if (gated) {
-    r.beta = torch::sigmoid(beta_gate_(state.h)).squeeze(1);
+    r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
     expected = expected * r.beta.unsqueeze(1);
   } else {
     r.beta = torch::ones({b}, r.alpha.options());
@@ -103,7 +106,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
 
 DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context,
                                     const DecoderState& state) {
-  auto gates = gates_from_word + context_gates_(context) + hidden_gates_(state.h);
+  auto gates = gates_from_word + linear_for_decoding(context_gates_, context) + linear_for_decoding(hidden_gates_, state.h);
   auto chunks = gates.chunk(4, 1);
   auto i = torch::sigmoid(chunks[0]), f = torch::sigmoid(chunks[1]);
   auto g = torch::tanh(chunks[2]), o = torch::sigmoid(chunks[3]);
@@ -113,7 +116,8 @@ DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const 
 
 torch::Tensor DecoderImpl::output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h,
                                          const torch::Tensor& context) {
-  return out_vocab_(dropout_(embedded_prev + out_hidden_(h) + out_context_(context)));
+  return linear_for_decoding(
+      out_vocab_, dropout_(embedded_prev + linear_for_decoding(out_hidden_, h) + linear_for_decoding(out_context_, context)));
 }
 
 DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch::Tensor& tokens,

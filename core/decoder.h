@@ -53,7 +53,7 @@ class DecoderImpl : public torch::nn::Module {
   DecoderState initial_state(const torch::Tensor& annotations);
   torch::Tensor embed(const torch::Tensor& tokens) { return embedding_(tokens); }
   /// The part of the LSTM gates that depends on the previous word: (.., 4n).
-  torch::Tensor word_gates(const torch::Tensor& embedded) { return word_gates_(embedded); }
+  torch::Tensor word_gates(const torch::Tensor& embedded);
 
   /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L).
   /// projection_sink: where the projection's gradient collects (ProjectionGradient), during training.

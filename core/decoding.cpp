@@ -122,6 +122,27 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   return out;
 }
 
+namespace {
+
+/// Indices of the `count` largest of v[0..n), largest first; ties keep the lower index first. One
+/// pass over the k × K candidates of a beam step (a full topk sorted a copy of all of them).
+std::vector<std::int64_t> largest_first(const double* v, std::int64_t n, std::int64_t count) {
+  std::vector<std::pair<double, std::int64_t>> best;  // descending
+  best.reserve(std::size_t(count) + 1);
+  for (std::int64_t i = 0; i < n && count > 0; ++i) {
+    const double x = v[i];
+    if (std::int64_t(best.size()) == count && !(x > best.back().first)) continue;
+    const auto at = std::upper_bound(best.begin(), best.end(), x, [](double a, const auto& p) { return a > p.first; });
+    best.insert(at, {x, i});
+    if (std::int64_t(best.size()) > count) best.pop_back();
+  }
+  std::vector<std::int64_t> out;
+  for (const auto& p : best) out.push_back(p.second);
+  return out;
+}
+
+}  // namespace
+
 DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(0) == 1, "beam search takes one image's annotations (1, L, D), got ",
               annotations.sizes());
@@ -155,19 +176,21 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     auto r = dec.attend_and_step(a, proj, dec.word_gates(emb), state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end).to(torch::kDouble);
     const auto K = lp.size(1);
-    auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1});
-    auto [top_scores, top_idx] = total.topk(std::min<std::int64_t>(2 * k, b * K));
-    auto top_scores_cpu = top_scores.cpu(), top_idx_cpu = top_idx.cpu(), lp_cpu = lp.cpu();
+    auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1}).cpu().contiguous();
+    auto lp_cpu = lp.cpu().contiguous();
+    const double* total_at = total.data_ptr<double>();
+    const double* lp_at = lp_cpu.data_ptr<double>();
+    const auto top = largest_first(total_at, total.numel(), std::min<std::int64_t>(2 * k, b * K));
     auto alpha_cpu = r.alpha.cpu().contiguous(), beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
 
     std::vector<Hyp> next;
     std::vector<std::int64_t> parents;
-    for (std::int64_t c = 0; c < top_idx_cpu.size(0) && std::int64_t(next.size()) < k; ++c) {
-      const double score = top_scores_cpu[c].item<double>();
+    for (std::size_t c = 0; c < top.size() && std::int64_t(next.size()) < k; ++c) {
+      const auto flat = top[c];
+      const double score = total_at[flat];
       if (!std::isfinite(score)) break;
-      const auto flat = top_idx_cpu[c].item<std::int64_t>();
       const auto parent = flat / K, token = flat % K;
-      const float word_lp = float(lp_cpu[parent][token].item<double>());
+      const float word_lp = float(lp_at[flat]);
       if (token == Vocabulary::kEnd) {
         DecodedCaption done;
         done.words = live[std::size_t(parent)].words;
