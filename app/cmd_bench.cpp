@@ -47,6 +47,15 @@ struct Timing {
   int runs = 0;
 };
 
+/// With a prefix, runs `fn` once more under the autograd profiler and writes PREFIX.<name>.json
+/// (chrome://tracing: every op with its duration).
+void profile_once(const std::string& prefix, const std::string& name, const std::function<void()>& fn) {
+  if (prefix.empty()) return;
+  std::ofstream trace(prefix + "." + name + ".json");
+  torch::autograd::profiler::RecordProfile guard(trace);
+  fn();
+}
+
 Timing time_it(const std::function<void()>& fn, int warmup, int repeat, const torch::Device& device) {
   auto sync = [&] {
     if (device.is_cuda()) torch::cuda::synchronize();
@@ -125,7 +134,7 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
   app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->capture_default_str();
-  app.add_option("--profile", a->profile, "decoder_train_step*: also write PREFIX.<case>.json, a chrome://tracing profile of one step");
+  app.add_option("--profile", a->profile, "decoder_train_step* and beam_search: also write PREFIX.<case>.json, a chrome://tracing profile of one more run");
   return [a]() -> int {
     configure_threads(a->threads);
     const torch::Device device = resolve_device(a->device);
@@ -193,12 +202,7 @@ Runner add_bench_command(CLI::App& app) {
         optimizer_s.push_back(seconds_since(t0));
       };
       auto t = time_it(step, a->warmup, a->repeat, device);
-      if (!a->profile.empty()) {
-        // One more step under the autograd profiler: a chrome://tracing file of every op.
-        std::ofstream trace(a->profile + "." + name + ".json");
-        torch::autograd::profiler::RecordProfile guard(trace);
-        step();
-      }
+      profile_once(a->profile, name, step);
       const double flops = 3 * decoder_forward_flops(cfg, tokens, B);  // forward + backward ~ 3x forward
       auto j = report(name, t,
                       {{"batch", B}, {"grid", "14x14"}, {"D", 512}, {"embed", 512}, {"attention", 512}, {"hidden", 512},
@@ -228,7 +232,9 @@ Runner add_bench_command(CLI::App& app) {
       if (wanted("beam_search")) {
         o.beam = 5;
         auto ann = torch::randn({1, 196, 512}, torch::TensorOptions().device(device));
-        auto t = time_it([&] { (void)beam_search(*net, ann, o); }, a->warmup, a->repeat, device);
+        auto search = [&] { (void)beam_search(*net, ann, o); };
+        auto t = time_it(search, a->warmup, a->repeat, device);
+        profile_once(a->profile, "beam_search", search);
         std::cout << report("beam_search", t, {{"beam", 5}, {"steps", 20}, {"sizes", "reference (512, vocab 10000)"}}, a->threads, device).dump()
                   << std::endl;
       }
@@ -258,7 +264,6 @@ Runner add_bench_command(CLI::App& app) {
       nlohmann::json info = shipped.info();
       TrainConfig tc;
       tc.model = shipped.config();
-      tc.train_scenes = 20000;
       tc.val_scenes = 16;
       tc.max_steps = a->train_steps + 5;
       tc.epochs = 1;
