@@ -4,6 +4,7 @@
 #include "core/small_batch_linear.h"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 namespace fovea {
@@ -47,6 +48,38 @@ torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations)
 }
 
 torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }
+
+struct DecoderImpl::WordGateTable {
+  std::mutex mutex;
+  torch::Tensor table;            ///< (K, 4n)
+  std::vector<std::int64_t> key;  ///< storage addresses and version counters of the weights it came from
+};
+
+torch::Tensor DecoderImpl::decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded) {
+  constexpr std::int64_t kMaxTableBytes = std::int64_t(128) << 20;
+  const auto& E = embedding_->weight;
+  const auto& W = word_gates_->weight;
+  const auto& b = word_gates_->bias;
+  if (torch::GradMode::is_enabled() || E.size(0) * W.size(0) * std::int64_t(sizeof(float)) > kMaxTableBytes) {
+    return word_gates(embedded);
+  }
+  // Training steps (in place) and loading weights change the version counters; moving the model
+  // to another device changes the storage.
+  auto id = [](const torch::Tensor& t) { return std::int64_t(reinterpret_cast<std::intptr_t>(t.data_ptr())); };
+  const std::vector<std::int64_t> key = {id(E), std::int64_t(E._version()), id(W), std::int64_t(W._version()),
+                                         id(b), std::int64_t(b._version())};
+  if (!word_gate_table_) word_gate_table_ = std::make_shared<WordGateTable>();
+  torch::Tensor table;
+  {
+    std::lock_guard<std::mutex> lock(word_gate_table_->mutex);
+    if (!word_gate_table_->table.defined() || word_gate_table_->key != key) {
+      word_gate_table_->table = torch::linear(E, W, b);
+      word_gate_table_->key = key;
+    }
+    table = word_gate_table_->table;
+  }
+  return table.index_select(0, tokens.to(table.device(), torch::kLong).view({-1}));
+}
 
 DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
   const auto B = annotations.size(0);

@@ -2,6 +2,8 @@
 /// The attention LSTM decoder of Show-Attend-Tell (SPEC §1): additive attention with W_a·a
 /// computed once per image, soft context with the β gate or hard (sampled) context, the deep
 /// output layer and f_init state initialisation.
+#include <memory>
+
 #include "core/model_config.h"
 #include "core/torch_compat.h"
 
@@ -54,6 +56,11 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor embed(const torch::Tensor& tokens) { return embedding_(tokens); }
   /// The part of the LSTM gates that depends on the previous word: (.., 4n).
   torch::Tensor word_gates(const torch::Tensor& embedded);
+  /// The same while decoding, for previous tokens (b) with their embeddings (b, m): rows of a
+  /// table of every vocabulary word's gates (K, 4n), computed once per set of weights, instead of
+  /// reading the m × 4n matrix at every step. With autograd, or when the table would pass
+  /// 128 MB, word_gates(embedded).
+  torch::Tensor decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded);
 
   /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L).
   /// projection_sink: where the projection's gradient collects (ProjectionGradient), during training.
@@ -88,6 +95,8 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor learned_h0_, learned_c0_;
   torch::nn::Linear out_hidden_{nullptr}, out_context_{nullptr}, out_vocab_{nullptr};
   torch::nn::Dropout dropout_{nullptr};
+  struct WordGateTable;
+  std::shared_ptr<WordGateTable> word_gate_table_;  ///< decoding_word_gates' cache
 };
 TORCH_MODULE(Decoder);
 

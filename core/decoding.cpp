@@ -86,7 +86,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   for (std::int64_t t = 0; t <= max_len && !active.empty(); ++t) {
     const auto b = std::int64_t(active.size());
     auto emb = dec.embed(prev);
-    auto r = dec.attend_and_step(a, proj, dec.word_gates(emb), state, sample_mask(b, options, device));
+    auto r = dec.attend_and_step(a, proj, dec.decoding_word_gates(prev, emb), state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
     auto [best_lp, best] = lp.max(1);
     auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
@@ -173,7 +173,7 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     for (const auto& h : live) last.push_back(h.last), scores.push_back(h.score);
     auto prev = torch::tensor(last, torch::kLong).to(device);
     auto emb = dec.embed(prev);
-    auto r = dec.attend_and_step(a, proj, dec.word_gates(emb), state, sample_mask(b, options, device));
+    auto r = dec.attend_and_step(a, proj, dec.decoding_word_gates(prev, emb), state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end).to(torch::kDouble);
     const auto K = lp.size(1);
     auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1}).cpu().contiguous();

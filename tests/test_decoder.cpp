@@ -109,3 +109,25 @@ TEST(DecoderHard, SampledRowsPickOneCellAndRecordItsLogProbability) {
   EXPECT_EQ(out.log_p_glimpses[1].item<float>(), 0);
   EXPECT_TRUE(torch::equal(out.sampled, sample));
 }
+
+TEST_F(DecoderTest, DecodingWordGatesComeFromATableThatFollowsTheWeights) {
+  auto tokens = torch::tensor(std::vector<std::int64_t>{1, 5, 5, 11}, torch::kLong);
+  auto direct = [&] {
+    torch::NoGradGuard no_grad;
+    return decoder->word_gates(decoder->embed(tokens));
+  };
+  auto looked_up = [&] {
+    torch::NoGradGuard no_grad;
+    return decoder->decoding_word_gates(tokens, decoder->embed(tokens));
+  };
+  EXPECT_TRUE(torch::allclose(looked_up(), direct(), 1e-5, 1e-6));
+  // An optimiser step changes the weights in place: the table is rebuilt, not served stale.
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : decoder->parameters()) p.add_(0.5);
+  }
+  EXPECT_TRUE(torch::allclose(looked_up(), direct(), 1e-5, 1e-6));
+  // With autograd the gates are computed directly and carry gradients.
+  auto g = decoder->decoding_word_gates(tokens, decoder->embed(tokens));
+  EXPECT_TRUE(g.requires_grad());
+}
