@@ -11,6 +11,12 @@ namespace fovea {
 
 namespace nn = torch::nn;
 
+struct DecoderImpl::WordGateTable {
+  std::mutex mutex;
+  torch::Tensor table;            ///< (K, 4n)
+  std::vector<std::int64_t> key;  ///< storage addresses and version counters of the weights it came from
+};
+
 DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
   TORCH_CHECK(config.vocab_size > 4, "decoder needs a vocabulary larger than the 4 special tokens, got ",
               config.vocab_size);
@@ -33,6 +39,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
   out_context_ = register_module("out_context", nn::Linear(D, m));
   out_vocab_ = register_module("out_vocab", nn::Linear(m, K));
   dropout_ = register_module("dropout", nn::Dropout(config.dropout));
+  word_gate_table_ = std::make_shared<WordGateTable>();
   {
     torch::NoGradGuard no_grad;
     // Forget-gate bias 1: the usual LSTM start that keeps early gradients alive.
@@ -49,12 +56,6 @@ torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations)
 
 torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }
 
-struct DecoderImpl::WordGateTable {
-  std::mutex mutex;
-  torch::Tensor table;            ///< (K, 4n)
-  std::vector<std::int64_t> key;  ///< storage addresses and version counters of the weights it came from
-};
-
 torch::Tensor DecoderImpl::decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded) {
   constexpr std::int64_t kMaxTableBytes = std::int64_t(128) << 20;
   const auto& E = embedding_->weight;
@@ -68,7 +69,6 @@ torch::Tensor DecoderImpl::decoding_word_gates(const torch::Tensor& tokens, cons
   auto id = [](const torch::Tensor& t) { return std::int64_t(reinterpret_cast<std::intptr_t>(t.data_ptr())); };
   const std::vector<std::int64_t> key = {id(E), std::int64_t(E._version()), id(W), std::int64_t(W._version()),
                                          id(b), std::int64_t(b._version())};
-  if (!word_gate_table_) word_gate_table_ = std::make_shared<WordGateTable>();
   torch::Tensor table;
   {
     std::lock_guard<std::mutex> lock(word_gate_table_->mutex);
