@@ -125,7 +125,7 @@ Runner add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   app.add_option("--case", a->cases,
                  "Cases to run (default all): sgemm, decoder_train_step, decoder_train_step_hard, beam_search, "
-                 "greedy_batch, caption_end_to_end, train_epoch_builtin, heatmap_render, figure_export, ui_latency");
+                 "greedy_batch, caption_end_to_end, encoder_train_step, train_epoch_builtin, heatmap_render, figure_export, ui_latency");
   app.add_option("--threads", a->threads, "CPU threads")->capture_default_str();
   app.add_option("--repeat", a->repeat, "Timed runs per case (after warm-up)")->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
@@ -134,7 +134,7 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
   app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->capture_default_str();
-  app.add_option("--profile", a->profile, "decoder_train_step* and beam_search: also write PREFIX.<case>.json, a chrome://tracing profile of one more run");
+  app.add_option("--profile", a->profile, "decoder_train_step*, beam_search and encoder_train_step: also write PREFIX.<case>.json, a chrome://tracing profile of one more run");
   return [a]() -> int {
     configure_threads(a->threads);
     const torch::Device device = resolve_device(a->device);
@@ -253,6 +253,28 @@ Runner add_bench_command(CLI::App& app) {
       o.beam = 3;
       auto t = time_it([&] { (void)captioner.caption(read_image(a->image), o); }, a->warmup, a->repeat, device);
       std::cout << report("caption_end_to_end", t, {{"model", a->model}, {"image", a->image}, {"beam", 3}, {"includes", "file decode + encoder + beam search + alpha"}},
+                          a->threads, device).dump()
+                << std::endl;
+    }
+
+    if (wanted("encoder_train_step")) {
+      // The built-in encoder of the shipped model alone: forward + backward of one training batch
+      // of random images (what dominates train_epoch_builtin).
+      ModelConfig mc = Captioner(a->model, "cpu").config();
+      const TrainConfig defaults;
+      Encoder encoder(mc);
+      encoder->to_device(device);
+      encoder->train();
+      const auto images = torch::rand({defaults.batch_size, 3, mc.image_size, mc.image_size}, torch::TensorOptions(device));
+      auto step = [&] {
+        encoder->zero_grad();
+        encoder->forward(images).square().mean().backward();
+      };
+      auto t = time_it(step, a->warmup, a->repeat, device);
+      profile_once(a->profile, "encoder_train_step", step);
+      std::cout << report("encoder_train_step", t,
+                          {{"batch", defaults.batch_size}, {"image_size", mc.image_size}, {"widths", mc.encoder_widths},
+                           {"includes", "forward + backward, no optimizer"}},
                           a->threads, device).dump()
                 << std::endl;
     }

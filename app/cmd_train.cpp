@@ -45,6 +45,10 @@ Runner add_train_command(CLI::App& app) {
   auto* model = "Model";
   app.add_option("--image-size", c.model.image_size, "Input side in pixels (multiple of 8)")->group(model)->capture_default_str();
   app.add_option("--encoder-widths", c.model.encoder_widths, "Built-in CNN channel widths")->group(model)->delimiter(',')->capture_default_str();
+  app.add_flag("--uncentred-cells{false}", c.model.centred_cells,
+               "Built-in CNN: pad every strided block on both sides (annotations centred 3.5 px up-left of their "
+               "cell, as models saved before centred cells)")
+      ->group(model);
   app.add_option("--backbone", c.model.backbone_path, "TorchScript encoder file returning (B, D, H, W)")->group(model);
   app.add_flag("--finetune-backbone", c.model.backbone_trainable, "Train the TorchScript backbone too")->group(model);
   app.add_option("--embed-dim", c.model.embed_dim, "Word embedding size m")->group(model)->capture_default_str();

@@ -32,6 +32,7 @@ class EncoderImpl : public torch::nn::Module {
   torch::nn::Sequential cnn_{nullptr};
   std::unique_ptr<torch::jit::Module> backbone_;
   bool trainable_ = false;
+  bool centred_cells_ = true;
 };
 TORCH_MODULE(Encoder);
 

@@ -48,6 +48,7 @@ nlohmann::json to_json(const ModelConfig& c) {
   return {{"attention", to_string(c.attention)},
           {"image_size", c.image_size},
           {"encoder_widths", c.encoder_widths},
+          {"centred_cells", c.centred_cells},
           {"backbone_path", c.backbone_path},
           {"backbone_trainable", c.backbone_trainable},
           {"annotation_dim", c.annotation_dim},
@@ -69,6 +70,7 @@ ModelConfig model_config_from_json(const nlohmann::json& j) {
     c.attention = parse_attention(j.at("attention").get<std::string>());
     c.image_size = j.at("image_size").get<std::int64_t>();
     c.encoder_widths = j.at("encoder_widths").get<std::vector<std::int64_t>>();
+    c.centred_cells = j.value("centred_cells", false);  // absent: saved before the option, symmetric padding
     c.backbone_path = j.at("backbone_path").get<std::string>();
     c.backbone_trainable = j.at("backbone_trainable").get<bool>();
     c.annotation_dim = j.at("annotation_dim").get<std::int64_t>();

@@ -20,7 +20,14 @@ struct ModelConfig {
   AttentionKind attention = AttentionKind::Soft;
   std::int64_t image_size = 112;  ///< input side; images are resized to image_size x image_size
   /// Built-in CNN widths (3x3 conv + BatchNorm + ReLU each); the first three blocks have stride 2.
-  std::vector<std::int64_t> encoder_widths = {16, 32, 64, 128, 128};
+  /// Four blocks at the grid (receptive field 79 px) tell the upper-body classes apart better than
+  /// two (47 px): docs/attention.md.
+  std::vector<std::int64_t> encoder_widths = {16, 32, 64, 128, 128, 128, 128};
+  /// Built-in CNN: true pads the third strided block on the right and bottom only, so each
+  /// annotation is centred on the 8x8 pixels of its grid cell (within half a pixel). false is the
+  /// symmetric padding of models saved before this option existed: their annotations are centred
+  /// 3.5 px up and left of their cell, and their attention leans to the top-left edge of objects.
+  bool centred_cells = true;
   std::string backbone_path;        ///< TorchScript encoder file; empty = built-in CNN
   bool backbone_trainable = false;  ///< fine-tune the TorchScript backbone
   std::int64_t annotation_dim = 0;  ///< D (derived from the encoder; checked on load)

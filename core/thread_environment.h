@@ -3,11 +3,13 @@
 
 namespace fovea {
 
-/// libgomp reads OMP_WAIT_POLICY once, when it loads: with the default (spinning) policy its
-/// idle workers fight OpenBLAS's threads on small machines. Call first thing in main(): when the
-/// variable is unset it sets OMP_WAIT_POLICY=PASSIVE and re-executes the program once, so users
-/// never have to export it themselves. Returns normally when nothing needed doing. Also applies
-/// configure_allocator().
+/// libgomp reads OMP_WAIT_POLICY and OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, when they
+/// load: by default both libraries' idle workers spin (libgomp's busily, OpenBLAS's calling
+/// sched_yield for ~0.1 s after every product) and take the cores from each other's workers on
+/// small machines. Call first thing in main(): when either variable is unset it sets
+/// OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT=4 (values the user exported are kept) and
+/// re-executes the program once, so users never have to export them. Returns normally when
+/// nothing needed doing. Also applies configure_allocator().
 void reexec_with_thread_environment(int argc, char** argv);
 
 /// Keeps freed tensor memory in the heap for reuse: glibc serves blocks over 128 KiB-32 MiB with

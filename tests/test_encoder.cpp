@@ -1,0 +1,69 @@
+// The built-in encoder's grid: each annotation describes the pixels of the cell it is drawn over.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/encoder.h"
+
+namespace fovea {
+namespace {
+
+/// Centre (row, column, in pixels) of the receptive field of annotation cell (i, j): the centre of
+/// mass of the gradient of that annotation with respect to the image, with every convolution a
+/// box filter and every unit active, so that the gradient is how much each pixel counts.
+std::pair<double, double> receptive_field_centre(bool centred_cells, std::int64_t i, std::int64_t j) {
+  ModelConfig config;
+  config.image_size = 112;
+  config.encoder_widths = {1, 1, 1, 1};
+  config.centred_cells = centred_cells;
+  Encoder encoder(config);
+  encoder->eval();  // BatchNorm with its initial statistics: the identity (up to eps)
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : encoder->named_parameters()) {
+      if (p.value().dim() == 4) p.value().fill_(1.0 / double(p.value()[0].numel()));
+    }
+  }
+  auto image = torch::ones({1, 3, 112, 112}, torch::requires_grad());  // every unit positive: ReLU is the identity
+  encoder->forward(image)[0][i * config.grid_w + j][0].backward();
+  const auto weight = image.grad()[0].sum(0).to(torch::kDouble);  // (112, 112)
+  const auto centres = torch::arange(112, torch::kDouble) + 0.5;   // pixel p spans [p, p+1)
+  const double mass = weight.sum().item<double>();
+  return {(weight.sum(1) * centres).sum().item<double>() / mass, (weight.sum(0) * centres).sum().item<double>() / mass};
+}
+
+TEST(Encoder, CentredCellsLookAtTheMiddleOfTheirOwnPixels) {
+  // Cell (5, 5) spans pixels 40..47: its middle is at 44. Within half a pixel.
+  const auto [row, col] = receptive_field_centre(true, 5, 5);
+  EXPECT_NEAR(row, 44.0, 0.5);
+  EXPECT_NEAR(col, 44.0, 0.5);
+  const auto [row2, col2] = receptive_field_centre(true, 2, 11);
+  EXPECT_NEAR(row2, 20.0, 0.5);
+  EXPECT_NEAR(col2, 92.0, 0.5);
+}
+
+TEST(Encoder, SymmetricPaddingOfOlderModelsLooksHalfACellUpAndLeft) {
+  const auto [row, col] = receptive_field_centre(false, 5, 5);
+  EXPECT_NEAR(row, 44.0 - 3.5, 0.5);
+  EXPECT_NEAR(col, 44.0 - 3.5, 0.5);
+}
+
+TEST(Encoder, ConfigsSavedBeforeCentredCellsKeepTheirPadding) {
+  ModelConfig config;
+  config.vocab_size = 10;
+  config.annotation_dim = 128;
+  config.grid_h = config.grid_w = 14;
+  auto j = to_json(config);
+  EXPECT_TRUE(model_config_from_json(j).centred_cells);
+  j.erase("centred_cells");
+  EXPECT_FALSE(model_config_from_json(j).centred_cells);
+  // Same parameter names either way: weights load into both.
+  ModelConfig a, b;
+  b.centred_cells = false;
+  Encoder ea(a), eb(b);
+  EXPECT_EQ(ea->named_parameters().keys(), eb->named_parameters().keys());
+}
+
+}  // namespace
+}  // namespace fovea
