@@ -20,9 +20,15 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "## Data\n\n- Training: " << train_data << "\n- Validation: " << val_data << "\n- Vocabulary: "
      << model.vocab.size() << " tokens: the words seen at least " << config.min_count << " time(s) in training, and 4 special tokens\n\n";
   md << "## Architecture\n\n";
-  md << "- Encoder: "
-     << (model.config.backbone_path.empty() ? "built-in CNN" : "TorchScript backbone " + model.config.backbone_path)
-     << ", " << model.config.image_size << "px input -> " << model.config.grid_h << "x" << model.config.grid_w << "x"
+  md << "- Encoder: ";
+  if (model.config.backbone_path.empty()) {
+    md << "built-in CNN (3x3 blocks of width";
+    for (auto w : model.config.encoder_widths) md << " " << w;
+    md << "; " << (model.config.centred_cells ? "cells centred on their pixels" : "symmetric padding, cells 3.5 px up-left") << ")";
+  } else {
+    md << "TorchScript backbone " << model.config.backbone_path;
+  }
+  md << ", " << model.config.image_size << "px input -> " << model.config.grid_h << "x" << model.config.grid_w << "x"
      << model.config.annotation_dim << " annotation grid\n";
   md << "- Decoder: embedding " << model.config.embed_dim << ", attention " << model.config.attention_dim << ", LSTM "
      << model.config.hidden_dim << ", dropout " << model.config.dropout << ", beta gate "
