@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "app/commands.h"
@@ -38,7 +40,7 @@ struct BenchArgs {
   std::vector<std::string> cases;
   int threads = 1, repeat = 5, warmup = 2, train_steps = 20;
   double ui_seconds = 30;
-  std::string profile;
+  std::string profile, precision = "fp32";
   std::string device = "cpu", model = "models/fashion-soft.ckpt", image = "resources/samples/test_00000.png";
 };
 
@@ -131,6 +133,10 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100))->capture_default_str();
   app.add_option("--train-steps", a->train_steps, "train_epoch_builtin: steps timed to estimate images/s")->capture_default_str();
   app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
+  app.add_option("--precision", a->precision,
+                 "decoder_train_step*, encoder_train_step, train_epoch_builtin: fp32, or bf16 (CPU autocast: "
+                 "matrix products and convolutions in bfloat16 with float accumulation, as fovea train --precision bf16)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
   app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
   app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->capture_default_str();
@@ -187,12 +193,17 @@ Runner add_bench_command(CLI::App& app) {
         t0 = now;
         return s;
       };
+      double first_objective = std::nan("");  // of the first (warm-up) step: compares precisions on the same data
       auto step = [&] {
         auto t0 = std::chrono::steady_clock::now();
         torch::Tensor sample;
         if (kind == AttentionKind::Hard) sample = torch::bernoulli(torch::full({B}, 0.5)).to(torch::kBool).to(device);
+        std::optional<compat::CpuBf16Autocast> bf16;
+        if (a->precision == "bf16") bf16.emplace();
         auto out = dec->forward(annotations, tok, lengths, sample);
         auto terms = kind == AttentionKind::Hard ? hard_objective(out, oo, baseline.value) : soft_objective(out, oo);
+        bf16.reset();
+        if (std::isnan(first_objective)) first_objective = terms.objective;
         if (kind == AttentionKind::Hard && terms.sampled > 0) baseline.update(terms.reward);
         forward_s.push_back(seconds_since(t0));
         opt.zero_grad();
@@ -207,7 +218,7 @@ Runner add_bench_command(CLI::App& app) {
       auto j = report(name, t,
                       {{"batch", B}, {"grid", "14x14"}, {"D", 512}, {"embed", 512}, {"attention", 512}, {"hidden", 512},
                        {"vocab", 10000}, {"caption_len", "8..22 uniform, seed 7"}, {"tokens", tokens},
-                       {"penalty", "doubly stochastic, mean over cells"}},
+                       {"penalty", "doubly stochastic, mean over cells"}, {"precision", a->precision}},
                       a->threads, device);
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -215,6 +226,7 @@ Runner add_bench_command(CLI::App& app) {
       };
       j["phases_s"] = {{"forward_and_objective", median(forward_s)}, {"backward", median(backward_s)},
                        {"adam", median(optimizer_s)}};
+      j["first_step_objective"] = first_objective;
       j["gflop_per_step"] = flops / 1e9;
       j["gflops"] = flops / t.median / 1e9;
       if (sgemm_gflops > 0) j["fraction_of_sgemm"] = j["gflops"].get<double>() / sgemm_gflops;
@@ -268,13 +280,17 @@ Runner add_bench_command(CLI::App& app) {
       const auto images = torch::rand({defaults.batch_size, 3, mc.image_size, mc.image_size}, torch::TensorOptions(device));
       auto step = [&] {
         encoder->zero_grad();
-        encoder->forward(images).square().mean().backward();
+        std::optional<compat::CpuBf16Autocast> bf16;
+        if (a->precision == "bf16") bf16.emplace();
+        auto loss = encoder->forward(images).square().mean();
+        bf16.reset();
+        loss.backward();
       };
       auto t = time_it(step, a->warmup, a->repeat, device);
       profile_once(a->profile, "encoder_train_step", step);
       std::cout << report("encoder_train_step", t,
                           {{"batch", defaults.batch_size}, {"image_size", mc.image_size}, {"widths", mc.encoder_widths},
-                           {"includes", "forward + backward, no optimizer"}},
+                           {"includes", "forward + backward, no optimizer"}, {"precision", a->precision}},
                           a->threads, device).dump()
                 << std::endl;
     }
@@ -291,6 +307,7 @@ Runner add_bench_command(CLI::App& app) {
       tc.epochs = 1;
       tc.threads = a->threads;
       tc.device = a->device;
+      tc.precision = a->precision;
       tc.log_every = 1;
       tc.checkpoint_every = 1000000;
       tc.out_dir = (std::filesystem::temp_directory_path() / ("fovea-bench-" + std::to_string(::getpid()))).string();

@@ -92,6 +92,10 @@ Runner add_train_command(CLI::App& app) {
   auto* run = "Run";
   app.add_option("--device", c.device, "auto, cpu or cuda")->group(run)->capture_default_str();
   app.add_option("--threads", c.threads, "CPU threads (0: one per core)")->group(run)->capture_default_str();
+  app.add_option("--precision", c.precision,
+                 "fp32, or bf16: the forward's matrix products and convolutions in bfloat16 with float "
+                 "accumulation (CPU only; weights, optimizer and decoding stay float)")
+      ->group(run)->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
   app.add_option("--log-every", c.log_every, "Steps between metrics.jsonl records")->group(run)->capture_default_str();
   app.add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->group(run)->capture_default_str();
   app.add_option("--sample-every", c.sample_every, "Steps between caption + alpha snapshots of fixed validation images (samples.jsonl; 0: off)")->group(run)->capture_default_str();

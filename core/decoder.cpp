@@ -100,8 +100,9 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
 
 torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
                                      const torch::Tensor& projection_sink) {
-  auto e = additive_attention_scores(projected, linear_for_decoding(att_hidden_, h), att_score_->weight.view({-1}), att_score_->bias,
-                                     projection_sink);
+  // .to(kFloat): a no-op, except under CPU bf16 autocast, where the fused float kernel still scores.
+  auto e = additive_attention_scores(projected, linear_for_decoding(att_hidden_, h).to(torch::kFloat),
+                                     att_score_->weight.view({-1}), att_score_->bias, projection_sink);
   return torch::softmax(e, 1);
 }
 
@@ -176,7 +177,7 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
 
   // W_a·a once per image; its gradient collects in one buffer across the steps (core/additive_attention.h).
-  const auto projected = collect_projection_gradient(project_annotations(a));
+  const auto projected = collect_projection_gradient(project_annotations(a).to(torch::kFloat));
   auto state = initial_state(a);
   auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
   auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps

@@ -1,6 +1,7 @@
 #pragma once
 /// The one place where differences between LibTorch releases are absorbed.
 /// Fovea builds against Debian's LibTorch 1.13 (CPU) and the official 2.x distributions (CUDA).
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -27,6 +28,43 @@ inline void set_cpu_rng_state(const torch::Tensor& state) {
   std::lock_guard<std::mutex> lock(gen.mutex());
   gen.set_state(state);
 }
+
+/// While alive, CPU operators on autocast's lower-precision list (matrix products, convolutions)
+/// run in bfloat16 with float accumulation, like Python's torch.autocast("cpu"). Used by
+/// `fovea bench --precision bf16` to measure what bf16 products would buy.
+class CpuBf16Autocast {
+ public:
+  CpuBf16Autocast() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    was_enabled_ = at::autocast::is_autocast_enabled(at::kCPU);
+    was_dtype_ = at::autocast::get_autocast_dtype(at::kCPU);
+    at::autocast::set_autocast_enabled(at::kCPU, true);
+    at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+#else
+    was_enabled_ = at::autocast::is_cpu_enabled();
+    was_dtype_ = at::autocast::get_autocast_cpu_dtype();
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+#endif
+    at::autocast::increment_nesting();
+  }
+  ~CpuBf16Autocast() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_enabled(at::kCPU, was_enabled_);
+    at::autocast::set_autocast_dtype(at::kCPU, was_dtype_);
+#else
+    at::autocast::set_cpu_enabled(was_enabled_);
+    at::autocast::set_autocast_cpu_dtype(was_dtype_);
+#endif
+  }
+  CpuBf16Autocast(const CpuBf16Autocast&) = delete;
+  CpuBf16Autocast& operator=(const CpuBf16Autocast&) = delete;
+
+ private:
+  bool was_enabled_ = false;
+  at::ScalarType was_dtype_ = at::kBFloat16;
+};
 
 /// Whether a CUDA device can be used by this build.
 inline bool cuda_available() { return torch::cuda::is_available(); }

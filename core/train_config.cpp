@@ -16,6 +16,7 @@ void TrainConfig::validate() const {
   if (train_scenes < std::size_t(batch_size)) throw std::invalid_argument("train_scenes must be at least the batch size");
   if (val_scenes == 0) throw std::invalid_argument("val_scenes must be positive");
   if (lr <= 0) throw std::invalid_argument("lr must be positive");
+  if (precision != "fp32" && precision != "bf16") throw std::invalid_argument("precision must be fp32 or bf16, got '" + precision + "'");
   if (lr_decay <= 0 || lr_decay > 1) throw std::invalid_argument("lr_decay must be in (0, 1]");
   if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
   if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
@@ -80,6 +81,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"baseline_decay", c.baseline_decay},
           {"seed", c.seed},
           {"device", c.device},
+          {"precision", c.precision},
           {"threads", c.threads},
           {"log_every", c.log_every},
           {"checkpoint_every", c.checkpoint_every},
@@ -125,6 +127,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.baseline_decay = j.at("baseline_decay").get<double>();
     c.seed = j.at("seed").get<std::uint64_t>();
     c.device = j.at("device").get<std::string>();
+    c.precision = j.value("precision", std::string("fp32"));
     c.threads = j.at("threads").get<int>();
     c.log_every = j.at("log_every").get<std::int64_t>();
     c.checkpoint_every = j.at("checkpoint_every").get<std::int64_t>();

@@ -45,6 +45,9 @@ struct TrainConfig {
   double baseline_decay = 0.9;         ///< hard: b_k = decay b_{k-1} + (1 - decay) reward
   std::uint64_t seed = 1;
   std::string device = "auto";
+  /// fp32, or bf16: the training forward's matrix products and convolutions run in bfloat16 with
+  /// float accumulation (CPU autocast); weights, gradients, optimizer and decoding stay float.
+  std::string precision = "fp32";
   int threads = 0;  ///< 0 = one per core
   std::int64_t log_every = 10;
   std::int64_t checkpoint_every = 200;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <optional>
 #include <thread>
 
 #include "core/batching.h"
@@ -110,6 +111,9 @@ class TrainingSession {
       : config_(std::move(config)), cb_(cb), data_(std::move(data)) {
     if (!data_.train || !data_.val) data_ = make_train_data(config_, cb_.on_message);
     device_ = resolve_device(config_.device);
+    if (config_.precision == "bf16" && !device_.is_cpu()) {
+      throw std::invalid_argument("precision bf16 is CPU autocast; on " + device_.str() + " train with fp32");
+    }
     configure_threads(config_.threads);
     steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
     total_steps_ = steps_per_epoch_ * config_.epochs;
@@ -344,6 +348,8 @@ class TrainingSession {
     if (hard) {
       sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
     }
+    std::optional<compat::CpuBf16Autocast> bf16;  // the forward only: backward and Adam stay float
+    if (config_.precision == "bf16") bf16.emplace();
     auto annotations = model_.net->encode(batch.images.to(device_));
     auto out = model_.net->decoder->forward(annotations, batch.tokens.to(device_), batch.lengths.to(device_),
                                             sample.defined() ? sample.to(device_) : sample);
@@ -369,6 +375,7 @@ class TrainingSession {
       attention_loss = term.item<double>();
       loss = loss + config_.attention_supervision * term;
     }
+    bf16.reset();
     optimizer_->zero_grad();
     loss.backward();
     const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), config_.grad_clip);

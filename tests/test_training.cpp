@@ -280,3 +280,18 @@ TEST(Training, PausesAtACheckpointAndLogsWhatTheDashboardsRead) {
   EXPECT_EQ(find_runs(dir.path.string()), std::vector<std::string>{config.out_dir});
   EXPECT_THROW(read_run_log(dir.path.string()), std::runtime_error);
 }
+
+// bf16 products (CPU autocast) in the forward: the tiny model still learns its scenes, and the
+// precision travels in the run's config.
+TEST(Training, TinySoftModelLearnsItsScenesWithBf16Products) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("bf16");
+  auto config = test::tiny_training(dir / "run");
+  config.precision = "bf16";
+  auto r = train(config);
+  expect_learned(config, r);
+  EXPECT_EQ(train_config_from_json(to_json(config)).precision, "bf16");
+  auto bad = config;
+  bad.precision = "fp16";
+  EXPECT_THROW(bad.validate(), std::invalid_argument);
+}
