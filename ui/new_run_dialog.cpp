@@ -256,6 +256,10 @@ void NewRunDialog::buildPages() {
             [](const Config& c) { return c.device; }, [](Config& c, const std::string& v) { c.device = v; });
   addInt(run, "threads", tr("CPU threads"), tr("0: one per core"), 0, 256, [](const Config& c) { return c.threads; },
          [](Config& c, std::int64_t v) { c.threads = int(v); });
+  addChoice(run, "precision", tr("Precision"),
+            tr("fp32, or bf16: the forward's products and convolutions in bfloat16 with float accumulation "
+               "(CPU only; much faster on CPUs with AVX-512 BF16; changes the numerics)"),
+            {"fp32", "bf16"}, [](const Config& c) { return c.precision; }, [](Config& c, const std::string& v) { c.precision = v; });
   addInt(run, "seed", tr("Seed"), tr("Seed of weights, batch order and sampling"), 0, 1 << 30,
          [](const Config& c) { return std::int64_t(c.seed); }, [](Config& c, std::int64_t v) { c.seed = std::uint64_t(v); });
   addInt(run, "log-every", tr("Log every"), tr("Steps between metrics.jsonl records (dashboard points)"), 1, 100000,
@@ -273,6 +277,10 @@ void NewRunDialog::buildPages() {
   addText(model, "encoder-widths", tr("Encoder widths"), tr("Channels of the built-in CNN's blocks; the first three halve the resolution"),
           [](const Config& c) { return widths_text(c.model.encoder_widths); },
           [](Config& c, const std::string& v) { c.model.encoder_widths = parse_widths(v); });
+  addFlag(model, "centred-cells", tr("Centred cells"),
+          tr("Built-in CNN: each annotation centred on the pixels of its grid cell (off: symmetric padding, "
+             "3.5 px up-left, as models saved before the option)"),
+          [](const Config& c) { return c.model.centred_cells; }, [](Config& c, bool v) { c.model.centred_cells = v; });
   addInt(model, "embed-dim", tr("Embedding size m"), tr("Word embedding size"), 1, 4096,
          [](const Config& c) { return c.model.embed_dim; }, [](Config& c, std::int64_t v) { c.model.embed_dim = v; });
   addInt(model, "attention-dim", tr("Attention size"), tr("Hidden size of the attention MLP f_att"), 1, 4096,
