@@ -11,6 +11,14 @@ namespace fovea {
 
 namespace nn = torch::nn;
 
+namespace {
+
+/// Under CPU bf16 autocast (`--precision bf16`) the attention's projections come out in
+/// bfloat16: score them in float, with the fused kernel. Every other dtype passes through.
+torch::Tensor float_if_bf16(const torch::Tensor& t) { return t.scalar_type() == torch::kBFloat16 ? t.to(torch::kFloat) : t; }
+
+}  // namespace
+
 struct DecoderImpl::WordGateTable {
   std::mutex mutex;
   torch::Tensor table;            ///< (K, 4n)
@@ -100,8 +108,7 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
 
 torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
                                      const torch::Tensor& projection_sink) {
-  // .to(kFloat): a no-op, except under CPU bf16 autocast, where the fused float kernel still scores.
-  auto e = additive_attention_scores(projected, linear_for_decoding(att_hidden_, h).to(torch::kFloat),
+  auto e = additive_attention_scores(projected, float_if_bf16(linear_for_decoding(att_hidden_, h)),
                                      att_score_->weight.view({-1}), att_score_->bias, projection_sink);
   return torch::softmax(e, 1);
 }
@@ -177,7 +184,7 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
 
   // W_a·a once per image; its gradient collects in one buffer across the steps (core/additive_attention.h).
-  const auto projected = collect_projection_gradient(project_annotations(a).to(torch::kFloat));
+  const auto projected = collect_projection_gradient(float_if_bf16(project_annotations(a)));
   auto state = initial_state(a);
   auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
   auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps
