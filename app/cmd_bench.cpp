@@ -12,7 +12,6 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <random>
 
 #include "app/commands.h"
@@ -198,11 +197,10 @@ Runner add_bench_command(CLI::App& app) {
         auto t0 = std::chrono::steady_clock::now();
         torch::Tensor sample;
         if (kind == AttentionKind::Hard) sample = torch::bernoulli(torch::full({B}, 0.5)).to(torch::kBool).to(device);
-        std::optional<compat::CpuBf16Autocast> bf16;
-        if (a->precision == "bf16") bf16.emplace();
+        compat::CpuBf16Autocast bf16(a->precision == "bf16");
         auto out = dec->forward(annotations, tok, lengths, sample);
         auto terms = kind == AttentionKind::Hard ? hard_objective(out, oo, baseline.value) : soft_objective(out, oo);
-        bf16.reset();
+        bf16.end();
         if (std::isnan(first_objective)) first_objective = terms.objective;
         if (kind == AttentionKind::Hard && terms.sampled > 0) baseline.update(terms.reward);
         forward_s.push_back(seconds_since(t0));
@@ -280,10 +278,9 @@ Runner add_bench_command(CLI::App& app) {
       const auto images = torch::rand({defaults.batch_size, 3, mc.image_size, mc.image_size}, torch::TensorOptions(device));
       auto step = [&] {
         encoder->zero_grad();
-        std::optional<compat::CpuBf16Autocast> bf16;
-        if (a->precision == "bf16") bf16.emplace();
+        compat::CpuBf16Autocast bf16(a->precision == "bf16");
         auto loss = encoder->forward(images).square().mean();
-        bf16.reset();
+        bf16.end();
         loss.backward();
       };
       auto t = time_it(step, a->warmup, a->repeat, device);

@@ -10,9 +10,11 @@ namespace nn = torch::nn;
 
 namespace {
 
+/// Each block of the built-in CNN is a convolution, a batch norm and a ReLU: three modules.
+constexpr std::size_t kModulesPerBlock = 3;
 /// Index in the built-in CNN of the third strided convolution: with centred cells it pads only
 /// on the right and bottom (done in forward(), so parameter names match older checkpoints).
-constexpr std::size_t kThirdStridedConv = 6;
+constexpr std::size_t kThirdStridedConv = 2 * kModulesPerBlock;
 
 nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, bool centred_cells) {
   nn::Sequential seq;
@@ -29,6 +31,7 @@ nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, bool centred
     seq->push_back(nn::Conv2d(nn::Conv2dOptions(in, widths[i], 3).stride(stride).padding(padding).bias(false)));
     seq->push_back(nn::BatchNorm2d(widths[i]));
     seq->push_back(nn::ReLU());
+    static_assert(kModulesPerBlock == 3, "a block is the three modules above");
     in = widths[i];
   }
   return seq;

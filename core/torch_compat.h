@@ -31,10 +31,12 @@ inline void set_cpu_rng_state(const torch::Tensor& state) {
 
 /// While alive, CPU operators on autocast's lower-precision list (matrix products, convolutions)
 /// run in bfloat16 with float accumulation, like Python's torch.autocast("cpu"). Used by
-/// `fovea bench --precision bf16` to measure what bf16 products would buy.
+/// `fovea train/bench --precision bf16` around the forward only (backward and Adam stay float).
 class CpuBf16Autocast {
  public:
-  CpuBf16Autocast() {
+  /// enabled = false does nothing (so callers need no optional): `CpuBf16Autocast bf16(precision == "bf16");`
+  explicit CpuBf16Autocast(bool enabled = true) : active_(enabled) {
+    if (!active_) return;
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
     was_enabled_ = at::autocast::is_autocast_enabled(at::kCPU);
     was_dtype_ = at::autocast::get_autocast_dtype(at::kCPU);
@@ -48,7 +50,10 @@ class CpuBf16Autocast {
 #endif
     at::autocast::increment_nesting();
   }
-  ~CpuBf16Autocast() {
+  /// Restores the previous autocast state now (before backward, say); the destructor then does nothing.
+  void end() {
+    if (!active_) return;
+    active_ = false;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
     at::autocast::set_autocast_enabled(at::kCPU, was_enabled_);
@@ -58,10 +63,12 @@ class CpuBf16Autocast {
     at::autocast::set_autocast_cpu_dtype(was_dtype_);
 #endif
   }
+  ~CpuBf16Autocast() { end(); }
   CpuBf16Autocast(const CpuBf16Autocast&) = delete;
   CpuBf16Autocast& operator=(const CpuBf16Autocast&) = delete;
 
  private:
+  bool active_ = false;
   bool was_enabled_ = false;
   at::ScalarType was_dtype_ = at::kBFloat16;
 };

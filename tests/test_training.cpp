@@ -6,6 +6,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "core/batch_norm_calibration.h"
 #include "core/captioner.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
@@ -294,4 +295,37 @@ TEST(Training, TinySoftModelLearnsItsScenesWithBf16Products) {
   auto bad = config;
   bad.precision = "fp16";
   EXPECT_THROW(bad.validate(), std::invalid_argument);
+}
+
+// The model saved as best.ckpt normalises with batch-norm statistics of its own weights (computed
+// on the training scenes when it was validated), not with the running averages that lag behind
+// the weights while training.
+TEST(Training, SavesTheBestModelWithBatchNormStatisticsOfItsOwnWeights) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("precise_bn");
+  auto config = test::tiny_training(dir / "run");
+  config.max_steps = 30;  // a validation every 2 steps; lr 1e-2 keeps the weights moving
+  train(config);
+  auto saved = load_checkpoint(best_checkpoint_path(config.out_dir));
+  auto recomputed = load_checkpoint(best_checkpoint_path(config.out_dir));
+
+  auto data = make_train_data(config);
+  const std::size_t per = std::size_t(config.batch_size);
+  ASSERT_EQ(data.train->size(), 2 * per);
+  const int layers = recalibrate_batch_norm(*recomputed.model.net->encoder, 2, [&](int b) {
+    std::vector<Scene> scenes;
+    std::vector<const RgbImage*> images;
+    for (std::size_t i = std::size_t(b) * per; i < std::size_t(b + 1) * per; ++i) scenes.push_back(data.train->get(i));
+    for (const auto& s : scenes) images.push_back(&s.image);
+    recomputed.model.net->encode(images_to_tensor(images, config.model.image_size));
+  });
+  ASSERT_GT(layers, 0);
+  auto expected = recomputed.model.net->named_buffers();
+  int compared = 0;
+  for (const auto& b : saved.model.net->named_buffers()) {
+    if (b.key().find("running_") == std::string::npos) continue;
+    EXPECT_TRUE(torch::allclose(b.value(), expected[b.key()], 1e-4, 1e-6)) << b.key();
+    ++compared;
+  }
+  EXPECT_EQ(compared, 2 * layers);
 }
