@@ -65,6 +65,9 @@ Runner add_train_command(CLI::App& app) {
       ->group(obj)->check(CLI::IsMember({"sum", "mean"}))->capture_default_str();
   app.add_option("--aux-weight", c.aux_weight, "Auxiliary per-cell class+colour loss on the annotations (0: off, as in the paper)")
       ->group(obj)->capture_default_str();
+  app.add_option("--object-class-weight", c.object_class_weight,
+                 "Each object's annotations averaged over its cells and classified by the auxiliary class head (0: off)")
+      ->group(obj)->capture_default_str();
   app.add_option("--attention-supervision", c.attention_supervision,
                  "Weight of -log(alpha mass in the box of the object each colour/noun names) (0: off, as in the paper)")
       ->group(obj)->capture_default_str();
@@ -94,8 +97,9 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--threads", c.threads, "CPU threads (0: one per core)")->group(run)->capture_default_str();
   app.add_option("--precision", c.precision,
                  "fp32, or bf16: the forward's matrix products and convolutions in bfloat16 with float "
-                 "accumulation (CPU only; weights, optimizer and decoding stay float)")
-      ->group(run)->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
+                 "accumulation (CPU only; weights, optimizer and decoding stay float); auto: bf16 on CPUs "
+                 "with AVX-512 BF16 or AMX, else fp32")
+      ->group(run)->check(CLI::IsMember({"auto", "fp32", "bf16"}))->capture_default_str();
   app.add_option("--log-every", c.log_every, "Steps between metrics.jsonl records")->group(run)->capture_default_str();
   app.add_option("--checkpoint-every", c.checkpoint_every, "Steps between checkpoints")->group(run)->capture_default_str();
   app.add_option("--sample-every", c.sample_every, "Steps between caption + alpha snapshots of fixed validation images (samples.jsonl; 0: off)")->group(run)->capture_default_str();
@@ -111,6 +115,7 @@ Runner add_train_command(CLI::App& app) {
       TrainConfig paper;
       apply_paper_objective(paper);
       a->config.aux_weight = paper.aux_weight;
+      a->config.object_class_weight = paper.object_class_weight;
       a->config.attention_supervision = paper.attention_supervision;
       a->init_state = to_string(paper.model.init_state);
       a->penalty_reduction = to_string(paper.objective.reduction);

@@ -41,6 +41,14 @@ ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& 
 torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
                                          const torch::Tensor& word_has_box);
 
+/// Object classification on pooled annotations: each object's annotation vectors averaged over
+/// the cells it covers (what soft attention hands the decoder at the object's noun), classified
+/// by `class_head` (D -> classes + 1, index 0 = background); mean cross-entropy over the objects.
+/// cell_class (B, L) holds class + 1 of the object under each cell (0: none); one object per
+/// class and scene, as in the built-in scenes. Zero when no cell is labelled.
+torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
+                                const torch::Tensor& cell_class);
+
 /// The moving-average baseline b_k = decay · b_{k−1} + (1 − decay) · mean reward.
 struct MovingBaseline {
   double value = 0;

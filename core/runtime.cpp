@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -63,6 +65,29 @@ void reexec_with_thread_environment(int argc, char** argv) {
   execv("/proc/self/exe", args.data());
   // execv failed (no /proc): carry on with the spinning policies.
   (void)argc;
+}
+
+bool cpu_has_native_bf16() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream flags(line.substr(line.find(':') + 1));
+    std::string flag;
+    while (flags >> flag) {
+      if (flag == "avx512_bf16" || flag == "amx_bf16") return true;
+    }
+    return false;  // the first CPU's flags speak for all
+  }
+  return false;
+}
+
+std::string resolve_precision(const std::string& precision, const torch::Device& device) {
+  if (precision == "auto") return device.is_cpu() && cpu_has_native_bf16() ? "bf16" : "fp32";
+  if (precision == "bf16" && !device.is_cpu()) {
+    throw std::invalid_argument("precision bf16 is CPU autocast; on " + device.str() + " train with fp32 (or auto)");
+  }
+  return precision;
 }
 
 std::string describe_runtime(const torch::Device& device) {

@@ -14,6 +14,14 @@ torch::Device resolve_device(const std::string& name);
 /// Sets LibTorch's intra-op thread count (<= 0: one per core).
 void configure_threads(int threads);
 
+/// Whether this CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX-BF16 in /proc/cpuinfo;
+/// false where that file is absent). Without it oneDNN emulates bf16 and it is slower than fp32.
+bool cpu_has_native_bf16();
+
+/// The precision a training run uses: "fp32" or "bf16" as asked, and for "auto" bf16 on a CPU
+/// with native bf16 products, fp32 elsewhere (CUDA included). Throws for bf16 on a non-CPU device.
+std::string resolve_precision(const std::string& precision, const torch::Device& device);
+
 /// One line describing the runtime (LibTorch version, device, threads), for logs and cards.
 std::string describe_runtime(const torch::Device& device);
 

@@ -16,7 +16,9 @@ void TrainConfig::validate() const {
   if (train_scenes < std::size_t(batch_size)) throw std::invalid_argument("train_scenes must be at least the batch size");
   if (val_scenes == 0) throw std::invalid_argument("val_scenes must be positive");
   if (lr <= 0) throw std::invalid_argument("lr must be positive");
-  if (precision != "fp32" && precision != "bf16") throw std::invalid_argument("precision must be fp32 or bf16, got '" + precision + "'");
+  if (precision != "auto" && precision != "fp32" && precision != "bf16") {
+    throw std::invalid_argument("precision must be auto, fp32 or bf16, got '" + precision + "'");
+  }
   if (lr_decay <= 0 || lr_decay > 1) throw std::invalid_argument("lr_decay must be in (0, 1]");
   if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
   if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
@@ -26,6 +28,7 @@ void TrainConfig::validate() const {
     throw std::invalid_argument("lambda, lambda_e and lambda_r must be >= 0");
   }
   if (aux_weight < 0) throw std::invalid_argument("aux_weight must be >= 0");
+  if (object_class_weight < 0) throw std::invalid_argument("object_class_weight must be >= 0");
   if (attention_supervision < 0) throw std::invalid_argument("attention_supervision must be >= 0");
   if (expected_context_prob < 0 || expected_context_prob > 1) throw std::invalid_argument("expected_context_prob must be in [0, 1]");
   if (baseline_decay < 0 || baseline_decay >= 1) throw std::invalid_argument("baseline_decay must be in [0, 1)");
@@ -43,6 +46,7 @@ TrainConfig recommended_train_config() {
 
 void apply_paper_objective(TrainConfig& c) {
   c.aux_weight = 0;
+  c.object_class_weight = 0;
   c.attention_supervision = 0;
   c.model.init_state = InitState::Mean;
   c.objective.reduction = PenaltyReduction::Sum;
@@ -76,6 +80,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"lambda_r", c.objective.lambda_r},
           {"lambda_e", c.objective.lambda_e},
           {"aux_weight", c.aux_weight},
+          {"object_class_weight", c.object_class_weight},
           {"attention_supervision", c.attention_supervision},
           {"expected_context_prob", c.expected_context_prob},
           {"baseline_decay", c.baseline_decay},
@@ -122,6 +127,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.objective.lambda_r = j.at("lambda_r").get<double>();
     c.objective.lambda_e = j.at("lambda_e").get<double>();
     c.aux_weight = j.value("aux_weight", 0.0);
+    c.object_class_weight = j.value("object_class_weight", 0.0);
     c.attention_supervision = j.value("attention_supervision", 0.0);
     c.expected_context_prob = j.at("expected_context_prob").get<double>();
     c.baseline_decay = j.at("baseline_decay").get<double>();

@@ -114,9 +114,7 @@ class TrainingSession {
       : config_(std::move(config)), cb_(cb), data_(std::move(data)) {
     if (!data_.train || !data_.val) data_ = make_train_data(config_, cb_.on_message);
     device_ = resolve_device(config_.device);
-    if (config_.precision == "bf16" && !device_.is_cpu()) {
-      throw std::invalid_argument("precision bf16 is CPU autocast; on " + device_.str() + " train with fp32");
-    }
+    precision_ = resolve_precision(config_.precision, device_);
     configure_threads(config_.threads);
     steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
     total_steps_ = steps_per_epoch_ * config_.epochs;
@@ -143,7 +141,8 @@ class TrainingSession {
     write_sample_images();
     message("model: " + std::to_string(model_.vocab.size()) + " words, " + std::to_string(parameter_count()) +
             " parameters, grid " + std::to_string(model_.config.grid_h) + "x" + std::to_string(model_.config.grid_w) +
-            "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_));
+            "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_) + ", " +
+            describe_precision());
   }
 
   void start_resumed(LoadedCheckpoint ckpt) {
@@ -159,7 +158,7 @@ class TrainingSession {
     write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
     write_sample_images();
     message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
-            describe_runtime(device_));
+            describe_runtime(device_) + ", " + describe_precision());
   }
 
   TrainResult run() {
@@ -291,6 +290,10 @@ class TrainingSession {
     }
   }
 
+  std::string describe_precision() const {
+    return "precision " + precision_ + (config_.precision == "auto" ? " (auto)" : "");
+  }
+
   /// Recomputes the encoder's batch-norm statistics with the current weights on the first
   /// training scenes (core/batch_norm_calibration.h): the running averages lag behind the weights
   /// while the learning rate is high. A TorchScript backbone keeps its own statistics.
@@ -360,7 +363,8 @@ class TrainingSession {
                                  order_.begin() + (in_epoch + 1) * config_.batch_size);
     const bool aux = config_.aux_weight > 0;
     const bool supervise = config_.attention_supervision > 0;
-    const bool grid = aux || supervise;
+    const bool objects = config_.object_class_weight > 0;
+    const bool grid = aux || supervise || objects;
     auto batch = make_batch(*data_.train, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
                             model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
                             supervise);
@@ -370,7 +374,7 @@ class TrainingSession {
     if (hard) {
       sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
     }
-    compat::CpuBf16Autocast bf16(config_.precision == "bf16");  // the forward only: backward and Adam stay float
+    compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
     auto annotations = model_.net->encode(batch.images.to(device_));
     auto out = model_.net->decoder->forward(annotations, batch.tokens.to(device_), batch.lengths.to(device_),
                                             sample.defined() ? sample.to(device_) : sample);
@@ -389,6 +393,11 @@ class TrainingSession {
                       torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
       aux_loss = aux_term.item<double>();
       loss = loss + config_.aux_weight * aux_term;
+    }
+    if (objects && batch.has_cell_labels) {
+      auto term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
+      aux_loss += term.item<double>();  // the dashboards' "auxiliary" curve: both label terms
+      loss = loss + config_.object_class_weight * term;
     }
     double attention_loss = 0;
     if (supervise && batch.word_has_box.defined()) {
@@ -514,6 +523,7 @@ class TrainingSession {
   std::unique_ptr<torch::optim::Adam> optimizer_;
   RunState state_;
   std::int64_t steps_per_epoch_ = 1, total_steps_ = 0;
+  std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
   double lr_ = 0;

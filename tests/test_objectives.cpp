@@ -147,3 +147,25 @@ TEST(AttentionSupervision, IsMinusTheLogOfTheAlphaMassInTheNamedBoxAndPullsAlpha
   // No supervised word at all: zero, not NaN.
   EXPECT_EQ(attention_supervision_loss(out, boxes, torch::zeros({2, 2}, torch::kBool)).item<double>(), 0.0);
 }
+
+TEST(ObjectClassLoss, ClassifiesEachObjectsAnnotationsAveragedOverItsCells) {
+  // One scene, 4 cells, D = 2: a class-0 object on cells 0 and 1, a class-2 object on cell 2.
+  torch::manual_seed(5);
+  torch::nn::Linear head(2, 11);
+  auto annotations = torch::tensor({{1.f, 0.f}, {3.f, 0.f}, {0.f, 5.f}, {7.f, 7.f}}).view({1, 4, 2}).requires_grad_();
+  auto cell_class = torch::tensor({1, 1, 3, 0}, torch::kLong).view({1, 4});
+  auto loss = object_class_loss(head, annotations, cell_class);
+
+  torch::NoGradGuard no_grad;
+  auto pooled = torch::tensor({{2.f, 0.f}, {0.f, 5.f}});  // the mean of cells 0-1, and cell 2
+  auto expected = torch::nn::functional::cross_entropy(head(pooled), torch::tensor({1, 3}, torch::kLong));
+  EXPECT_NEAR(loss.item<double>(), expected.item<double>(), 1e-5);
+  {
+    torch::AutoGradMode grad(true);
+    loss.backward();
+  }
+  EXPECT_FLOAT_EQ(annotations.grad()[0][3].abs().sum().item<float>(), 0) << "background cells get no gradient";
+  EXPECT_GT(annotations.grad()[0][0].abs().sum().item<float>(), 0);
+  // No labelled cell: zero, not NaN.
+  EXPECT_EQ(object_class_loss(head, annotations, torch::zeros({1, 4}, torch::kLong)).item<double>(), 0.0);
+}

@@ -61,6 +61,7 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.patience = 1000;
   t.threads = 1;
   t.device = "cpu";
+  t.precision = "fp32";  // the same numerics on every machine (auto picks bf16 where the CPU has it)
   t.log_every = 10;
   t.checkpoint_every = 100;
   t.out_dir = out_dir;

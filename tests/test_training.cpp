@@ -10,6 +10,7 @@
 #include "core/captioner.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
+#include "core/runtime.h"
 #include "core/image_tensor.h"
 #include "core/scene_evaluation.h"
 #include "core/tokenizer.h"
@@ -85,6 +86,7 @@ TEST(Training, TinyHardModelLearnsItsScenesWithReinforce) {
   config.max_steps = 1000;
   config.attention_supervision = 0;  // REINFORCE alone must learn (the paper's objective)
   config.aux_weight = 0;
+  config.object_class_weight = 0;
   auto r = train(config);
   expect_learned(config, r);
   auto m = read_metrics(config.out_dir);
@@ -295,6 +297,20 @@ TEST(Training, TinySoftModelLearnsItsScenesWithBf16Products) {
   auto bad = config;
   bad.precision = "fp16";
   EXPECT_THROW(bad.validate(), std::invalid_argument);
+}
+
+// The default precision, auto, is bf16 only on a CPU that multiplies bf16 in hardware.
+TEST(Training, AutoPrecisionIsBf16OnlyOnCpusWithNativeBf16) {
+  TrainConfig defaults;
+  defaults.out_dir = "run";
+  EXPECT_EQ(defaults.precision, "auto");
+  EXPECT_NO_THROW(defaults.validate());
+  EXPECT_EQ(resolve_precision("auto", torch::kCPU), cpu_has_native_bf16() ? "bf16" : "fp32");
+  EXPECT_EQ(resolve_precision("auto", torch::Device(torch::kCUDA)), "fp32");
+  EXPECT_EQ(resolve_precision("fp32", torch::kCPU), "fp32");
+  EXPECT_EQ(resolve_precision("bf16", torch::kCPU), "bf16");
+  const auto message = test::error_message([] { resolve_precision("bf16", torch::Device(torch::kCUDA)); });
+  EXPECT_NE(message.find("CPU autocast"), std::string::npos) << message;
 }
 
 // The model saved as best.ckpt normalises with batch-norm statistics of its own weights (computed

@@ -258,8 +258,9 @@ void NewRunDialog::buildPages() {
          [](Config& c, std::int64_t v) { c.threads = int(v); });
   addChoice(run, "precision", tr("Precision"),
             tr("fp32, or bf16: the forward's products and convolutions in bfloat16 with float accumulation "
-               "(CPU only; much faster on CPUs with AVX-512 BF16; changes the numerics)"),
-            {"fp32", "bf16"}, [](const Config& c) { return c.precision; }, [](Config& c, const std::string& v) { c.precision = v; });
+               "(CPU only; much faster on CPUs with AVX-512 BF16; changes the numerics); auto: bf16 where "
+               "the CPU has AVX-512 BF16 or AMX, else fp32"),
+            {"auto", "fp32", "bf16"}, [](const Config& c) { return c.precision; }, [](Config& c, const std::string& v) { c.precision = v; });
   addInt(run, "seed", tr("Seed"), tr("Seed of weights, batch order and sampling"), 0, 1 << 30,
          [](const Config& c) { return std::int64_t(c.seed); }, [](Config& c, std::int64_t v) { c.seed = std::uint64_t(v); });
   addInt(run, "log-every", tr("Log every"), tr("Steps between metrics.jsonl records (dashboard points)"), 1, 100000,
@@ -305,6 +306,9 @@ void NewRunDialog::buildPages() {
             [](Config& c, const std::string& v) { c.objective.reduction = fovea::parse_penalty_reduction(v); });
   addReal(objective, "aux-weight", tr("Auxiliary loss"), tr("Per-cell class + colour loss on the annotations (0: off, as in the paper)"), 0, 100, 3,
           [](const Config& c) { return c.aux_weight; }, [](Config& c, double v) { c.aux_weight = v; });
+  addReal(objective, "object-class-weight", tr("Object class loss"),
+          tr("Each object's annotations averaged over its cells, classified by the auxiliary class head (0: off)"), 0, 100, 3,
+          [](const Config& c) { return c.object_class_weight; }, [](Config& c, double v) { c.object_class_weight = v; });
   addReal(objective, "attention-supervision", tr("Attention supervision"),
           tr("Weight of −log(α mass in the box of the object each colour/noun names) (0: off, as in the paper)"), 0, 100, 3,
           [](const Config& c) { return c.attention_supervision; }, [](Config& c, double v) { c.attention_supervision = v; });
