@@ -13,6 +13,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <unistd.h>
 
 #include "app/commands.h"
 
