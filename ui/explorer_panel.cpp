@@ -8,18 +8,18 @@
 
 #include "ui/attention_view.h"
 #include "ui/caption_strip.h"
+#include "ui/live_text.h"
 
 namespace fovea::ui {
 
 ExplorerPanel::ExplorerPanel(QWidget* parent)
     : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
-      strip_(new CaptionStrip), readout_(new QLabel) {
+      strip_(new CaptionStrip), readout_(new LiveText) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   title_->setTextFormat(Qt::RichText);
   title_->setWordWrap(true);
   title_->setText(tr("<b>No model</b>"));
-  readout_->setTextFormat(Qt::RichText);
   layout->addWidget(title_);
   layout->addWidget(view_, 1);
   layout->addWidget(strip_);

@@ -15,6 +15,7 @@ namespace fovea::ui {
 
 class AttentionView;
 class CaptionStrip;
+class LiveText;
 
 class ExplorerPanel : public QWidget {
   Q_OBJECT
@@ -55,7 +56,7 @@ class ExplorerPanel : public QWidget {
   QLabel* title_;
   AttentionView* view_;
   CaptionStrip* strip_;
-  QLabel* readout_;
+  LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
   QImage image_;
   fovea::CaptionOptions options_;
   QString user_caption_;

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ui/attention_view.h"
+#include "ui/live_text.h"
 #include "ui/word_player.h"
 
 namespace fovea::ui {
@@ -89,9 +90,7 @@ void SampleGallery::ensureViews(std::size_t count) {
     auto* view = new AttentionView;
     view->setMinimumWidth(120);
     view->setFixedHeight(170);  // image and caption stay together; the column scrolls no further
-    auto* label = new QLabel;
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
+    auto* label = new LiveText(3);
     grid_->addWidget(view, (i / 2) * 2, i % 2);
     grid_->addWidget(label, (i / 2) * 2 + 1, i % 2);
     views_ << view;

@@ -17,6 +17,7 @@ class QGridLayout;
 namespace fovea::ui {
 
 class AttentionView;
+class LiveText;
 class WordPlayer;
 
 class SampleGallery : public QWidget {
@@ -49,7 +50,7 @@ class SampleGallery : public QWidget {
   QLabel* step_label_;
   QLabel* placeholder_;
   QList<AttentionView*> views_;
-  QList<QLabel*> labels_;
+  QList<LiveText*> labels_;  ///< each caption, its current word marked (changes as the words play)
   WordPlayer* player_;
   QMap<QString, QImage> images_;
 };

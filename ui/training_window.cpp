@@ -22,6 +22,7 @@
 
 #include "core/checkpoint_header.h"
 #include "core/run_log.h"
+#include "ui/live_text.h"
 #include "ui/metric_chart.h"
 #include "ui/new_run_dialog.h"
 #include "ui/run_list.h"
@@ -56,9 +57,10 @@ TrainingWindow::TrainingWindow(QWidget* parent)
       runs_(new RunList),
       gallery_(new SampleGallery),
       log_(new QPlainTextEdit),
-      status_(new QLabel(tr("No run training. Start one with New run, or tick past runs to compare them."))),
+      status_(new LiveText),
       progress_(new QProgressBar) {
   setWindowTitle(tr("Fovea — training"));
+  status_->setText(tr("No run training. Start one with New run, or tick past runs to compare them."));
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(2000);
   log_->setPlaceholderText(tr("Messages from the trainer"));
@@ -117,7 +119,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::showSamplesOf);
   connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
   connect(runs_, &RunList::resumeRequested, this, &TrainingWindow::resumeRun);
-  connect(dashboard_, &TrainingDashboard::hovered, status_, &QLabel::setText);
+  connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
 
   QSettings settings;
   setRunsRoot(settings.value("training/runs_root", QDir::current().filePath("runs")).toString());

@@ -20,6 +20,7 @@ class QSlider;
 
 namespace fovea::ui {
 
+class LiveText;
 class RunList;
 class SampleGallery;
 class TrainingDashboard;
@@ -78,7 +79,7 @@ class TrainingWindow : public QMainWindow {
   RunList* runs_;
   SampleGallery* gallery_;
   QPlainTextEdit* log_;
-  QLabel* status_;
+  LiveText* status_;  ///< changes at every step of a live run
   QProgressBar* progress_;
   QAction* new_action_ = nullptr;
   QAction* pause_action_ = nullptr;

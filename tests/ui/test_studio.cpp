@@ -99,6 +99,31 @@ class StudioTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(p->current() != before, 5000);
   }
 
+  void playingTheWordsNeverReLaysOutTheWindow() {
+    // Each word changes the overlay, the highlighted chip and the readout line; none of it may
+    // change a size, or every word re-lays out the window (a QLabel readout did: ~4 layout passes
+    // per word, milliseconds of GUI thread 8 times a second).
+    auto w = captioned();
+    struct LayoutRequests : QObject {
+      int count = 0;
+      bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::LayoutRequest && o->isWidgetType()) ++count;
+        return false;
+      }
+    } requests;
+    WordPlayer* p = w->player();
+    p->pause();  // (the play button's icon changes: one layout pass, before counting)
+    for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+    qApp->installEventFilter(&requests);
+    for (int i = 0; i < 2 * p->count(); ++i) {
+      p->stepForward();
+      QCoreApplication::processEvents();
+    }
+    qApp->removeEventFilter(&requests);
+    QCOMPARE(requests.count, 0);
+    QCOMPARE(w->primaryPanel()->view()->wordIndex(), p->current());
+  }
+
   void brokenFilesShowAMessageAndTheWindowKeepsWorking() {
     auto w = captioned();
     const QString text = tmp_.filePath("notes.png");
