@@ -2,7 +2,9 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
@@ -18,6 +20,7 @@ struct CaptionArgs {
   int beam = 3;
   bool greedy = false, json = false, sample = false;
   int max_len = 0;
+  std::optional<std::uint64_t> seed;
 };
 }  // namespace
 
@@ -29,6 +32,7 @@ Runner add_caption_command(CLI::App& app) {
   app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
   app.add_flag("--json", a->json, "Print per-word alpha (grid HxW), beta and log-probability as JSON");
   app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
+  app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)");
   app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)");
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
@@ -37,6 +41,7 @@ Runner add_caption_command(CLI::App& app) {
     opts.beam = a->greedy ? 1 : a->beam;
     opts.max_len = a->max_len;
     opts.sample_glimpses = a->sample;
+    opts.seed = a->seed;
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : a->images) {

@@ -44,6 +44,7 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   d.beam = std::max(1, options.beam);
   d.max_len = options.max_len;
   d.glimpse = options.sample_glimpses ? Glimpse::Sampled : Glimpse::Expected;
+  if (options.sample_glimpses && options.seed) torch::manual_seed(*options.seed);
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
   std::vector<CaptionResult> out;
   for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));

@@ -3,7 +3,9 @@
 /// beam), score a caption typed by the user (teacher forcing), with α/β/log-p per word.
 ///
 /// Thread-safety: one Captioner must be used by one thread at a time; load one per worker.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ struct CaptionOptions {
   int beam = 3;             ///< 1 = greedy
   int max_len = 0;          ///< 0 = the model's limit
   bool sample_glimpses = false;  ///< hard models: sampled glimpses instead of the expected α
+  /// With sample_glimpses: the draw's seed (same seed, same image -> same glimpses and caption).
+  /// Reseeds LibTorch's process-wide generator. Unset: a fresh draw on every call.
+  std::optional<std::uint64_t> seed;
 };
 
 class Captioner {

@@ -58,6 +58,10 @@ jq -e '.[0].grid == [4,4] and (.[0].words | length) > 0 and (.[0].words[0].alpha
   || { cat caption.json; fail "caption --json lacks per-word alpha grids"; }
 "$FOVEA" caption --model hard/best.ckpt --sample-glimpses --json scenes/test_00001.png > hard.json
 jq -e '.[0].words | length > 0' hard.json > /dev/null || fail "hard model did not caption"
+# A seeded draw repeats: same seed, same glimpses (and the same caption).
+"$FOVEA" caption --model hard/best.ckpt --sample-glimpses --seed 5 --json scenes/test_00001.png > seeded_a.json
+"$FOVEA" caption --model hard/best.ckpt --sample-glimpses --seed 5 --json scenes/test_00001.png > seeded_b.json
+cmp -s seeded_a.json seeded_b.json || fail "the same --seed gave different sampled glimpses"
 
 echo "== a Karpathy-format dataset on disk, one image broken"
 jq '{images: ([.[] | {filename: .file, imgid: .id, split: "test", sentences: [.captions[] | {raw: .}]}]
