@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/trainer.h"
+#include "ui/thread_priority.h"
 
 namespace fovea::ui {
 
@@ -85,6 +86,8 @@ TrainingRun::TrainingRun(QObject* parent) : QObject(parent) {
   worker_->moveToThread(thread_);
   connect(thread_, &QThread::finished, worker_, &QObject::deleteLater);
   thread_->start();
+  // First thing on the worker thread: step aside for the GUI thread (see thread_priority.h).
+  QMetaObject::invokeMethod(worker_, [] { lower_current_thread_priority(kTrainingThreadNice); }, Qt::QueuedConnection);
 }
 
 TrainingRun::~TrainingRun() {

@@ -19,11 +19,28 @@
 #include "ui/new_run_dialog.h"
 #include "ui/run_list.h"
 #include "ui/sample_gallery.h"
+#include "ui/thread_priority.h"
 #include "ui/training_dashboard.h"
 #include "ui/training_run.h"
 #include "ui/training_window.h"
 
 using namespace fovea::ui;
+
+namespace {
+/// Nice value of this process's thread called `name` (/proc/self/task/*/stat, field 19); -100 when
+/// there is no such thread.
+int nice_of_thread(const QString& name) {
+  for (const QString& tid : QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    QFile comm(QStringLiteral("/proc/self/task/%1/comm").arg(tid)), stat(QStringLiteral("/proc/self/task/%1/stat").arg(tid));
+    if (!comm.open(QIODevice::ReadOnly) || QString::fromUtf8(comm.readAll()).trimmed() != name) continue;
+    if (!stat.open(QIODevice::ReadOnly)) continue;
+    const QByteArray line = stat.readAll();
+    const auto fields = line.mid(line.lastIndexOf(')') + 2).split(' ');  // from field 3 (state) on
+    return fields.size() > 16 ? fields[16].toInt() : -100;
+  }
+  return -100;
+}
+}  // namespace
 
 namespace {
 
@@ -119,6 +136,16 @@ class TrainingWindowTest : public QObject {
     QVERIFY(tmp_.isValid());
     runs_ = tmp_.filePath("runs");
     QVERIFY(QDir().mkpath(runs_));
+  }
+
+  void theTrainingThreadStepsAsideForTheGuiThread() {
+#ifdef __linux__
+    TrainingRun run;
+    QTRY_COMPARE_WITH_TIMEOUT(nice_of_thread(QStringLiteral("fovea-training")), kTrainingThreadNice, 5000);
+    QCOMPARE(current_thread_nice(), 0);  // the GUI thread keeps its priority
+#else
+    QSKIP("thread priorities are set on Linux only");
+#endif
   }
 
   void aRunStartedFromTheDialogTrainsPausesResumesAndCancels() {
