@@ -23,7 +23,7 @@ void LiveText::setText(const QString& text) {
   text_ = text;
   if (Qt::mightBeRichText(text)) document_.setHtml(text);
   else document_.setPlainText(text);
-  setToolTip(lines_ == 1 ? document_.toPlainText() : QString());  // the whole line when it is cut
+  setToolTip(document_.toPlainText());  // all of it, for when it is cut
   update();  // never updateGeometry(): the size does not depend on the text
 }
 
@@ -43,13 +43,15 @@ void LiveText::paintEvent(QPaintEvent*) {
   context.palette.setColor(QPalette::Text, palette().color(foregroundRole()));
   const double h = document_.size().height();
   p.save();
-  p.translate(0, std::max(0.0, (height() - h) / 2));  // one line: centred like a QLabel's
+  if (lines_ == 1) p.translate(0, std::max(0.0, (height() - h) / 2));  // centred like a QLabel's; more lines: from the top
   document_.documentLayout()->draw(&p, context);
   p.restore();
-  if (lines_ == 1 && document_.size().width() > width()) {
-    // Cut off on the right: end in an ellipsis so it reads as shortened (the tooltip has it all).
+  const bool cut_off = lines_ == 1 ? document_.size().width() > width() : h > height();
+  if (cut_off) {
+    // End the last visible line in an ellipsis so it reads as shortened (the tooltip has it all).
     const int w = fontMetrics().horizontalAdvance(QStringLiteral("\u2026 "));
-    const QRect cut(width() - w, 0, w, height());
+    const int line = std::min(height(), fontMetrics().lineSpacing() + 2);
+    const QRect cut(width() - w, height() - line, w, line);
     p.fillRect(cut, palette().color(backgroundRole()));
     p.setPen(palette().color(foregroundRole()));
     p.drawText(cut, Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("\u2026"));

@@ -12,16 +12,14 @@ namespace fovea::ui {
 class LiveText : public QWidget {
   Q_OBJECT
  public:
-  /// `lines`: the height, in lines of the widget's font. Text that needs more is cut off (one
-  /// line: elided on the right).
+  /// `lines`: the height, in lines of the widget's font. Text that needs more is cut off, ending
+  /// in an ellipsis; the tooltip holds all of it.
   explicit LiveText(int lines = 1, QWidget* parent = nullptr);
 
   /// Rich text (Qt's HTML subset) or plain text, as QLabel with Qt::AutoText.
   void setText(const QString& text);
   void clear() { setText(QString()); }
   QString text() const { return text_; }
-  /// The text without markup (what a screen reader or a test reads).
-  QString plainText() const { return document_.toPlainText(); }
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;

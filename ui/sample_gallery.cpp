@@ -90,7 +90,7 @@ void SampleGallery::ensureViews(std::size_t count) {
     auto* view = new AttentionView;
     view->setMinimumWidth(120);
     view->setFixedHeight(170);  // image and caption stay together; the column scrolls no further
-    auto* label = new LiveText(3);
+    auto* label = new LiveText(5);  // four objects' caption in a ~165 px column
     grid_->addWidget(view, (i / 2) * 2, i % 2);
     grid_->addWidget(label, (i / 2) * 2 + 1, i % 2);
     views_ << view;
