@@ -188,19 +188,24 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto state = initial_state(a);
   auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
   auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps
+  // One slice per step through unbind: its backward stacks the steps' gradients once, where a
+  // select() per step zero-filled a gradient of the whole (B, T, 4n) tensor at every step and
+  // added it into the total (44 full-size fills and adds per training step at the reference sizes).
+  const auto gates_at = gates_words.unbind(1);
+  const auto embedded_at = embedded.unbind(1);
 
   std::vector<torch::Tensor> hs, zs, es, alphas, betas, glimpses, log_alpha, targets, rows, steps;
   for (std::int64_t t = 0; t < T; ++t) {
     std::int64_t b = 0;
     while (b < B && len[order[b]] > t) ++b;
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
-    auto r = attend_and_step(a, projected.values, gates_words.select(1, t).narrow(0, 0, b), s,
+    auto r = attend_and_step(a, projected.values, gates_at[std::size_t(t)].narrow(0, 0, b), s,
                              smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), projected.sink);
     // Rows past b are finished: they keep their old state (never read again).
     state = r.state;
     hs.push_back(r.state.h);
     zs.push_back(r.context);
-    es.push_back(embedded.select(1, t).narrow(0, 0, b));
+    es.push_back(embedded_at[std::size_t(t)].narrow(0, 0, b));
     alphas.push_back(r.alpha);
     betas.push_back(r.beta);
     glimpses.push_back(r.glimpse);

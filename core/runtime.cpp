@@ -3,6 +3,8 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -58,6 +60,16 @@ void reexec_with_thread_environment(int argc, char** argv) {
       changed = true;
     }
   }
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  const auto wanted = openblas_coretype_for(coretype, std::getenv("FOVEA_OPENBLAS_CORETYPE"), cpu_flags());
+  if (wanted != (coretype ? coretype : "")) {
+    if (wanted.empty()) {
+      unsetenv("OPENBLAS_CORETYPE");
+    } else {
+      setenv("OPENBLAS_CORETYPE", wanted.c_str(), 1);
+    }
+    changed = true;
+  }
   if (!changed) return;
   setenv("FOVEA_NO_REEXEC", "1", 1);
   std::vector<char*> args(argv, argv + argc);
@@ -67,19 +79,37 @@ void reexec_with_thread_environment(int argc, char** argv) {
   (void)argc;
 }
 
-bool cpu_has_native_bf16() {
+std::vector<std::string> cpu_flags() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
+  std::vector<std::string> flags;
   while (std::getline(in, line)) {
     if (line.rfind("flags", 0) != 0) continue;
-    std::istringstream flags(line.substr(line.find(':') + 1));
-    std::string flag;
-    while (flags >> flag) {
-      if (flag == "avx512_bf16" || flag == "amx_bf16") return true;
-    }
-    return false;  // the first CPU's flags speak for all
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string flag; words >> flag;) flags.push_back(flag);
+    break;  // the first CPU's flags speak for all
   }
-  return false;
+  return flags;
+}
+
+std::string openblas_coretype_for(const char* current, const char* fovea_choice, const std::vector<std::string>& flags) {
+  const std::string now = current ? current : "";
+  if (fovea_choice != nullptr && *fovea_choice != '\0') return std::string(fovea_choice) == "keep" ? now : fovea_choice;
+  if (now.empty()) return now;  // OpenBLAS picks the kernels for this CPU itself
+  auto has = [&](const char* f) { return std::find(flags.begin(), flags.end(), f) != flags.end(); };
+  std::string lower = now;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  for (const char* avx512_core : {"skylakex", "cooperlake", "sapphirerapids"}) {
+    if (lower == avx512_core) return now;
+  }
+  if (!(has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"))) return now;
+  return has("avx512_bf16") ? "Cooperlake" : "SkylakeX";
+}
+
+bool cpu_has_native_bf16() {
+  const auto flags = cpu_flags();
+  return std::find(flags.begin(), flags.end(), "avx512_bf16") != flags.end() ||
+         std::find(flags.begin(), flags.end(), "amx_bf16") != flags.end();
 }
 
 std::string resolve_precision(const std::string& precision, const torch::Device& device) {
