@@ -68,6 +68,10 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--object-class-weight", c.object_class_weight,
                  "Each object's annotations averaged over its cells and classified by the auxiliary class head (0: off)")
       ->group(obj)->capture_default_str();
+  app.add_option("--pretrain-steps", c.pretrain_steps,
+                 "Encoder pretraining before captioning: steps on single training items named by the auxiliary class head (0: off, as in the paper)")
+      ->group(obj)->capture_default_str();
+  app.add_option("--pretrain-batch", c.pretrain_batch, "Single items per encoder pretraining step")->group(obj)->capture_default_str();
   app.add_option("--attention-supervision", c.attention_supervision,
                  "Weight of -log(alpha mass in the box of the object each colour/noun names) (0: off, as in the paper)")
       ->group(obj)->capture_default_str();
@@ -122,7 +126,10 @@ Runner add_train_command(CLI::App& app) {
     }
     ProgressBar bar;
     TrainCallbacks cb;
-    cb.on_progress = [&](const TrainProgress& p) { bar.update(p.step, p.total_steps, p.epoch, p.loss, p.tokens_per_s, p.eta_s); };
+    cb.on_progress = [&](const TrainProgress& p) {
+      if (p.pretrain_step < p.pretrain_steps) return;  // encoder pretraining reports itself in messages
+      bar.update(p.step, p.total_steps, p.epoch, p.loss, p.tokens_per_s, p.eta_s);
+    };
     cb.on_message = [&](const std::string& m) { bar.message(m); };
     cb.on_validation = [&](const ValidationRecord& v) {
       char line[256];

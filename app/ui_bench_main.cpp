@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
   config.train_scenes = 640;  // 10 steps per epoch
   config.val_scenes = 64;
   config.epochs = 1000;
+  config.pretrain_steps = 0;  // straight to the captioning steps, snapshots and validations
   config.sample_every = 5;
   config.log_every = 1;
   config.threads = cli.value(threads).toInt();

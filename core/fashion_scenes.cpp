@@ -123,6 +123,12 @@ std::vector<std::string> describe_objects(const std::vector<SceneObject>& object
   return caps;
 }
 
+FashionScenesOptions with_item_sizes(FashionScenesOptions o) {
+  if (o.min_item_size == 0) o.min_item_size = (o.image_size * 30 + 56) / 112;
+  if (o.max_item_size == 0) o.max_item_size = (o.image_size * 44 + 56) / 112;
+  return o;
+}
+
 FashionScenes::FashionScenes(std::string split, std::size_t count, FashionScenesOptions options)
     : FashionScenes(split, count, shared_items(split == "train" ? "train" : "test", options.mnist_dir), options) {}
 
@@ -130,15 +136,17 @@ FashionScenes::FashionScenes(std::string split, std::size_t count, std::shared_p
                              FashionScenesOptions options)
     : split_(std::move(split)), count_(count), options_(std::move(options)), items_(std::move(items)) {
   split_code(split_);
-  if (options_.min_item_size == 0) options_.min_item_size = (options_.image_size * 30 + 56) / 112;
-  if (options_.max_item_size == 0) options_.max_item_size = (options_.image_size * 44 + 56) / 112;
+  options_ = with_item_sizes(options_);
   if (!items_ || items_->size() == 0) throw std::invalid_argument("fashion-scenes: no Fashion-MNIST items");
   if (options_.min_objects < 1 || options_.max_objects < options_.min_objects || options_.max_objects > 4) {
     throw std::invalid_argument("fashion-scenes: objects per scene must satisfy 1 <= min <= max <= 4");
   }
-  if (options_.max_item_size > options_.image_size / 2 || options_.min_item_size < 8 ||
-      options_.min_item_size > options_.max_item_size) {
-    throw std::invalid_argument("fashion-scenes: item size range must satisfy 8 <= min <= max <= image_size/2");
+  // Several objects need room beside each other; a canvas of one item may be just its size.
+  const int largest = options_.max_objects == 1 ? options_.image_size : options_.image_size / 2;
+  if (options_.max_item_size > largest || options_.min_item_size < 8 || options_.min_item_size > options_.max_item_size) {
+    throw std::invalid_argument(options_.max_objects == 1
+                                    ? "fashion-scenes: item size range must satisfy 8 <= min <= max <= image_size"
+                                    : "fashion-scenes: item size range must satisfy 8 <= min <= max <= image_size/2");
   }
   const std::size_t n = items_->size();
   if (split_ == "val") {

@@ -22,6 +22,9 @@ struct FashionScenesOptions {
   std::string mnist_dir = kFashionMnistDir;
 };
 
+/// `o` with item sizes of 0 replaced by their defaults for o.image_size.
+FashionScenesOptions with_item_sizes(FashionScenesOptions o);
+
 /// Colour words and their RGB tints.
 struct NamedColour {
   std::string name;
@@ -42,6 +45,7 @@ class FashionScenes : public SceneSource {
   Scene get(std::size_t index) const override;
   std::string describe() const override;
   const FashionScenesOptions& options() const { return options_; }
+  const std::shared_ptr<const FashionMnist>& items() const { return items_; }
 
  private:
   std::string split_;

@@ -93,18 +93,25 @@ torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::
   return -(mass.log() * has.to(alphas.scalar_type())).sum() / count.to(alphas.scalar_type());
 }
 
-torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
-                                const torch::Tensor& cell_class) {
+std::pair<torch::Tensor, torch::Tensor> object_class_logits(torch::nn::Linear& class_head, const torch::Tensor& annotations,
+                                                            const torch::Tensor& cell_class) {
   const auto classes = class_head->options.out_features();
   const auto dtype = annotations.scalar_type();
   const auto cells = torch::one_hot(cell_class, classes).slice(2, 1).to(dtype);  // (B, L, C-1): object c's cells
   const auto counts = cells.sum(1);                                                // (B, C-1)
   const auto present = counts > 0;
-  if (!present.any().item<bool>()) return torch::zeros({}, annotations.options().dtype(torch::kFloat));
+  if (!present.any().item<bool>()) return {};
   const auto pooled = torch::bmm(cells.transpose(1, 2), annotations) / counts.clamp_min(1).unsqueeze(2);  // (B, C-1, D)
   const auto logits = class_head(pooled.masked_select(present.unsqueeze(2)).view({-1, annotations.size(2)}));
   const auto target = (torch::arange(1, classes, cell_class.options()).expand_as(present)).masked_select(present);
-  return torch::nn::functional::cross_entropy(logits.to(torch::kFloat), target);
+  return {logits.to(torch::kFloat), target};
+}
+
+torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
+                                const torch::Tensor& cell_class) {
+  const auto [logits, target] = object_class_logits(class_head, annotations, cell_class);
+  if (!logits.defined()) return torch::zeros({}, annotations.options().dtype(torch::kFloat));
+  return torch::nn::functional::cross_entropy(logits, target);
 }
 
 }  // namespace fovea

@@ -49,6 +49,11 @@ torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::
 torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
                                 const torch::Tensor& cell_class);
 
+/// What object_class_loss() scores: (logits (N, classes + 1), target (N)) of the N objects
+/// present; both empty when no cell is labelled.
+std::pair<torch::Tensor, torch::Tensor> object_class_logits(torch::nn::Linear& class_head, const torch::Tensor& annotations,
+                                                            const torch::Tensor& cell_class);
+
 /// The moving-average baseline b_k = decay · b_{k−1} + (1 − decay) · mean reward.
 struct MovingBaseline {
   double value = 0;

@@ -43,6 +43,10 @@ struct TrainProgress {
   std::int64_t step = 0, total_steps = 0, epoch = 0, epochs = 0;
   double loss = 0, tokens_per_s = 0, eta_s = 0, elapsed_s = 0;
   bool paused = false;
+  /// Encoder pretraining before step 1 (pretrain_step < pretrain_steps while it runs); `loss`
+  /// is then the pretraining loss and item_accuracy the share of items named right.
+  std::int64_t pretrain_step = 0, pretrain_steps = 0;
+  double item_accuracy = 0;
 };
 
 /// The current captions and α of a few fixed validation images (one line of samples.jsonl);

@@ -16,6 +16,7 @@
 #include "core/checkpoint.h"
 #include "core/dataset_source.h"
 #include "core/decoding.h"
+#include "core/encoder_pretraining.h"
 #include "core/fashion_scenes.h"
 #include "core/grounding.h"
 #include "core/image_tensor.h"
@@ -64,6 +65,7 @@ struct RunState {
   std::int64_t bad_epochs = 0;
   double elapsed_s = 0;
   bool stopped_early = false;
+  std::int64_t pretrain_step = 0;  ///< encoder pretraining steps done
 };
 
 nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
@@ -71,7 +73,8 @@ nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
           {"validated_epochs", s.validated_epochs}, {"baseline", s.baseline.value},
           {"baseline_initialised", s.baseline.initialised}, {"best_bleu4", s.best_bleu4},
           {"best_step", s.best_step},            {"bad_epochs", s.bad_epochs},
-          {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early}};
+          {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early},
+          {"pretrain_step", s.pretrain_step}};
 }
 
 RunState run_state_from_json(const nlohmann::json& j, double decay) {
@@ -86,19 +89,22 @@ RunState run_state_from_json(const nlohmann::json& j, double decay) {
   s.bad_epochs = j.at("bad_epochs").get<std::int64_t>();
   s.elapsed_s = j.at("elapsed_s").get<double>();
   s.stopped_early = j.at("stopped_early").get<bool>();
+  s.pretrain_step = j.value("pretrain_step", std::int64_t(0));
   return s;
 }
 
-/// Keeps the lines of metrics.jsonl up to `step` (drops what a crashed run logged after its
-/// last checkpoint, and a truncated last line).
-void truncate_metrics(const std::string& path, std::int64_t step) {
+/// Keeps the lines of metrics.jsonl up to `step` and `pretrain_step` (drops what a crashed run
+/// logged after its last checkpoint, and a truncated last line).
+void truncate_metrics(const std::string& path, std::int64_t step, std::int64_t pretrain_step) {
   std::ifstream in(path);
   if (!in) return;
   std::string line, kept;
   while (std::getline(in, line)) {
     try {
       auto j = nlohmann::json::parse(line);
-      if (j.value("step", std::int64_t(0)) <= step) kept += line + "\n";
+      if (j.value("step", std::int64_t(0)) <= step && j.value("pretrain_step", std::int64_t(0)) <= pretrain_step) {
+        kept += line + "\n";
+      }
     } catch (const nlohmann::json::exception&) {
       break;  // a line cut short by a crash: nothing after it is trusted
     }
@@ -132,7 +138,10 @@ class TrainingSession {
     auto vocab = Vocabulary::build(captions, config_.min_count);
     model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
     config_.model = model_.config;
-    if (!config_.init_from.empty()) initialise_from(config_.init_from);
+    if (!config_.init_from.empty()) {
+      initialise_from(config_.init_from);
+      state_.pretrain_step = config_.pretrain_steps;  // its encoder is trained already
+    }
     make_optimizer();
     fs::create_directories(config_.out_dir);
     std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
@@ -153,8 +162,8 @@ class TrainingSession {
     make_optimizer();
     restore_training_state(ckpt, *optimizer_, device_);
     state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
-    truncate_metrics(metrics_path(config_.out_dir), state_.step);
-    truncate_metrics(samples_path(config_.out_dir), state_.step);
+    truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
+    truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
     write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
     write_sample_images();
     message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
@@ -172,8 +181,11 @@ class TrainingSession {
     };
     TrainResult result;
     window_start_ = Clock::now();
-    if (state_.step == 0) write_samples(0);
-    while (true) {
+    if (state_.step == 0 && state_.pretrain_step < config_.pretrain_steps && !pretrain_encoder(elapsed)) {
+      result.interrupted = true;
+    }
+    if (state_.step == 0 && !result.interrupted) write_samples(0);
+    while (!result.interrupted) {
       const std::int64_t epoch = state_.step / steps_per_epoch_;
       if (state_.step > 0 && state_.step % steps_per_epoch_ == 0 && state_.validated_epochs < epoch) {
         state_.elapsed_s = elapsed();
@@ -349,6 +361,71 @@ class TrainingSession {
   void make_optimizer() {
     optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(),
                                                       torch::optim::AdamOptions(config_.lr));
+  }
+
+  /// Encoder pretraining on single items (core/encoder_pretraining.h), resumable at any
+  /// checkpoint. Returns false when stopped.
+  bool pretrain_encoder(const std::function<double()>& elapsed) {
+    const auto* scenes = dynamic_cast<const FashionScenes*>(data_.train.get());
+    if (scenes == nullptr || model_.net->encoder->has_backbone()) {
+      message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder");
+      state_.pretrain_step = config_.pretrain_steps;
+      return true;
+    }
+    EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, config_.pretrain_steps, config_.pretrain_batch,
+                                   config_.lr, device_, precision_ == "bf16", config_.seed);
+    message("pretraining the encoder: " + pretraining.describe());
+    double loss = 0, accuracy = 0;
+    std::int64_t window = 0;
+    auto window_start = Clock::now();
+    while (state_.pretrain_step < config_.pretrain_steps) {
+      if (cb_.pause && cb_.pause->load()) {
+        state_.elapsed_s = elapsed();
+        wait_while_paused(0);
+        continue;
+      }
+      if (cb_.stop && cb_.stop->load()) {
+        state_.elapsed_s = elapsed();
+        save_last();
+        message("stopped while pretraining the encoder; resume with --resume " + config_.out_dir);
+        return false;
+      }
+      const auto r = pretraining.step(state_.pretrain_step++);
+      loss += r.loss, accuracy += r.accuracy, ++window;
+      const double per_step = std::chrono::duration<double>(Clock::now() - window_start).count() / double(window);
+      if (cb_.on_progress) {
+        TrainProgress p;
+        p.total_steps = total_steps_;
+        p.epochs = config_.epochs;
+        p.pretrain_step = state_.pretrain_step;
+        p.pretrain_steps = config_.pretrain_steps;
+        p.loss = loss / double(window);
+        p.item_accuracy = accuracy / double(window);
+        p.elapsed_s = elapsed();
+        p.eta_s = per_step * double(config_.pretrain_steps - state_.pretrain_step);
+        cb_.on_progress(p);
+      }
+      const bool last = state_.pretrain_step == config_.pretrain_steps;
+      if (state_.pretrain_step % config_.log_every == 0 || last) {
+        // "pretrain_step", not "step": resuming keeps the log lines up to the checkpoint's step, 0 here.
+        metrics_ << nlohmann::json{{"kind", "pretrain"}, {"pretrain_step", state_.pretrain_step},
+                                   {"loss", loss / double(window)}, {"item_accuracy", accuracy / double(window)},
+                                   {"elapsed_s", elapsed()}}.dump()
+                 << "\n" << std::flush;
+        if (state_.pretrain_step % (10 * config_.log_every) == 0 || last) {
+          message("pretraining the encoder: step " + std::to_string(state_.pretrain_step) + "/" +
+                  std::to_string(config_.pretrain_steps) + ", items named right " +
+                  std::to_string(int(std::lround(100 * accuracy / double(window)))) + "%");
+        }
+        loss = accuracy = 0, window = 0;
+        window_start = Clock::now();
+      }
+      if (state_.pretrain_step % config_.checkpoint_every == 0 || last) {
+        state_.elapsed_s = elapsed();
+        save_last();
+      }
+    }
+    return true;
   }
 
   void train_step(std::int64_t epoch, const std::function<double()>& elapsed) {

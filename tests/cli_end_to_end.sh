@@ -20,7 +20,7 @@ expect_error() {  # expect_error "text that must appear" command...
 # and the models learn nothing (the hard model then captioned with an empty sentence now and then).
 # fp32: the same numerics on every machine.
 TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
-      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --max-objects 1 --threads 1 --precision fp32)
+      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --max-objects 1 --threads 1 --precision fp32 --pretrain-steps 0)
 
 echo "== train, kill -9, resume"
 "$FOVEA" train --out run "${TINY[@]}" --max-steps 3000 --checkpoint-every 20 --log-every 5 > train1.log 2>&1 &

@@ -345,3 +345,50 @@ TEST(Training, SavesTheBestModelWithBatchNormStatisticsOfItsOwnWeights) {
   }
   EXPECT_EQ(compared, 2 * layers);
 }
+
+// Encoder pretraining on single items: the class head learns to name them before the first
+// captioning step, a run stopped mid-way resumes where its checkpoint left it, and a run that
+// starts from another model's weights skips it.
+TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("pretrain");
+  auto config = test::tiny_training(dir / "run");
+  config.scenes.image_size = config.model.image_size = 48;  // items 13-19 px on 24 px canvases
+  config.pretrain_steps = 200;
+  config.pretrain_batch = 64;
+  config.max_steps = 4;
+  config.checkpoint_every = 10;
+  std::atomic<bool> stop{false};
+  TrainCallbacks cb;
+  cb.stop = &stop;
+  std::int64_t stopped_at = 0;
+  cb.on_progress = [&](const TrainProgress& p) {
+    EXPECT_EQ(p.step, 0);
+    if (p.pretrain_step == 35) stopped_at = p.pretrain_step, stop = true;
+  };
+  auto interrupted = train(config, cb);
+  EXPECT_TRUE(interrupted.interrupted);
+  EXPECT_EQ(stopped_at, 35);
+  auto resumed = resume_training(config.out_dir);
+  EXPECT_FALSE(resumed.interrupted);
+  EXPECT_EQ(resumed.steps, 4);
+
+  std::vector<double> accuracy;
+  std::int64_t last = 0;
+  for (const auto& line : read_metrics(config.out_dir)) {
+    if (line["kind"] != "pretrain") continue;
+    EXPECT_GT(line["pretrain_step"].get<std::int64_t>(), last) << "a pretraining step logged twice";
+    last = line["pretrain_step"];
+    accuracy.push_back(line["item_accuracy"]);
+  }
+  EXPECT_EQ(last, 200);
+  ASSERT_GE(accuracy.size(), 4u);
+  EXPECT_GT(accuracy.back(), 0.4) << "chance is 0.1";
+  EXPECT_GT(accuracy.back(), accuracy.front() + 0.2);
+
+  auto warm = config;
+  warm.out_dir = dir / "warm";
+  warm.init_from = best_checkpoint_path(config.out_dir);
+  train(warm);
+  for (const auto& line : read_metrics(warm.out_dir)) EXPECT_NE(line["kind"], "pretrain");
+}

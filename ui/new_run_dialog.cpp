@@ -309,6 +309,9 @@ void NewRunDialog::buildPages() {
   addReal(objective, "object-class-weight", tr("Object class loss"),
           tr("Each object's annotations averaged over its cells, classified by the auxiliary class head (0: off)"), 0, 100, 3,
           [](const Config& c) { return c.object_class_weight; }, [](Config& c, double v) { c.object_class_weight = v; });
+  addInt(objective, "pretrain-steps", tr("Encoder pretraining"),
+         tr("Steps on single training items named by the auxiliary class head before captioning (0: off, as in the paper)"),
+         0, 1000000, [](const Config& c) { return c.pretrain_steps; }, [](Config& c, std::int64_t v) { c.pretrain_steps = v; });
   addReal(objective, "attention-supervision", tr("Attention supervision"),
           tr("Weight of −log(α mass in the box of the object each colour/noun names) (0: off, as in the paper)"), 0, 100, 3,
           [](const Config& c) { return c.attention_supervision; }, [](Config& c, double v) { c.attention_supervision = v; });

@@ -237,6 +237,18 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
     status_->setText(tr("Paused at step %1 of %2 (checkpoint written).").arg(p.step).arg(p.total_steps));
     return;
   }
+  if (p.pretrain_step < p.pretrain_steps) {
+    progress_->setMaximum(int(p.pretrain_steps));
+    progress_->setValue(int(p.pretrain_step));
+    status_->setText(tr("pretraining the encoder on single items: step %1/%2 · items named right %3% · elapsed %4 · "
+                        "ETA %5 (then %6 captioning steps)")
+                         .arg(p.pretrain_step)
+                         .arg(p.pretrain_steps)
+                         .arg(100 * p.item_accuracy, 0, 'f', 0)
+                         .arg(clock_text(p.elapsed_s), clock_text(p.eta_s))
+                         .arg(p.total_steps));
+    return;
+  }
   status_->setText(tr("step %1/%2 · epoch %3/%4 · loss %5 · %6 words/s · elapsed %7 · ETA %8")
                        .arg(p.step)
                        .arg(p.total_steps)

@@ -66,6 +66,7 @@ fovea::TrainConfig tiny(const QString& out, fovea::AttentionKind kind, std::int6
   c.lr_decay = 1;
   c.epochs = 100000;
   c.max_steps = max_steps;
+  c.pretrain_steps = 0;
   c.patience = 100000;
   c.threads = 1;
   c.device = "cpu";
@@ -99,6 +100,7 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QVERIFY(d->setValue("epochs", 100000));
   QVERIFY(d->setValue("max-steps", int(max_steps)));
   QVERIFY(d->setValue("patience", 1000));
+  QVERIFY(d->setValue("pretrain-steps", 0));
   QVERIFY(d->setValue("threads", 1));
   QVERIFY(d->setValue("device", "cpu"));
   QVERIFY(d->setValue("log-every", 5));
@@ -109,6 +111,7 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QCOMPARE(got.model.encoder_widths, c.model.encoder_widths);
   QCOMPARE(got.scenes.image_size, 32);
   QCOMPARE(got.max_steps, max_steps);
+  QCOMPARE(got.pretrain_steps, std::int64_t(0));
 }
 
 std::int64_t checkpoint_step(const QString& run) {

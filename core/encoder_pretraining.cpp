@@ -1,0 +1,73 @@
+#include "core/encoder_pretraining.h"
+
+#include <numeric>
+
+#include "core/batching.h"
+#include "core/objectives.h"
+
+namespace fovea {
+
+FashionScenesOptions single_item_options(const FashionScenesOptions& scenes) {
+  FashionScenesOptions o = with_item_sizes(scenes);
+  o.min_objects = o.max_objects = 1;
+  o.image_size = (o.max_item_size + 4 + 7) / 8 * 8;
+  return o;
+}
+
+EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
+                                       std::int64_t steps, std::int64_t batch, double lr,
+                                       torch::Device device, bool bf16, std::uint64_t seed)
+    : net_(std::move(net)), vocab_(vocab), steps_(steps), batch_(batch), lr_(lr), device_(device), bf16_(bf16),
+      seed_(seed) {
+  items_ = std::make_unique<FashionScenes>("train", std::size_t(steps * batch), scenes.items(),
+                                           single_item_options(scenes.options()));
+  std::vector<torch::Tensor> params = net_->encoder->parameters();
+  for (auto& p : net_->aux_class->parameters()) params.push_back(p);
+  for (auto& p : net_->aux_colour->parameters()) params.push_back(p);
+  std::vector<torch::Tensor> trainable;
+  for (auto& p : params) {
+    if (p.requires_grad()) trainable.push_back(p);
+  }
+  optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(lr));
+}
+
+EncoderPretraining::~EncoderPretraining() = default;
+
+std::string EncoderPretraining::describe() const {
+  const auto& o = items_->options();
+  return std::to_string(steps_) + " steps of " + std::to_string(batch_) + " single training items (" +
+         std::to_string(o.min_item_size) + "-" + std::to_string(o.max_item_size) + " px on " +
+         std::to_string(o.image_size) + " px canvases)";
+}
+
+PretrainStep EncoderPretraining::step(std::int64_t k) {
+  const double lr = lr_ * (1.0 - 0.9 * double(k) / double(std::max<std::int64_t>(1, steps_)));
+  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  std::vector<std::size_t> idx(static_cast<std::size_t>(batch_));
+  std::iota(idx.begin(), idx.end(), std::size_t(k * batch_));
+  const auto grid = items_->options().image_size / 8;
+  auto batch = make_batch(*items_, idx, vocab_, items_->options().image_size, seed_, 0, 1, grid, grid);
+  net_->train();
+  compat::CpuBf16Autocast autocast(bf16_);
+  const auto annotations = net_->encode(batch.images.to(device_));
+  if (annotations.size(1) != grid * grid) {
+    throw std::runtime_error("encoder pretraining: the encoder does not map " + std::to_string(grid * 8) +
+                             " px canvases to a " + std::to_string(grid) + "x" + std::to_string(grid) + " grid");
+  }
+  const auto cell_class = batch.cell_class.to(device_);
+  auto [cls, col] = net_->auxiliary_logits(annotations);
+  auto [logits, target] = object_class_logits(net_->aux_class, annotations, cell_class);
+  auto loss = torch::nn::functional::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1})) +
+              torch::nn::functional::cross_entropy(col.flatten(0, 1).to(torch::kFloat), batch.cell_colour.view({-1}).to(device_)) +
+              torch::nn::functional::cross_entropy(logits, target);
+  autocast.end();
+  optimizer_->zero_grad();
+  loss.backward();
+  optimizer_->step();
+  PretrainStep out;
+  out.loss = loss.item<double>();
+  out.accuracy = logits.argmax(1).eq(target).to(torch::kFloat).mean().item<double>();
+  return out;
+}
+
+}  // namespace fovea

@@ -1,0 +1,53 @@
+#pragma once
+/// Encoder pretraining on single Fashion-MNIST items (SPEC §7): before the captioning steps, the
+/// encoder and the auxiliary class and colour heads learn to name one tinted training item per
+/// small canvas, drawn at the scenes' item sizes. The decoder needs annotations that tell a shirt
+/// from a coat; the captioning objective teaches that slowly and the encoder's own accuracy bounds
+/// how often captions name a class that is not in the scene (docs/attention.md).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/fashion_scenes.h"
+#include "core/show_attend_tell.h"
+
+namespace fovea {
+
+/// The canvases: one item each at the sizes `scenes` draws (item sizes resolved), on the smallest
+/// multiple of 8 px that leaves the largest item 4 px of play (48 px for the built-in 30-44 px
+/// items): a fifth of a scene's pixels.
+FashionScenesOptions single_item_options(const FashionScenesOptions& scenes);
+
+struct PretrainStep {
+  double loss = 0;      ///< per-cell class + colour cross-entropy + the item's pooled class cross-entropy
+  double accuracy = 0;  ///< share of this batch's items the pooled class head named right
+};
+
+class EncoderPretraining {
+ public:
+  /// Trains net's encoder, aux_class and aux_colour (Adam at lr, decayed linearly to lr/10 over
+  /// `steps`) on `batch` canvases per step, drawn from the training split of `scenes` (its items
+  /// and options, canvas size aside). bf16: CPU autocast.
+  EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
+                     std::int64_t steps, std::int64_t batch, double lr, torch::Device device,
+                     bool bf16, std::uint64_t seed);
+  ~EncoderPretraining();
+
+  /// One optimiser step on the k-th batch (deterministic in k, so a resumed run sees the same items).
+  PretrainStep step(std::int64_t k);
+  std::int64_t steps() const { return steps_; }
+  std::string describe() const;
+
+ private:
+  ShowAttendTell net_;
+  const Vocabulary& vocab_;
+  std::unique_ptr<FashionScenes> items_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::int64_t steps_, batch_;
+  double lr_;
+  torch::Device device_;
+  bool bf16_;
+  std::uint64_t seed_;
+};
+
+}  // namespace fovea
