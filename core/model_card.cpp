@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
-#include "core/dataset_source.h"
 #include "core/runtime.h"
 #include "core/trainer.h"
 
@@ -35,7 +34,7 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
      << model.config.hidden_dim << ", dropout " << model.config.dropout << ", beta gate "
      << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n\n";
   md << "## Training\n\n";
-  if (config.pretrain_steps > 0 && config.init_from.empty() && is_builtin_dataset(config.dataset)) {
+  if (pretrains_encoder(config)) {
     md << "- Encoder pretraining: " << config.pretrain_steps << " steps of " << config.pretrain_batch
        << " single training items, named by the auxiliary class head\n";
   }

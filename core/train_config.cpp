@@ -41,6 +41,10 @@ void TrainConfig::validate() const {
   if (out_dir.empty()) throw std::invalid_argument("an output folder is required");
 }
 
+bool pretrains_encoder(const TrainConfig& c) {
+  return c.pretrain_steps > 0 && c.init_from.empty() && is_builtin_dataset(c.dataset) && c.model.backbone_path.empty();
+}
+
 TrainConfig recommended_train_config() {
   TrainConfig c;
   c.model.init_state = InitState::Learned;

@@ -83,6 +83,11 @@ struct TrainConfig {
   void validate() const;
 };
 
+/// Whether a run of `c` pretrains its encoder: pretrain_steps > 0, built-in scenes, Fovea's own
+/// encoder, and not starting from another model's weights (whose encoder is trained already).
+/// The trainer and the model card both ask this.
+bool pretrains_encoder(const TrainConfig& c);
+
 /// The shipped recipe (what `fovea train` does without options): TrainConfig's defaults with
 /// h0/c0 learned.
 TrainConfig recommended_train_config();

@@ -80,9 +80,10 @@ class TrainingSession {
     auto vocab = Vocabulary::build(captions, config_.min_count);
     model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
     config_.model = model_.config;
-    if (!config_.init_from.empty()) {
-      initialise_from(config_.init_from);
-      state_.pretrain_step = config_.pretrain_steps;  // its encoder is trained already
+    if (!config_.init_from.empty()) initialise_from(config_.init_from);
+    if (config_.pretrain_steps > 0 && !pretrains_encoder(config_)) {
+      message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder, untrained");
+      state_.pretrain_step = config_.pretrain_steps;
     }
     make_optimizer();
     fs::create_directories(config_.out_dir);
@@ -309,8 +310,8 @@ class TrainingSession {
   /// checkpoint. Returns false when stopped.
   bool pretrain_encoder(const std::function<double()>& elapsed) {
     const auto* scenes = dynamic_cast<const FashionScenes*>(data_.train.get());
-    if (scenes == nullptr || model_.net->encoder->has_backbone()) {
-      message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder");
+    if (scenes == nullptr) {  // training data handed in by the caller, not the built-in scenes
+      message("encoder pretraining skipped: it needs the built-in scenes");
       state_.pretrain_step = config_.pretrain_steps;
       return true;
     }
