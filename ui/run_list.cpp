@@ -94,10 +94,10 @@ void RunList::describe(QListWidgetItem* it) const {
 
 QString RunList::summary(const QString& dir) const {
   const auto name = QFileInfo(dir).fileName();
+  if (dir == live_) return tr("%1\n%2 · ● training").arg(name, live_line_.isEmpty() ? tr("starting") : live_line_);
   try {
     const auto log = fovea::read_run_log(dir.toStdString(), /*with_samples=*/false);
-    QString state = dir == live_ ? tr("● training")
-                    : log.finished ? tr("finished")
+    QString state = log.finished ? tr("finished")
                     : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");
     QString line = tr("%1\n%2 · step %3").arg(name, log.hard() ? tr("hard") : tr("soft")).arg(log.last_step());
     if (!log.val.empty()) line += tr(" · BLEU-4 %1").arg(log.best_bleu4(), 0, 'f', 3);
@@ -158,7 +158,18 @@ void RunList::setCurrentRun(const QString& dir) {
 
 void RunList::setLiveRun(const QString& dir) {
   live_ = dir.isEmpty() ? QString() : QDir::cleanPath(dir);
+  live_line_.clear();
   refresh();
+}
+
+void RunList::setLiveProgress(const QString& line) {
+  if (live_.isEmpty() || line == live_line_) return;
+  live_line_ = line;
+  if (auto* it = item(live_)) {
+    list_->blockSignals(true);  // a text change is not a check toggle
+    describe(it);
+    list_->blockSignals(false);
+  }
 }
 
 void RunList::updateButtons() {

@@ -29,6 +29,9 @@ class RunList : public QWidget {
   void setCurrentRun(const QString& dir);
   /// The run training now (marked in the list; it cannot be resumed twice).
   void setLiveRun(const QString& dir);
+  /// What the live run's line says between rescans ("soft · step 340 · BLEU-4 0.812"): its log on
+  /// disk lags behind (and holds no step at all while the encoder pretrains).
+  void setLiveProgress(const QString& line);
   QString summary(const QString& dir) const;
 
  Q_SIGNALS:
@@ -43,7 +46,7 @@ class RunList : public QWidget {
   void updateButtons();
   void chooseRoot();
 
-  QString root_, live_;
+  QString root_, live_, live_line_;
   QLabel* root_label_;
   QListWidget* list_;
   QPushButton* open_best_;

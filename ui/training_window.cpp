@@ -18,6 +18,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <exception>
 
 #include "core/checkpoint_header.h"
@@ -98,6 +99,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(training_, &TrainingRun::record, this, [this](const fovea::TrainRecord& r) { dashboard_->addTrainRecord(live_dir_, r); });
   connect(training_, &TrainingRun::validation, this, [this](const fovea::ValidationRecord& v) {
     dashboard_->addValidationRecord(live_dir_, v);
+    live_best_bleu_ = std::max(live_best_bleu_, v.bleu[3]);
     QString text = tr("validation after epoch %1: BLEU-4 %2, CIDEr-D %3").arg(v.epoch + 1).arg(v.bleu[3], 0, 'f', 3).arg(v.cider, 0, 'f', 3);
     if (v.has_grounding) text += tr(", pointing %1%").arg(100 * v.pointing, 0, 'f', 1);
     log(text + (v.improved ? tr(" (best so far)") : QString()));
@@ -181,6 +183,7 @@ bool TrainingWindow::newRun() {
 
 bool TrainingWindow::startRun(const fovea::TrainConfig& config) {
   live_hard_ = config.model.attention == fovea::AttentionKind::Hard;
+  live_best_bleu_ = -1;
   return training_->start(config);
 }
 
@@ -191,6 +194,7 @@ bool TrainingWindow::resumeRun(const QString& dir) {
     auto log = fovea::read_run_log(dir.toStdString());
     keep_up_to(log, step);
     live_hard_ = log.hard();
+    live_best_bleu_ = log.val.empty() ? -1 : log.best_bleu4();
     dashboard_->removeRun(QDir::cleanPath(dir));
     dashboard_->loadRun(log);
     live_samples_ = log.samples;
@@ -231,6 +235,11 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
 
 void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
   last_progress_ = p;
+  QString line = live_hard_ ? tr("hard") : tr("soft");
+  if (p.pretrain_step < p.pretrain_steps) line += tr(" · pretraining %1/%2").arg(p.pretrain_step).arg(p.pretrain_steps);
+  else line += tr(" · step %1").arg(p.step);
+  if (live_best_bleu_ >= 0) line += tr(" · BLEU-4 %1").arg(live_best_bleu_, 0, 'f', 3);
+  runs_->setLiveProgress(line);
   progress_->setMaximum(int(std::max<std::int64_t>(1, p.total_steps)));
   progress_->setValue(int(p.step));
   if (p.paused) {

@@ -89,6 +89,7 @@ class TrainingWindow : public QMainWindow {
   QCheckBox* log_scale_ = nullptr;
   QString runs_root_, live_dir_;
   bool live_hard_ = false;
+  double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
   std::vector<fovea::SampleRecord> live_samples_;
   bool confirm_close_ = true;
   fovea::TrainProgress last_progress_;

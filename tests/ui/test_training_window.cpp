@@ -179,6 +179,8 @@ class TrainingWindowTest : public QObject {
     QVERIFY(dash->pointCount(out, "entropy") >= 4);
     QCOMPARE(dash->pointCount(out, "reward"), 0);  // soft: no REINFORCE curves
     QVERIFY(w.runList()->runs().contains(out));
+    // The run list's line follows the live run (its log on disk lags behind it).
+    QTRY_VERIFY_WITH_TIMEOUT(w.runList()->summary(out).contains(QRegularExpression("soft · step [1-9]\\d*( · BLEU-4 [0-9.]+)? · ● training")), kWait);
 
     // Pause: the step stops moving and a checkpoint holds it.
     w.setPaused(true);
@@ -197,6 +199,7 @@ class TrainingWindowTest : public QObject {
     w.cancelRun();
     QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
     QVERIFY(w.logText().contains("Stopped at step"));
+    QVERIFY2(w.runList()->summary(out).contains("interrupted"), qPrintable(w.runList()->summary(out)));
     const auto stopped_at = checkpoint_step(out);
     QVERIFY(stopped_at > paused_at + 5);
     fovea::Captioner captioner(fovea::last_checkpoint_path(out.toStdString()));
