@@ -72,6 +72,8 @@ Runner add_train_command(CLI::App& app) {
                  "Encoder pretraining before captioning: steps on single training items named by the auxiliary class head (0: off, as in the paper)")
       ->group(obj)->capture_default_str();
   app.add_option("--pretrain-batch", c.pretrain_batch, "Single items per encoder pretraining step")->group(obj)->capture_default_str();
+  app.add_option("--pretrain-lr", c.pretrain_lr, "Peak learning rate of the encoder pretraining (short warm-up, then cosine)")
+      ->group(obj)->capture_default_str();
   app.add_option("--attention-supervision", c.attention_supervision,
                  "Weight of -log(alpha mass in the box of the object each colour/noun names) (0: off, as in the paper)")
       ->group(obj)->capture_default_str();

@@ -1,5 +1,7 @@
 #include "core/encoder_pretraining.h"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/batching.h"
@@ -12,6 +14,14 @@ FashionScenesOptions single_item_options(const FashionScenesOptions& scenes) {
   o.min_objects = o.max_objects = 1;
   o.image_size = (o.max_item_size + 4 + 7) / 8 * 8;
   return o;
+}
+
+double pretraining_lr(double peak, std::int64_t k, std::int64_t steps) {
+  steps = std::max<std::int64_t>(1, steps);
+  const auto warm = std::max<std::int64_t>(1, std::min<std::int64_t>(200, steps / 10));
+  if (k < warm) return peak * double(k + 1) / double(warm);
+  const double f = double(k - warm) / double(std::max<std::int64_t>(1, steps - 1 - warm));
+  return peak * (0.05 + 0.95 * 0.5 * (1.0 + std::cos(M_PI * std::min(1.0, f))));
 }
 
 EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
@@ -41,7 +51,7 @@ std::string EncoderPretraining::describe() const {
 }
 
 PretrainStep EncoderPretraining::step(std::int64_t k) {
-  const double lr = lr_ * (1.0 - 0.9 * double(k) / double(std::max<std::int64_t>(1, steps_)));
+  const double lr = pretraining_lr(lr_, k, steps_);
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
   std::vector<std::size_t> idx(static_cast<std::size_t>(batch_));
   std::iota(idx.begin(), idx.end(), std::size_t(k * batch_));

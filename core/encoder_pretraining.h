@@ -23,10 +23,14 @@ struct PretrainStep {
   double accuracy = 0;  ///< share of this batch's items the pooled class head named right
 };
 
+/// Learning rate of step k of `steps`: a linear warm-up to `peak` over the first 200 steps (or
+/// tenth of them), then a cosine down to peak/20 at the last.
+double pretraining_lr(double peak, std::int64_t k, std::int64_t steps);
+
 class EncoderPretraining {
  public:
-  /// Trains net's encoder, aux_class and aux_colour (Adam at lr, decayed linearly to lr/10 over
-  /// `steps`) on `batch` canvases per step, drawn from the training split of `scenes` (its items
+  /// Trains net's encoder, aux_class and aux_colour (Adam at pretraining_lr(lr, k, steps)) on
+  /// `batch` canvases per step, drawn from the training split of `scenes` (its items
   /// and options, canvas size aside). bf16: CPU autocast.
   EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
                      std::int64_t steps, std::int64_t batch, double lr, torch::Device device,

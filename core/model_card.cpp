@@ -36,7 +36,8 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "## Training\n\n";
   if (pretrains_encoder(config)) {
     md << "- Encoder pretraining: " << config.pretrain_steps << " steps of " << config.pretrain_batch
-       << " single training items, named by the auxiliary class head\n";
+       << " single training items, named by the auxiliary class head (peak learning rate " << config.pretrain_lr
+       << ", cosine)\n";
   }
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";

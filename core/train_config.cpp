@@ -29,8 +29,8 @@ void TrainConfig::validate() const {
   }
   if (aux_weight < 0) throw std::invalid_argument("aux_weight must be >= 0");
   if (object_class_weight < 0) throw std::invalid_argument("object_class_weight must be >= 0");
-  if (pretrain_steps < 0 || pretrain_batch <= 0) {
-    throw std::invalid_argument("pretrain_steps must be >= 0 and pretrain_batch positive");
+  if (pretrain_steps < 0 || pretrain_batch <= 0 || !(pretrain_lr > 0)) {
+    throw std::invalid_argument("pretrain_steps must be >= 0, pretrain_batch and pretrain_lr positive");
   }
   if (attention_supervision < 0) throw std::invalid_argument("attention_supervision must be >= 0");
   if (expected_context_prob < 0 || expected_context_prob > 1) throw std::invalid_argument("expected_context_prob must be in [0, 1]");
@@ -92,6 +92,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"attention_supervision", c.attention_supervision},
           {"pretrain_steps", c.pretrain_steps},
           {"pretrain_batch", c.pretrain_batch},
+          {"pretrain_lr", c.pretrain_lr},
           {"expected_context_prob", c.expected_context_prob},
           {"baseline_decay", c.baseline_decay},
           {"seed", c.seed},
@@ -141,6 +142,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.attention_supervision = j.value("attention_supervision", 0.0);
     c.pretrain_steps = j.value("pretrain_steps", std::int64_t(0));  // runs from before it: none
     c.pretrain_batch = j.value("pretrain_batch", TrainConfig{}.pretrain_batch);
+    c.pretrain_lr = j.value("pretrain_lr", TrainConfig{}.pretrain_lr);
     c.expected_context_prob = j.at("expected_context_prob").get<double>();
     c.baseline_decay = j.at("baseline_decay").get<double>();
     c.seed = j.at("seed").get<std::uint64_t>();

@@ -316,7 +316,7 @@ class TrainingSession {
       return true;
     }
     EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, config_.pretrain_steps, config_.pretrain_batch,
-                                   config_.lr, device_, precision_ == "bf16", config_.seed);
+                                   config_.pretrain_lr, device_, precision_ == "bf16", config_.seed);
     message("pretraining the encoder: " + pretraining.describe());
     double loss = 0, accuracy = 0;
     std::int64_t window = 0;

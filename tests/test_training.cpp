@@ -10,6 +10,7 @@
 #include "core/captioner.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
+#include "core/encoder_pretraining.h"
 #include "core/runtime.h"
 #include "core/image_tensor.h"
 #include "core/scene_evaluation.h"
@@ -346,6 +347,20 @@ TEST(Training, SavesTheBestModelWithBatchNormStatisticsOfItsOwnWeights) {
   EXPECT_EQ(compared, 2 * layers);
 }
 
+TEST(EncoderPretraining, LearningRateWarmsUpThenFallsAlongACosineToATwentieth) {
+  const double peak = 2e-3;
+  EXPECT_DOUBLE_EQ(pretraining_lr(peak, 0, 6000), peak / 200);
+  EXPECT_DOUBLE_EQ(pretraining_lr(peak, 199, 6000), peak);
+  for (std::int64_t k = 1; k < 200; ++k) EXPECT_GT(pretraining_lr(peak, k, 6000), pretraining_lr(peak, k - 1, 6000));
+  for (std::int64_t k = 200; k < 6000; ++k) EXPECT_LE(pretraining_lr(peak, k, 6000), pretraining_lr(peak, k - 1, 6000));
+  EXPECT_NEAR(pretraining_lr(peak, 3100, 6001), peak * (0.05 + 0.95 / 2), 1e-12);  // half-way down the cosine
+  EXPECT_NEAR(pretraining_lr(peak, 5999, 6000), peak / 20, 1e-12);
+  // Short runs warm up over a tenth of their steps (at least one).
+  EXPECT_DOUBLE_EQ(pretraining_lr(peak, 0, 10), peak);
+  EXPECT_NEAR(pretraining_lr(peak, 9, 10), peak / 20, 1e-12);
+  EXPECT_DOUBLE_EQ(pretraining_lr(peak, 4, 50), peak);
+}
+
 // Encoder pretraining on single items: the class head learns to name them before the first
 // captioning step, a run stopped mid-way resumes where its checkpoint left it, and a run that
 // starts from another model's weights skips it.
@@ -356,6 +371,7 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
   config.scenes.image_size = config.model.image_size = 48;  // items 13-19 px on 24 px canvases
   config.pretrain_steps = 200;
   config.pretrain_batch = 64;
+  config.pretrain_lr = 1e-2;  // the tiny model's rate, as for its captioning steps
   config.max_steps = 4;
   config.checkpoint_every = 10;
   std::atomic<bool> stop{false};

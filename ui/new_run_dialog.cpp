@@ -312,6 +312,9 @@ void NewRunDialog::buildPages() {
   addInt(objective, "pretrain-steps", tr("Encoder pretraining"),
          tr("Steps on single training items named by the auxiliary class head before captioning (0: off, as in the paper)"),
          0, 1000000, [](const Config& c) { return c.pretrain_steps; }, [](Config& c, std::int64_t v) { c.pretrain_steps = v; });
+  addReal(objective, "pretrain-lr", tr("Pretraining learning rate"),
+          tr("Peak learning rate of the encoder pretraining (short warm-up, then cosine)"), 1e-6, 1, 6,
+          [](const Config& c) { return c.pretrain_lr; }, [](Config& c, double v) { c.pretrain_lr = v; });
   addReal(objective, "attention-supervision", tr("Attention supervision"),
           tr("Weight of −log(α mass in the box of the object each colour/noun names) (0: off, as in the paper)"), 0, 100, 3,
           [](const Config& c) { return c.attention_supervision; }, [](Config& c, double v) { c.attention_supervision = v; });
