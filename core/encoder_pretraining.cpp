@@ -76,6 +76,7 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   optimizer_->step();
   PretrainStep out;
   out.loss = loss.item<double>();
+  out.lr = lr;
   out.accuracy = logits.argmax(1).eq(target).to(torch::kFloat).mean().item<double>();
   return out;
 }

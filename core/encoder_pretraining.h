@@ -21,6 +21,7 @@ FashionScenesOptions single_item_options(const FashionScenesOptions& scenes);
 struct PretrainStep {
   double loss = 0;      ///< per-cell class + colour cross-entropy + the item's pooled class cross-entropy
   double accuracy = 0;  ///< share of this batch's items the pooled class head named right
+  double lr = 0;        ///< the step's learning rate
 };
 
 /// Learning rate of step k of `steps`: a linear warm-up to `peak` over the first 200 steps (or

@@ -17,6 +17,7 @@ struct RunLog {
   TrainConfig config;
   std::vector<TrainRecord> train;
   std::vector<ValidationRecord> val;
+  std::vector<PretrainRecord> pretrain;  ///< encoder pretraining, before the first step
   std::vector<SampleRecord> samples;
   std::int64_t skipped_lines = 0;  ///< lines that did not parse (e.g. the last one after a crash)
   bool has_last_checkpoint = false, has_best_checkpoint = false, finished = false;

@@ -44,6 +44,24 @@ nlohmann::json to_json(const SampleRecord& s) {
   return {{"step", s.step}, {"epoch", s.epoch}, {"samples", samples}};
 }
 
+nlohmann::json to_json(const PretrainRecord& p) {
+  // "pretrain_step", not "step": resuming keeps the log lines up to the checkpoint's step, 0 here.
+  return {{"kind", "pretrain"},  {"pretrain_step", p.pretrain_step}, {"pretrain_steps", p.pretrain_steps},
+          {"loss", p.loss},      {"item_accuracy", p.item_accuracy}, {"lr", p.lr},
+          {"elapsed_s", p.elapsed_s}};
+}
+
+PretrainRecord pretrain_record_from_json(const nlohmann::json& j) {
+  PretrainRecord p;
+  p.pretrain_step = j.value("pretrain_step", std::int64_t(0));
+  p.pretrain_steps = j.value("pretrain_steps", std::int64_t(0));
+  p.loss = j.value("loss", 0.0);
+  p.item_accuracy = j.value("item_accuracy", 0.0);
+  p.lr = j.value("lr", 0.0);
+  p.elapsed_s = j.value("elapsed_s", 0.0);
+  return p;
+}
+
 TrainRecord train_record_from_json(const nlohmann::json& j) {
   TrainRecord r;
   r.step = j.value("step", std::int64_t(0));

@@ -38,6 +38,16 @@ struct ValidationRecord {
   double best_bleu4 = 0;
 };
 
+/// A window of encoder pretraining steps (kind "pretrain"): before the first captioning step, so
+/// indexed by its own step count.
+struct PretrainRecord {
+  std::int64_t pretrain_step = 0, pretrain_steps = 0;
+  double loss = 0;           ///< mean over the window: per-cell class + colour + pooled class cross-entropy
+  double item_accuracy = 0;  ///< share of the window's items the pooled class head named right
+  double lr = 0;
+  double elapsed_s = 0;
+};
+
 /// After every step (not logged).
 struct TrainProgress {
   std::int64_t step = 0, total_steps = 0, epoch = 0, epochs = 0;
@@ -59,11 +69,13 @@ struct SampleRecord {
 
 nlohmann::json to_json(const TrainRecord& r);
 nlohmann::json to_json(const ValidationRecord& v);
+nlohmann::json to_json(const PretrainRecord& p);
 nlohmann::json to_json(const SampleRecord& s);
 /// Missing fields keep their defaults (older runs logged fewer); throws nlohmann::json::exception
 /// on wrong types.
 TrainRecord train_record_from_json(const nlohmann::json& j);
 ValidationRecord validation_record_from_json(const nlohmann::json& j);
+PretrainRecord pretrain_record_from_json(const nlohmann::json& j);
 SampleRecord sample_record_from_json(const nlohmann::json& j);
 
 }  // namespace fovea

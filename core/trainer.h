@@ -19,6 +19,7 @@ namespace fovea {
 struct TrainCallbacks {
   std::function<void(const TrainRecord&)> on_record;
   std::function<void(const ValidationRecord&)> on_validation;
+  std::function<void(const PretrainRecord&)> on_pretrain_record;  ///< each logged window of encoder pretraining
   std::function<void(const TrainProgress&)> on_progress;  ///< after every step
   std::function<void(const std::string&)> on_message;
   /// Captions and α of a few fixed validation images, at the start and every sample_every steps.

@@ -157,6 +157,7 @@ struct MetricChart::Impl {
   MetricChart* owner = nullptr;
   QString title;
   QString y_label;
+  QString x_label = QStringLiteral("step");
   QChart* chart = nullptr;  // owned by view
   View* view = nullptr;
   QValueAxis* x_axis = nullptr;
@@ -418,7 +419,7 @@ struct MetricChart::Impl {
         header = p.x();
       }
     }
-    QString text = QStringLiteral("step ") + formatStep(header);
+    QString text = x_label + QLatin1Char(' ') + formatStep(header);
     for (const Hit& hit : hits) {
       text += kSeparator + hit.series->label + QStringLiteral(": ") + formatValue(hit.point.y());
       if (hit.point.x() != header) text += QStringLiteral(" @") + formatStep(hit.point.x());
@@ -476,7 +477,8 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
 
   d_->x_axis = new QValueAxis;
   d_->useDynamicTicks(d_->x_axis);
-  styleAxis(d_->x_axis, tr("step"));
+  d_->x_label = tr("step");
+  styleAxis(d_->x_axis, d_->x_label);
   chart->addAxis(d_->x_axis, Qt::AlignBottom);
   connect(d_->x_axis, &QValueAxis::rangeChanged, this, [this] {
     if (!d_->fitting) scheduleRedraw();  // a zoom: decimate the new window
@@ -526,6 +528,11 @@ MetricChart::~MetricChart() {
 void MetricChart::scheduleRedraw() {
   d_->pending = true;
   if (!d_->timer.isActive()) d_->timer.start();  // never restarted: a steady stream still redraws
+}
+
+void MetricChart::setXLabel(const QString& label) {
+  d_->x_label = label;
+  d_->x_axis->setTitleText(label);
 }
 
 void MetricChart::setRedrawDelay(int milliseconds) { d_->timer.setInterval(std::max(0, milliseconds)); }
@@ -774,7 +781,7 @@ bool MetricChart::exportCsv(const QString& path, QString* error) const {
     if (error) *error = writeError(path, file.errorString());
     return false;
   }
-  QByteArray out = "series,step,value\n";
+  QByteArray out = "series," + csvField(d_->x_label).toUtf8() + ",value\n";
   for (const auto& s : d_->series) {
     const QByteArray name = csvField(s->label).toUtf8();
     for (const QPointF& p : s->raw) {

@@ -50,6 +50,8 @@ class MetricChart : public QWidget {
   /// Delay between a change and its redraw (default ~100 ms). A dashboard staggers its charts'
   /// delays so their redraws and repaints land in different event-loop passes.
   void setRedrawDelay(int milliseconds);
+  /// What the x axis counts ("step" by default); it also heads the crosshair read-out.
+  void setXLabel(const QString& label);
   /// Redraws now if a change is pending. Normally a ~100 ms single-shot timer does it, and only while the
   /// widget is visible: a hidden chart (another tab) draws when shown.
   void redrawNow();

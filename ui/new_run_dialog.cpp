@@ -315,6 +315,9 @@ void NewRunDialog::buildPages() {
   addReal(objective, "pretrain-lr", tr("Pretraining learning rate"),
           tr("Peak learning rate of the encoder pretraining (short warm-up, then cosine)"), 1e-6, 1, 6,
           [](const Config& c) { return c.pretrain_lr; }, [](Config& c, double v) { c.pretrain_lr = v; });
+  addReal(objective, "encoder-lr-scale", tr("Encoder learning rate"),
+          tr("The encoder's learning rate during captioning, as a multiple of the learning rate (1: the same; 0: frozen)"),
+          0, 10, 3, [](const Config& c) { return c.encoder_lr_scale; }, [](Config& c, double v) { c.encoder_lr_scale = v; });
   addReal(objective, "attention-supervision", tr("Attention supervision"),
           tr("Weight of −log(α mass in the box of the object each colour/noun names) (0: off, as in the paper)"), 0, 100, 3,
           [](const Config& c) { return c.attention_supervision; }, [](Config& c, double v) { c.attention_supervision = v; });

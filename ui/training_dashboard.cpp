@@ -72,6 +72,8 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
   addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
+  addChart("pretraining", tr("Encoder pretraining: items named right"), tr("% named"));
+  charts_["pretraining"]->setXLabel(tr("pretraining step"));
   curves_ = {
       {"loss", "nll", tr("NLL")},
       {"penalty", "penalty", tr("penalty")},
@@ -88,6 +90,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
       {"pointing", "alpha_in_box", tr("α in box"), true},
       {"supervision", "attention_loss", tr("attention"),},
       {"supervision", "aux_loss", tr("auxiliary"), true},
+      {"pretraining", "item_accuracy", tr("items named right")},
   };
 }
 
@@ -165,6 +168,10 @@ void TrainingDashboard::addValidationRecord(const QString& id, const fovea::Vali
   }
 }
 
+void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
+  appendValue(id, "item_accuracy", double(p.pretrain_step), 100 * p.item_accuracy);
+}
+
 void TrainingDashboard::loadRun(const fovea::RunLog& log) {
   const auto id = QString::fromStdString(log.dir);
   if (!runs_.contains(id)) addRun(id, QString::fromStdString(log.name()), log.hard());
@@ -183,6 +190,9 @@ void TrainingDashboard::loadRun(const fovea::RunLog& log) {
     }
     setCurve(id, m.metric, points);
   }
+  QVector<QPointF> pretraining;
+  for (const auto& p : log.pretrain) pretraining.append({double(p.pretrain_step), 100 * p.item_accuracy});
+  setCurve(id, "item_accuracy", pretraining);
 }
 
 void TrainingDashboard::setSmoothing(double weight) {

@@ -32,17 +32,20 @@ class TrainingDashboard : public QWidget {
 
   void addTrainRecord(const QString& id, const fovea::TrainRecord& r);
   void addValidationRecord(const QString& id, const fovea::ValidationRecord& v);
+  /// Encoder pretraining, on its own chart (x: pretraining step; it comes before step 1).
+  void addPretrainRecord(const QString& id, const fovea::PretrainRecord& p);
 
   void setSmoothing(double weight);
   void setLogScale(bool on);
   void resetZoom();
 
   /// Charts by name: loss, penalty, reinforce, reward_var, entropy, grad_norm, lr, throughput,
-  /// bleu4, cider, pointing, supervision.
+  /// bleu4, cider, pointing, supervision, pretraining.
   MetricChart* chart(const QString& name) const { return charts_.value(name); }
   QStringList chartNames() const { return order_; }
   QColor runColour(const QString& id) const;
-  /// Raw points of one run's metric (e.g. "nll", "reward", "bleu4"), 0 when it has no such curve.
+  /// Raw points of one run's metric (e.g. "nll", "reward", "bleu4", "item_accuracy"), 0 when it
+  /// has no such curve.
   int pointCount(const QString& id, const QString& metric) const;
   QVector<QPointF> points(const QString& id, const QString& metric) const;
 

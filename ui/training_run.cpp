@@ -22,6 +22,9 @@ class TrainingRun::Worker : public QObject {
     fovea::TrainCallbacks cb;
     cb.on_record = [this](const fovea::TrainRecord& r) { post([r](TrainingRun* t) { Q_EMIT t->record(r); }); };
     cb.on_validation = [this](const fovea::ValidationRecord& v) { post([v](TrainingRun* t) { Q_EMIT t->validation(v); }); };
+    cb.on_pretrain_record = [this](const fovea::PretrainRecord& p) {
+      post([p](TrainingRun* t) { Q_EMIT t->pretrainRecord(p); });
+    };
     cb.on_progress = [this](const fovea::TrainProgress& p) { post([p](TrainingRun* t) { Q_EMIT t->progress(p); }); };
     cb.on_samples = [this](const fovea::SampleRecord& s) { post([s](TrainingRun* t) { Q_EMIT t->samples(s); }); };
     cb.on_message = [this](const std::string& m) {
@@ -69,6 +72,7 @@ void register_types() {
   static const bool done = [] {
     qRegisterMetaType<fovea::TrainRecord>();
     qRegisterMetaType<fovea::ValidationRecord>();
+    qRegisterMetaType<fovea::PretrainRecord>();
     qRegisterMetaType<fovea::TrainProgress>();
     qRegisterMetaType<fovea::SampleRecord>();
     return true;

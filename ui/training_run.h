@@ -40,6 +40,7 @@ class TrainingRun : public QObject {
   void started(const QString& run_dir);
   void record(const fovea::TrainRecord& record);
   void validation(const fovea::ValidationRecord& record);
+  void pretrainRecord(const fovea::PretrainRecord& record);
   void progress(const fovea::TrainProgress& progress);
   void samples(const fovea::SampleRecord& record);
   void message(const QString& text);
@@ -63,5 +64,6 @@ class TrainingRun : public QObject {
 
 Q_DECLARE_METATYPE(fovea::TrainRecord)
 Q_DECLARE_METATYPE(fovea::ValidationRecord)
+Q_DECLARE_METATYPE(fovea::PretrainRecord)
 Q_DECLARE_METATYPE(fovea::TrainProgress)
 Q_DECLARE_METATYPE(fovea::SampleRecord)

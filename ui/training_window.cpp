@@ -41,9 +41,12 @@ QString clock_text(double seconds) {
                    : QString("%1:%2").arg(s / 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
 }
 
-/// The run's records up to `step` (what its last checkpoint saw; resuming drops the rest).
-void keep_up_to(fovea::RunLog& log, std::int64_t step) {
+/// The run's records up to `step` and `pretrain_step` (what its last checkpoint saw; resuming drops the rest).
+void keep_up_to(fovea::RunLog& log, std::int64_t step, std::int64_t pretrain_step) {
   auto after = [step](const auto& r) { return r.step > step; };
+  log.pretrain.erase(std::remove_if(log.pretrain.begin(), log.pretrain.end(),
+                                    [&](const fovea::PretrainRecord& p) { return p.pretrain_step > pretrain_step; }),
+                     log.pretrain.end());
   log.train.erase(std::remove_if(log.train.begin(), log.train.end(), after), log.train.end());
   log.val.erase(std::remove_if(log.val.begin(), log.val.end(), after), log.val.end());
   log.samples.erase(std::remove_if(log.samples.begin(), log.samples.end(), after), log.samples.end());
@@ -104,6 +107,8 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     if (v.has_grounding) text += tr(", pointing %1%").arg(100 * v.pointing, 0, 'f', 1);
     log(text + (v.improved ? tr(" (best so far)") : QString()));
   });
+  connect(training_, &TrainingRun::pretrainRecord, this,
+          [this](const fovea::PretrainRecord& p) { dashboard_->addPretrainRecord(live_dir_, p); });
   connect(training_, &TrainingRun::progress, this, &TrainingWindow::showProgress);
   connect(training_, &TrainingRun::samples, this, [this](const fovea::SampleRecord& s) {
     live_samples_.push_back(s);
@@ -192,7 +197,7 @@ bool TrainingWindow::resumeRun(const QString& dir) {
     const auto header = fovea::read_checkpoint_header(fovea::last_checkpoint_path(dir.toStdString()));
     const auto step = header.at("training").at("step").get<std::int64_t>();
     auto log = fovea::read_run_log(dir.toStdString());
-    keep_up_to(log, step);
+    keep_up_to(log, step, header.at("training").value("pretrain_step", std::int64_t(0)));
     live_hard_ = log.hard();
     live_best_bleu_ = log.val.empty() ? -1 : log.best_bleu4();
     dashboard_->removeRun(QDir::cleanPath(dir));

@@ -100,7 +100,8 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QVERIFY(d->setValue("epochs", 100000));
   QVERIFY(d->setValue("max-steps", int(max_steps)));
   QVERIFY(d->setValue("patience", 1000));
-  QVERIFY(d->setValue("pretrain-steps", 0));
+  QVERIFY(d->setValue("pretrain-steps", 30));
+  QVERIFY(d->setValue("pretrain-lr", 0.01));
   QVERIFY(d->setValue("threads", 1));
   QVERIFY(d->setValue("device", "cpu"));
   QVERIFY(d->setValue("log-every", 5));
@@ -111,7 +112,8 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QCOMPARE(got.model.encoder_widths, c.model.encoder_widths);
   QCOMPARE(got.scenes.image_size, 32);
   QCOMPARE(got.max_steps, max_steps);
-  QCOMPARE(got.pretrain_steps, std::int64_t(0));
+  QCOMPARE(got.pretrain_steps, std::int64_t(30));
+  QCOMPARE(got.pretrain_lr, 0.01);
 }
 
 std::int64_t checkpoint_step(const QString& run) {
@@ -173,6 +175,7 @@ class TrainingWindowTest : public QObject {
     // Points reach the charts, snapshots reach the gallery.
     auto* dash = w.dashboard();
     QTRY_VERIFY_WITH_TIMEOUT(dash->pointCount(out, "nll") >= 4, kWait);
+    QCOMPARE(dash->pointCount(out, "item_accuracy"), 6);  // encoder pretraining first: steps 5, 10, ..., 30
     QTRY_VERIFY_WITH_TIMEOUT(w.gallery()->snapshotCount() >= 2, kWait);
     QCOMPARE(w.gallery()->captions().size(), 2);
     QVERIFY(dash->pointCount(out, "penalty") >= 4);
@@ -245,7 +248,9 @@ class TrainingWindowTest : public QObject {
 
   void pastRunsOverlayAndExport() {
     const QString a = runs_ + "/past-soft", b = runs_ + "/past-hard";
-    fovea::train(tiny(a, fovea::AttentionKind::Soft, 40));
+    auto with_pretraining = tiny(a, fovea::AttentionKind::Soft, 40);
+    with_pretraining.pretrain_steps = 20;
+    fovea::train(with_pretraining);
     fovea::train(tiny(b, fovea::AttentionKind::Hard, 40));
     // A crash mid-write leaves half a line: skipped, the rest reads.
     QFile metrics(QString::fromStdString(fovea::metrics_path(a.toStdString())));
@@ -263,6 +268,8 @@ class TrainingWindowTest : public QObject {
     QCOMPARE(dash->pointCount(b, "nll"), 9);
     QCOMPARE(dash->pointCount(a, "reward"), 0);
     QCOMPARE(dash->pointCount(b, "reward"), 9);
+    QCOMPARE(dash->pointCount(a, "item_accuracy"), 4);  // pretraining steps 5, 10, 15, 20
+    QCOMPARE(dash->pointCount(b, "item_accuracy"), 0);
     QVERIFY(dash->pointCount(a, "bleu4") >= 1);
     QCOMPARE(dash->chart("loss")->seriesKeys().size(), 2);
     QVERIFY(w.runList()->checkedRuns().contains(a) && w.runList()->checkedRuns().contains(b));
@@ -287,6 +294,9 @@ class TrainingWindowTest : public QObject {
     const auto first = csv.value(1).split(',');
     QCOMPARE(first.value(1).toInt(), 1);
     QVERIFY(first.value(2).toDouble() > 0);
+    const auto pretraining = lines_of(dir + "/pretraining.csv");
+    QCOMPARE(pretraining.value(0), QString("series,pretraining step,value"));
+    QCOMPARE(pretraining.size(), 1 + 4);
   }
 
   void aBadRunFolderIsExplained() {
