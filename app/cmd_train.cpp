@@ -74,6 +74,9 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--pretrain-batch", c.pretrain_batch, "Single items per encoder pretraining step")->group(obj)->capture_default_str();
   app.add_option("--pretrain-lr", c.pretrain_lr, "Peak learning rate of the encoder pretraining (short warm-up, then cosine)")
       ->group(obj)->capture_default_str();
+  app.add_option("--encoder-lr-scale", c.encoder_lr_scale,
+                 "The encoder's learning rate during captioning, as a multiple of --lr (1: the same; 0: frozen)")
+      ->group(obj)->capture_default_str();
   app.add_option("--attention-supervision", c.attention_supervision,
                  "Weight of -log(alpha mass in the box of the object each colour/noun names) (0: off, as in the paper)")
       ->group(obj)->capture_default_str();

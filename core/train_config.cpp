@@ -32,6 +32,9 @@ void TrainConfig::validate() const {
   if (pretrain_steps < 0 || pretrain_batch <= 0 || !(pretrain_lr > 0)) {
     throw std::invalid_argument("pretrain_steps must be >= 0, pretrain_batch and pretrain_lr positive");
   }
+  if (!(encoder_lr_scale >= 0)) {
+    throw std::invalid_argument("encoder_lr_scale must be >= 0");
+  }
   if (attention_supervision < 0) throw std::invalid_argument("attention_supervision must be >= 0");
   if (expected_context_prob < 0 || expected_context_prob > 1) throw std::invalid_argument("expected_context_prob must be in [0, 1]");
   if (baseline_decay < 0 || baseline_decay >= 1) throw std::invalid_argument("baseline_decay must be in [0, 1)");
@@ -93,6 +96,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"pretrain_steps", c.pretrain_steps},
           {"pretrain_batch", c.pretrain_batch},
           {"pretrain_lr", c.pretrain_lr},
+          {"encoder_lr_scale", c.encoder_lr_scale},
           {"expected_context_prob", c.expected_context_prob},
           {"baseline_decay", c.baseline_decay},
           {"seed", c.seed},
@@ -143,6 +147,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.pretrain_steps = j.value("pretrain_steps", std::int64_t(0));  // runs from before it: none
     c.pretrain_batch = j.value("pretrain_batch", TrainConfig{}.pretrain_batch);
     c.pretrain_lr = j.value("pretrain_lr", TrainConfig{}.pretrain_lr);
+    c.encoder_lr_scale = j.value("encoder_lr_scale", 1.0);  // runs from before it: one rate
     c.expected_context_prob = j.at("expected_context_prob").get<double>();
     c.baseline_decay = j.at("baseline_decay").get<double>();
     c.seed = j.at("seed").get<std::uint64_t>();

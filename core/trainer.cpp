@@ -1,5 +1,6 @@
 #include "core/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -302,8 +303,28 @@ class TrainingSession {
   }
 
   void make_optimizer() {
-    optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(),
-                                                      torch::optim::AdamOptions(config_.lr));
+    if (config_.encoder_lr_scale == 1.0) {
+      optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(),
+                                                        torch::optim::AdamOptions(config_.lr));
+      return;
+    }
+    // Two groups: everything but the encoder, then the encoder at its scaled rate.
+    std::vector<torch::Tensor> rest, encoder;
+    for (auto& p : model_.net->encoder->parameters()) {
+      if (p.requires_grad()) encoder.push_back(p);
+    }
+    for (auto& [name, p] : model_.net->encoder->backbone_parameters()) {
+      if (p.requires_grad()) encoder.push_back(p);
+    }
+    for (auto& p : model_.net->trainable_parameters()) {
+      if (std::none_of(encoder.begin(), encoder.end(), [&](const torch::Tensor& e) { return e.is_same(p); })) {
+        rest.push_back(p);
+      }
+    }
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(rest);
+    groups.emplace_back(encoder, std::make_unique<torch::optim::AdamOptions>(config_.lr * config_.encoder_lr_scale));
+    optimizer_ = std::make_unique<torch::optim::Adam>(std::move(groups), torch::optim::AdamOptions(config_.lr));
   }
 
   /// Encoder pretraining on single items (core/encoder_pretraining.h), resumable at any
@@ -350,11 +371,15 @@ class TrainingSession {
       }
       const bool last = state_.pretrain_step == config_.pretrain_steps;
       if (state_.pretrain_step % config_.log_every == 0 || last) {
-        // "pretrain_step", not "step": resuming keeps the log lines up to the checkpoint's step, 0 here.
-        metrics_ << nlohmann::json{{"kind", "pretrain"}, {"pretrain_step", state_.pretrain_step},
-                                   {"loss", loss / double(window)}, {"item_accuracy", accuracy / double(window)},
-                                   {"elapsed_s", elapsed()}}.dump()
-                 << "\n" << std::flush;
+        PretrainRecord record;
+        record.pretrain_step = state_.pretrain_step;
+        record.pretrain_steps = config_.pretrain_steps;
+        record.loss = loss / double(window);
+        record.item_accuracy = accuracy / double(window);
+        record.lr = r.lr;
+        record.elapsed_s = elapsed();
+        metrics_ << to_json(record).dump() << "\n" << std::flush;
+        if (cb_.on_pretrain_record) cb_.on_pretrain_record(record);
         if (state_.pretrain_step % (10 * config_.log_every) == 0 || last) {
           message("pretraining the encoder: step " + std::to_string(state_.pretrain_step) + "/" +
                   std::to_string(config_.pretrain_steps) + ", items named right " +
@@ -377,7 +402,10 @@ class TrainingSession {
       order_ = epoch_order(data_.train->size(), config_.seed, epoch);
       order_epoch_ = epoch;
       lr_ = config_.lr * std::pow(config_.lr_decay, double(epoch));
-      for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr_);
+      auto& groups = optimizer_->param_groups();
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        static_cast<torch::optim::AdamOptions&>(groups[g].options()).lr(g == 1 ? lr_ * config_.encoder_lr_scale : lr_);
+      }
     }
     std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
                                  order_.begin() + (in_epoch + 1) * config_.batch_size);

@@ -11,6 +11,7 @@
 #include "core/checkpoint.h"
 #include "core/decoding.h"
 #include "core/encoder_pretraining.h"
+#include "core/run_log.h"
 #include "core/runtime.h"
 #include "core/image_tensor.h"
 #include "core/scene_evaluation.h"
@@ -361,6 +362,35 @@ TEST(EncoderPretraining, LearningRateWarmsUpThenFallsAlongACosineToATwentieth) {
   EXPECT_DOUBLE_EQ(pretraining_lr(peak, 4, 50), peak);
 }
 
+// --encoder-lr-scale: the encoder learns at that multiple of the rate during captioning; 0 keeps
+// it where it started while the decoder moves on.
+TEST(Training, EncoderLearningRateScaleSlowsOrFreezesTheEncoderAlone) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("encoder-lr");
+  auto weights_after = [&](const std::string& name, double scale, std::int64_t steps) {
+    auto config = test::tiny_training(dir / name);
+    config.encoder_lr_scale = scale;
+    config.max_steps = steps;
+    train(config);
+    auto model = load_checkpoint(last_checkpoint_path(config.out_dir)).model;
+    auto flat = [](const std::vector<torch::Tensor>& ps) {
+      std::vector<torch::Tensor> f;
+      for (const auto& p : ps) f.push_back(p.detach().flatten());
+      return torch::cat(f);
+    };
+    return std::make_pair(flat(model.net->encoder->parameters()), flat(model.net->decoder->parameters()));
+  };
+  // Frozen: after 1 step and after 6 the encoder is still its initial self; the decoder moved.
+  const auto frozen_1 = weights_after("frozen-1", 0.0, 1), frozen_6 = weights_after("frozen-6", 0.0, 6);
+  EXPECT_TRUE(torch::equal(frozen_1.first, frozen_6.first)) << "a frozen encoder moved";
+  EXPECT_FALSE(torch::equal(frozen_1.second, frozen_6.second)) << "the decoder must still learn";
+  // A tenth of the rate moves it, but much less far from that start than the full rate.
+  const double full_move = (weights_after("full-6", 1.0, 6).first - frozen_1.first).norm().item<double>();
+  const double slow_move = (weights_after("slow-6", 0.1, 6).first - frozen_1.first).norm().item<double>();
+  EXPECT_GT(slow_move, 0);
+  EXPECT_LT(slow_move, 0.5 * full_move);
+}
+
 // Encoder pretraining on single items: the class head learns to name them before the first
 // captioning step, a run stopped mid-way resumes where its checkpoint left it, and a run that
 // starts from another model's weights skips it.
@@ -401,6 +431,13 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
   ASSERT_GE(accuracy.size(), 4u);
   EXPECT_GT(accuracy.back(), 0.4) << "chance is 0.1";
   EXPECT_GT(accuracy.back(), accuracy.front() + 0.2);
+  // The run log reads them back (the GUI's pretraining chart), the schedule's last rate included.
+  const auto log = read_run_log(config.out_dir, /*with_samples=*/false);
+  ASSERT_EQ(log.pretrain.size(), accuracy.size());
+  EXPECT_EQ(log.pretrain.back().pretrain_step, 200);
+  EXPECT_EQ(log.pretrain.back().pretrain_steps, 200);
+  EXPECT_DOUBLE_EQ(log.pretrain.back().item_accuracy, accuracy.back());
+  EXPECT_NEAR(log.pretrain.back().lr, config.pretrain_lr / 20, 1e-12);
 
   auto warm = config;
   warm.out_dir = dir / "warm";
