@@ -302,13 +302,16 @@ class TrainingSession {
     return n;
   }
 
+  /// make_optimizer()'s param group of the encoder when --encoder-lr-scale is not 1 (one group otherwise).
+  static constexpr std::size_t kEncoderGroup = 1;
+
   void make_optimizer() {
     if (config_.encoder_lr_scale == 1.0) {
       optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(),
                                                         torch::optim::AdamOptions(config_.lr));
       return;
     }
-    // Two groups: everything but the encoder, then the encoder at its scaled rate.
+    // Two groups: everything but the encoder, then (kEncoderGroup) the encoder at its scaled rate.
     std::vector<torch::Tensor> rest, encoder;
     for (auto& p : model_.net->encoder->parameters()) {
       if (p.requires_grad()) encoder.push_back(p);
@@ -404,7 +407,7 @@ class TrainingSession {
       lr_ = config_.lr * std::pow(config_.lr_decay, double(epoch));
       auto& groups = optimizer_->param_groups();
       for (std::size_t g = 0; g < groups.size(); ++g) {
-        static_cast<torch::optim::AdamOptions&>(groups[g].options()).lr(g == 1 ? lr_ * config_.encoder_lr_scale : lr_);
+        static_cast<torch::optim::AdamOptions&>(groups[g].options()).lr(g == kEncoderGroup ? lr_ * config_.encoder_lr_scale : lr_);
       }
     }
     std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
