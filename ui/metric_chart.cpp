@@ -157,7 +157,7 @@ struct MetricChart::Impl {
   MetricChart* owner = nullptr;
   QString title;
   QString y_label;
-  QString x_label = QStringLiteral("step");
+  QString x_label;  ///< the x axis title (tr("step") unless setXLabel)
   QChart* chart = nullptr;  // owned by view
   View* view = nullptr;
   QValueAxis* x_axis = nullptr;

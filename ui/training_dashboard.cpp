@@ -55,6 +55,9 @@ const ValMetric kValMetrics[] = {
     {"alpha_in_box", [](const fovea::ValidationRecord& v) { return 100 * v.alpha_in_box; }, true},
 };
 
+/// The pretraining chart's y: the share of items named right, in percent as the pointing charts.
+double pretrainingPercent(const fovea::PretrainRecord& p) { return 100 * p.item_accuracy; }
+
 }  // namespace
 
 TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(new QGridLayout(this)) {
@@ -169,7 +172,7 @@ void TrainingDashboard::addValidationRecord(const QString& id, const fovea::Vali
 }
 
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
-  appendValue(id, "item_accuracy", double(p.pretrain_step), 100 * p.item_accuracy);
+  appendValue(id, "item_accuracy", double(p.pretrain_step), pretrainingPercent(p));
 }
 
 void TrainingDashboard::loadRun(const fovea::RunLog& log) {
@@ -191,7 +194,7 @@ void TrainingDashboard::loadRun(const fovea::RunLog& log) {
     setCurve(id, m.metric, points);
   }
   QVector<QPointF> pretraining;
-  for (const auto& p : log.pretrain) pretraining.append({double(p.pretrain_step), 100 * p.item_accuracy});
+  for (const auto& p : log.pretrain) pretraining.append({double(p.pretrain_step), pretrainingPercent(p)});
   setCurve(id, "item_accuracy", pretraining);
 }
 
