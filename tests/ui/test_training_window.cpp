@@ -10,6 +10,8 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
 #include <QtTest>
 
 #include "core/captioner.h"
@@ -151,6 +153,39 @@ class TrainingWindowTest : public QObject {
 #else
     QSKIP("thread priorities are set on Linux only");
 #endif
+  }
+
+  void aLiveCurveReLaysOutItsStepAxisOnlyWhenItsRangeChanges() {
+    MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
+    chart.redrawNow();
+    auto* view = chart.findChild<QChartView*>();
+    QVERIFY(view);
+    auto axes = view->chart()->axes(Qt::Horizontal);
+    QCOMPARE(axes.size(), 1);
+    auto* x = qobject_cast<QValueAxis*>(axes[0]);
+    QVERIFY(x);
+    const double max_before = x->max();
+    QVERIFY(max_before >= 20 && max_before < 40);
+    // Each of these changes the label format or the range, after which Qt Charts lays the axis
+    // and its labels out again: none should happen while new steps stay inside the axis.
+    QSignalSpy formats(x, &QValueAxis::labelFormatChanged), ranges(x, &QValueAxis::rangeChanged);
+    int step = 21;
+    for (; step <= 60 && double(step) * 1.02 < max_before; ++step) {
+      chart.append(QStringLiteral("run"), step, 5.0 / step);
+      chart.redrawNow();
+    }
+    QVERIFY(step > 21);  // some steps fitted inside the axis
+    QCOMPARE(formats.count(), 0);
+    QCOMPARE(ranges.count(), 0);
+    chart.append(QStringLiteral("run"), 1000, 0.01);  // beyond the axis: it grows, once
+    chart.redrawNow();
+    QCOMPARE(ranges.count(), 1);
+    QVERIFY(x->max() >= 1000);
   }
 
   void aRunStartedFromTheDialogTrainsPausesResumesAndCancels() {
