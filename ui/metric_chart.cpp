@@ -351,7 +351,7 @@ struct MetricChart::Impl {
     const double x_step = niceInterval(x_axis->max() - x_axis->min(), std::max(2, int(plot.width() / 90)));
     x_axis->setTickInterval(x_step);  // Qt skips an unchanged interval...
     // ...but not an unchanged label format: QValueAxis::setLabelFormat always signals, and the chart
-    // then re-lays out the axis and re-shapes every label (5-15 ms of GUI thread per live redraw).
+    // then re-lays out the axis and re-shapes every label, at every live redraw.
     const QString x_format = x_step >= 1 ? QStringLiteral("%.0f") : QStringLiteral("%g");
     if (x_axis->labelFormat() != x_format) x_axis->setLabelFormat(x_format);
     const double y_step = niceInterval(y_linear->max() - y_linear->min(), std::max(2, int(plot.height() / 45)));
