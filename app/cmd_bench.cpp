@@ -20,6 +20,7 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include "core/batching.h"
 #include "core/captioner.h"
+#include "core/decoder_pass.h"
 #include "core/decoding.h"
 #include "core/fashion_scenes.h"
 #include "core/figure.h"
@@ -38,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 struct BenchArgs {
   std::vector<std::string> cases;
-  int threads = 1, repeat = 5, warmup = 2, train_steps = 20;
+  int threads = 1, repeat = 5, warmup = 2, train_steps = 20, parts = 0;
   double ui_seconds = 30;
   std::string profile, precision = "fp32";
   std::string device = "cpu", model = "models/fashion-soft.ckpt", image = "resources/samples/test_00000.png";
@@ -142,6 +143,9 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--warmup", a->warmup, "Untimed runs first (and at least half a second of them when > 0)")->check(CLI::Range(0, 100))->capture_default_str();
   app.add_option("--train-steps", a->train_steps, "train_epoch_builtin: steps timed to estimate images/s")->capture_default_str();
   app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
+  app.add_option("--parts", a->parts,
+                 "decoder_train_step*: parts of the batch run at once (0: one per thread, as `fovea train` does)")
+      ->capture_default_str();
   app.add_option("--precision", a->precision,
                  "decoder_train_step*, encoder_train_step, train_epoch_builtin: fp32, or bf16 (CPU autocast: "
                  "matrix products and convolutions in bfloat16 with float accumulation, as fovea train --precision bf16)")
@@ -194,7 +198,7 @@ Runner add_bench_command(CLI::App& app) {
       auto annotations = torch::randn({B, 196, 512}, torch::TensorOptions().device(device));
       ObjectiveOptions oo;
       MovingBaseline baseline;
-      std::vector<double> forward_s, backward_s, optimizer_s;  // where a step's time goes
+      std::vector<double> pass_s, optimizer_s;  // where a step's time goes
       auto seconds_since = [&](std::chrono::steady_clock::time_point& t0) {
         if (device.is_cuda()) torch::cuda::synchronize();
         const auto now = std::chrono::steady_clock::now();
@@ -203,20 +207,24 @@ Runner add_bench_command(CLI::App& app) {
         return s;
       };
       double first_objective = std::nan("");  // of the first (warm-up) step: compares precisions on the same data
+      DecoderPassOptions pass_options;  // what `fovea train` runs: core/decoder_pass.h
+      pass_options.objective = oo;
+      pass_options.hard = kind == AttentionKind::Hard;
+      pass_options.bf16 = a->precision == "bf16";
+      pass_options.parts = a->parts;
+      int parts = 1;
       auto step = [&] {
         auto t0 = std::chrono::steady_clock::now();
         torch::Tensor sample;
         if (kind == AttentionKind::Hard) sample = torch::bernoulli(torch::full({B}, 0.5)).to(torch::kBool).to(device);
-        compat::CpuBf16Autocast bf16(a->precision == "bf16");
-        auto out = dec->forward(annotations, tok, lengths, sample);
-        auto terms = kind == AttentionKind::Hard ? hard_objective(out, oo, baseline.value) : soft_objective(out, oo);
-        bf16.end();
-        if (std::isnan(first_objective)) first_objective = terms.objective;
-        if (kind == AttentionKind::Hard && terms.sampled > 0) baseline.update(terms.reward);
-        forward_s.push_back(seconds_since(t0));
         opt.zero_grad();
-        terms.loss.backward();
-        backward_s.push_back(seconds_since(t0));
+        DecoderPassInput input;
+        input.annotations = annotations, input.tokens = tok, input.lengths = lengths, input.sample = sample;
+        const auto pass = decoder_pass(dec, input, pass_options, &baseline);
+        parts = pass.parts;
+        if (std::isnan(first_objective)) first_objective = pass.terms.objective;
+        if (kind == AttentionKind::Hard && pass.terms.sampled > 0) baseline.update(pass.terms.reward);
+        pass_s.push_back(seconds_since(t0));
         opt.step();
         optimizer_s.push_back(seconds_since(t0));
       };
@@ -226,14 +234,13 @@ Runner add_bench_command(CLI::App& app) {
       auto j = report(name, t,
                       {{"batch", B}, {"grid", "14x14"}, {"D", 512}, {"embed", 512}, {"attention", 512}, {"hidden", 512},
                        {"vocab", 10000}, {"caption_len", "8..22 uniform, seed 7"}, {"tokens", tokens},
-                       {"penalty", "doubly stochastic, mean over cells"}, {"precision", a->precision}},
+                       {"penalty", "doubly stochastic, mean over cells"}, {"precision", a->precision}, {"parts", parts}},
                       a->threads, device);
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v.empty() ? 0.0 : v[v.size() / 2];
       };
-      j["phases_s"] = {{"forward_and_objective", median(forward_s)}, {"backward", median(backward_s)},
-                       {"adam", median(optimizer_s)}};
+      j["phases_s"] = {{"forward_objective_backward", median(pass_s)}, {"adam", median(optimizer_s)}};
       j["first_step_objective"] = first_objective;
       j["gflop_per_step"] = flops / 1e9;
       j["gflops"] = flops / t.median / 1e9;

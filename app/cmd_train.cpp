@@ -104,6 +104,10 @@ Runner add_train_command(CLI::App& app) {
   auto* run = "Run";
   app.add_option("--device", c.device, "auto, cpu or cuda")->group(run)->capture_default_str();
   app.add_option("--threads", c.threads, "CPU threads (0: one per core)")->group(run)->capture_default_str();
+  app.add_option("--decoder-parts", c.decoder_parts,
+                 "Parts of each batch decoded at once, one thread each (0: one per thread, >= 16 captions each)")
+      ->group(run)
+      ->capture_default_str();
   app.add_option("--precision", c.precision,
                  "fp32, or bf16: the forward's matrix products and convolutions in bfloat16 with float "
                  "accumulation (CPU only; weights, optimizer and decoding stay float); auto: bf16 on CPUs "

@@ -2,6 +2,7 @@
 
 #include "core/additive_attention.h"
 #include "core/small_batch_linear.h"
+#include "core/thread_generator.h"
 
 #include <algorithm>
 #include <mutex>
@@ -134,7 +135,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
   r.log_alpha_glimpse = torch::zeros({b}, r.alpha.options());
   if (sample.defined()) {
     auto rows = sample.narrow(0, 0, b);
-    auto cells = torch::multinomial(r.alpha.detach(), 1).squeeze(1);  // (b)
+    auto cells = torch::multinomial(r.alpha.detach(), 1, false, thread_generator()).squeeze(1);  // (b)
     auto picked = a.gather(1, cells.view({b, 1, 1}).expand({b, 1, a.size(2)})).squeeze(1);
     auto log_alpha = torch::log(r.alpha.gather(1, cells.unsqueeze(1)).squeeze(1).clamp_min(1e-12));
     r.context = torch::where(rows.unsqueeze(1), picked, expected);
@@ -158,7 +159,8 @@ DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const 
 torch::Tensor DecoderImpl::output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h,
                                          const torch::Tensor& context) {
   return linear_for_decoding(
-      out_vocab_, dropout_(embedded_prev + linear_for_decoding(out_hidden_, h) + linear_for_decoding(out_context_, context)));
+      out_vocab_, fovea::dropout(embedded_prev + linear_for_decoding(out_hidden_, h) + linear_for_decoding(out_context_, context),
+                                 dropout_->options.p(), dropout_->is_training()));
 }
 
 DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch::Tensor& tokens,

@@ -77,8 +77,8 @@ void MovingBaseline::update(double mean_reward) {
   }
 }
 
-torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
-                                         const torch::Tensor& word_has_box) {
+AttentionSupervisionSum attention_supervision_sum(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                                  const torch::Tensor& word_has_box) {
   const auto T = word_boxes.size(1);
   // Packed rows whose step lies beyond the supervised length (e.g. <end>) carry no box.
   const auto in_range = out.step < T;
@@ -87,10 +87,21 @@ torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::
   const auto alphas = out.alphas.index_select(0, in_range.nonzero().view(-1));
   const auto boxes = word_boxes.index({seq, step});  // (N', L)
   const auto has = word_has_box.index({seq, step});  // (N')
-  const auto count = has.sum();
-  if (count.item<std::int64_t>() == 0) return torch::zeros({}, alphas.options());
+  AttentionSupervisionSum r;
+  r.words = has.sum().item<std::int64_t>();
+  if (r.words == 0) {
+    r.sum = torch::zeros({}, alphas.options());
+    return r;
+  }
   const auto mass = (alphas * boxes).sum(1).clamp_min(1e-8);
-  return -(mass.log() * has.to(alphas.scalar_type())).sum() / count.to(alphas.scalar_type());
+  r.sum = -(mass.log() * has.to(alphas.scalar_type())).sum();
+  return r;
+}
+
+torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                         const torch::Tensor& word_has_box) {
+  const auto r = attention_supervision_sum(out, word_boxes, word_has_box);
+  return r.words == 0 ? r.sum : r.sum / double(r.words);
 }
 
 std::pair<torch::Tensor, torch::Tensor> object_class_logits(torch::nn::Linear& class_head, const torch::Tensor& annotations,

@@ -41,6 +41,15 @@ ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& 
 torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
                                          const torch::Tensor& word_has_box);
 
+/// The same as a sum over the supervised words and their count, for losses averaged over several
+/// parts of a batch (core/decoder_pass.h).
+struct AttentionSupervisionSum {
+  torch::Tensor sum;       ///< Σ over supervised words of −log Σ_{l in box} α_tl (0 when none)
+  std::int64_t words = 0;  ///< how many words are supervised
+};
+AttentionSupervisionSum attention_supervision_sum(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                                  const torch::Tensor& word_has_box);
+
 /// Object classification on pooled annotations: each object's annotation vectors averaged over
 /// the cells it covers (what soft attention hands the decoder at the object's noun), classified
 /// by `class_head` (D -> classes + 1, index 0 = background); mean cross-entropy over the objects.

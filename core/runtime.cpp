@@ -33,16 +33,28 @@ void configure_allocator() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's maximum: tensors up to 32 MiB come from the heap
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);  // and freed memory stays there for the next step
+  // Threads other than the main one allocate from heaps of their own (64 MiB each), and glibc
+  // unmaps such a heap as soon as it is empty, whatever the trim threshold: the decoder's parts
+  // (core/decoder_pass.h) then faulted ~120 MB of fresh pages in at every step (30k page faults,
+  // expensive in these VMs). A top pad as large as a heap keeps the heaps mapped.
+  mallopt(M_TOP_PAD, 64 * 1024 * 1024);
 #endif
 }
 
 void configure_threads(int threads) {
   configure_allocator();
-  const int n = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  set_operator_threads(threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+void set_operator_threads(int n) {
   torch::set_num_threads(n);
   // LibTorch's thread setting does not reach OpenBLAS's own pool (one thread per core by
   // default), so "--threads 1" still ran every matmul on both cores. Set it too when the BLAS
   // LibTorch was linked against is OpenBLAS.
+  set_blas_threads(n);
+}
+
+void set_blas_threads(int n) {
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(n);
 }
 

@@ -14,6 +14,13 @@ torch::Device resolve_device(const std::string& name);
 /// Sets LibTorch's intra-op thread count (<= 0: one per core).
 void configure_threads(int threads);
 
+/// The thread count of LibTorch's and OpenBLAS's operators alone (configure_threads without the
+/// process set-up): the parts of a split batch (core/decoder_pass.h) run on one thread each.
+void set_operator_threads(int threads);
+
+/// OpenBLAS's thread count alone (one pool for the whole process; nothing when the BLAS is not OpenBLAS).
+void set_blas_threads(int threads);
+
 /// Whether this CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX-BF16 in /proc/cpuinfo;
 /// false where that file is absent). Without it oneDNN emulates bf16 and it is slower than fp32.
 bool cpu_has_native_bf16();

@@ -29,6 +29,7 @@ void TrainConfig::validate() const {
   }
   if (aux_weight < 0) throw std::invalid_argument("aux_weight must be >= 0");
   if (object_class_weight < 0) throw std::invalid_argument("object_class_weight must be >= 0");
+  if (decoder_parts < 0) throw std::invalid_argument("decoder_parts must be >= 0, got " + std::to_string(decoder_parts));
   if (pretrain_steps < 0 || pretrain_batch <= 0 || !(pretrain_lr > 0)) {
     throw std::invalid_argument("pretrain_steps must be >= 0, pretrain_batch and pretrain_lr positive");
   }
@@ -103,6 +104,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"device", c.device},
           {"precision", c.precision},
           {"threads", c.threads},
+          {"decoder_parts", c.decoder_parts},
           {"log_every", c.log_every},
           {"checkpoint_every", c.checkpoint_every},
           {"sample_every", c.sample_every},
@@ -154,6 +156,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.device = j.at("device").get<std::string>();
     c.precision = j.value("precision", std::string("fp32"));
     c.threads = j.at("threads").get<int>();
+    c.decoder_parts = j.value("decoder_parts", 0);
     c.log_every = j.at("log_every").get<std::int64_t>();
     c.checkpoint_every = j.at("checkpoint_every").get<std::int64_t>();
     c.sample_every = j.value("sample_every", std::int64_t(0));

@@ -75,6 +75,10 @@ struct TrainConfig {
   /// auto: bf16 on a CPU that multiplies bf16 in hardware, fp32 elsewhere (resolve_precision()).
   std::string precision = "auto";
   int threads = 0;  ///< 0 = one per core
+  /// Parts of each batch whose decoder forward and backward run at once on their own threads
+  /// (core/decoder_pass.h); 0: one per thread with at least 16 captions each (2 for the default
+  /// recipe on 2 cores). The parts draw their own random numbers, so this changes the run's numbers.
+  int decoder_parts = 0;
   std::int64_t log_every = 10;
   std::int64_t checkpoint_every = 200;
   std::int64_t sample_every = 100;  ///< steps between caption + α snapshots of fixed validation images (0 = off)

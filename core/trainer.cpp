@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "core/batch_norm_calibration.h"
+#include "core/decoder_pass.h"
 #include "core/batching.h"
 #include "core/bleu.h"
 #include "core/caption_metrics.h"
@@ -427,38 +428,52 @@ class TrainingSession {
     }
     compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
     auto annotations = model_.net->encode(batch.images.to(device_));
-    auto out = model_.net->decoder->forward(annotations, batch.tokens.to(device_), batch.lengths.to(device_),
-                                            sample.defined() ? sample.to(device_) : sample);
-    ObjectiveTerms terms = hard ? hard_objective(out, config_.objective, state_.baseline.value)
-                                : soft_objective(out, config_.objective);
-    if (hard && terms.sampled > 0 && !state_.baseline.initialised) {
-      // First batch: start the baseline at the first rewards instead of 0, then recompute.
-      state_.baseline.update(terms.reward);
-      terms = hard_objective(out, config_.objective, state_.baseline.value);
-    }
-    torch::Tensor loss = terms.loss;
+    // The label terms read the annotations directly; the decoder's terms run in parts
+    // (core/decoder_pass.h) and hand back their gradient with respect to the annotations.
+    torch::Tensor label_loss;
     double aux_loss = 0;
     if (aux && batch.has_cell_labels) {
       auto [cls, col] = model_.net->auxiliary_logits(annotations);
       auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
                       torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
       aux_loss = aux_term.item<double>();
-      loss = loss + config_.aux_weight * aux_term;
+      label_loss = config_.aux_weight * aux_term;
     }
     if (objects && batch.has_cell_labels) {
       auto term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
       aux_loss += term.item<double>();  // the dashboards' "auxiliary" curve: both label terms
-      loss = loss + config_.object_class_weight * term;
-    }
-    double attention_loss = 0;
-    if (supervise && batch.word_has_box.defined()) {
-      auto term = attention_supervision_loss(out, batch.word_boxes.to(device_), batch.word_has_box.to(device_));
-      attention_loss = term.item<double>();
-      loss = loss + config_.attention_supervision * term;
+      label_loss = label_loss.defined() ? label_loss + config_.object_class_weight * term : config_.object_class_weight * term;
     }
     bf16.end();
     optimizer_->zero_grad();
-    loss.backward();
+    DecoderPassInput input;
+    input.annotations = annotations.detach().requires_grad_(annotations.requires_grad());
+    input.tokens = batch.tokens.to(device_);
+    input.lengths = batch.lengths.to(device_);
+    input.sample = sample.defined() ? sample.to(device_) : sample;
+    DecoderPassOptions pass_options;
+    pass_options.objective = config_.objective;
+    pass_options.hard = hard;
+    pass_options.bf16 = precision_ == "bf16";
+    pass_options.parts = config_.decoder_parts;
+    if (supervise && batch.word_has_box.defined()) {
+      input.word_boxes = batch.word_boxes.to(device_);
+      input.word_has_box = batch.word_has_box.to(device_);
+      pass_options.supervision_weight = config_.attention_supervision;
+    }
+    const auto pass = decoder_pass(model_.net->decoder, input, pass_options, &state_.baseline);
+    const ObjectiveTerms& terms = pass.terms;
+    const double attention_loss = pass.supervision;
+    std::vector<torch::Tensor> roots, grads;
+    if (pass.annotations_grad.defined()) {
+      roots.push_back(annotations);
+      grads.push_back(pass.annotations_grad);
+    }
+    if (label_loss.defined()) {
+      roots.push_back(label_loss);
+      grads.push_back(torch::ones_like(label_loss));
+    }
+    if (!roots.empty()) torch::autograd::backward(roots, grads);
     const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), config_.grad_clip);
     optimizer_->step();
     const double baseline_used = state_.baseline.value;

@@ -103,6 +103,7 @@ TEST(Training, ResumeAfterACrashReproducesTheUninterruptedRun) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("resume");
   auto config = test::tiny_training(dir / "straight", AttentionKind::Hard);  // hard: RNG state matters
+  config.decoder_parts = 2;  // two parts on their own threads, each with its own generator
   config.max_steps = 40;
   config.checkpoint_every = 10;
   config.train_scenes = 48;  // 3 batches per epoch: the crash falls mid-epoch

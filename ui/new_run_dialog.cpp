@@ -256,6 +256,9 @@ void NewRunDialog::buildPages() {
             [](const Config& c) { return c.device; }, [](Config& c, const std::string& v) { c.device = v; });
   addInt(run, "threads", tr("CPU threads"), tr("0: one per core"), 0, 256, [](const Config& c) { return c.threads; },
          [](Config& c, std::int64_t v) { c.threads = int(v); });
+  addInt(run, "decoder-parts", tr("Decoder parts"),
+         tr("Parts of each batch decoded at once, one thread each; 0: one per thread with at least 16 captions each"), 0, 64,
+         [](const Config& c) { return c.decoder_parts; }, [](Config& c, std::int64_t v) { c.decoder_parts = int(v); });
   addChoice(run, "precision", tr("Precision"),
             tr("fp32, or bf16: the forward's products and convolutions in bfloat16 with float accumulation "
                "(CPU only; much faster on CPUs with AVX-512 BF16; changes the numerics); auto: bf16 where "

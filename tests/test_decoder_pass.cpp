@@ -1,0 +1,126 @@
+// The decoder pass in parts: two parts at once compute the whole batch's loss and gradients (the
+// same as one part, up to float rounding), and repeat themselves exactly from the same seed
+// however their threads interleave.
+#include <gtest/gtest.h>
+
+#include "core/batching.h"
+#include "core/decoder_pass.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+namespace {
+
+ModelConfig pass_config(AttentionKind kind, double dropout) {
+  auto c = test::tiny_model(kind);
+  c.annotation_dim = 8;
+  c.grid_h = 2;
+  c.grid_w = 3;
+  c.vocab_size = 14;
+  c.dropout = dropout;
+  return c;
+}
+
+/// Six captions of 1 to 6 words, boxes on some of their words.
+struct PassBatch {
+  DecoderPassInput in;
+  PassBatch() {
+    std::vector<std::vector<std::int64_t>> captions;
+    for (int n = 1; n <= 6; ++n) {
+      std::vector<std::int64_t> c = {Vocabulary::kStart};
+      for (int w = 0; w < n; ++w) c.push_back(4 + (n * 3 + w) % 10);
+      c.push_back(Vocabulary::kEnd);
+      captions.push_back(c);
+    }
+    std::tie(in.tokens, in.lengths) = pad_captions(captions);
+    in.annotations = torch::randn({6, 6, 8});
+    const auto T = in.tokens.size(1) - 1;
+    in.word_boxes = torch::rand({6, T, 6}) > 0.5;
+    in.word_has_box = torch::rand({6, T}) > 0.3;
+    in.annotations.requires_grad_(true);
+  }
+};
+
+struct PassRun {
+  DecoderPassResult result;
+  std::vector<torch::Tensor> grads;
+};
+
+PassRun run(Decoder& dec, const DecoderPassInput& in, const DecoderPassOptions& o, MovingBaseline* baseline = nullptr) {
+  for (auto& p : dec->parameters()) p.mutable_grad() = torch::Tensor();
+  PassRun r;
+  r.result = decoder_pass(dec, in, o, baseline);
+  for (auto& p : dec->parameters()) r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+  return r;
+}
+
+}  // namespace
+
+TEST(DecoderPass, TwoPartsGiveTheWholeBatchsLossAndGradients) {
+  torch::manual_seed(3);
+  Decoder dec(pass_config(AttentionKind::Soft, 0.0));  // no dropout: both runs see the same network
+  PassBatch b;
+  DecoderPassOptions o;
+  o.supervision_weight = 0.7;
+  o.parts = 1;
+  const auto whole = run(dec, b.in, o);
+  o.parts = 2;
+  const auto halves = run(dec, b.in, o);
+  EXPECT_EQ(whole.result.parts, 1);
+  EXPECT_EQ(halves.result.parts, 2);
+  EXPECT_NEAR(halves.result.terms.objective, whole.result.terms.objective, 1e-5);
+  EXPECT_NEAR(halves.result.terms.nll, whole.result.terms.nll, 1e-5);
+  EXPECT_NEAR(halves.result.terms.penalty, whole.result.terms.penalty, 1e-5);
+  EXPECT_EQ(halves.result.terms.tokens, whole.result.terms.tokens);
+  EXPECT_GT(whole.result.supervision, 0);
+  EXPECT_NEAR(halves.result.supervision, whole.result.supervision, 1e-5);
+  ASSERT_EQ(halves.grads.size(), whole.grads.size());
+  double largest = 0;
+  for (std::size_t i = 0; i < whole.grads.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(halves.grads[i], whole.grads[i], 1e-4, 1e-6)) << "parameter " << i;
+    largest = std::max(largest, whole.grads[i].abs().max().item<double>());
+  }
+  EXPECT_GT(largest, 1e-3);  // the gradients compared are not all zero
+  ASSERT_TRUE(whole.result.annotations_grad.defined());
+  EXPECT_EQ(halves.result.annotations_grad.sizes(), b.in.annotations.sizes());
+  EXPECT_TRUE(torch::allclose(halves.result.annotations_grad, whole.result.annotations_grad, 1e-4, 1e-6));
+  EXPECT_GT(whole.result.annotations_grad.abs().sum({1, 2}).min().item<double>(), 0);  // every caption got its own
+}
+
+TEST(DecoderPass, PartsWithDropoutAndGlimpsesRepeatThemselvesFromTheSameSeed) {
+  torch::manual_seed(5);
+  Decoder dec(pass_config(AttentionKind::Hard, 0.5));
+  dec->train();
+  PassBatch b;
+  b.in.sample = torch::tensor({true, false, true, true, false, true});
+  DecoderPassOptions o;
+  o.hard = true;
+  o.parts = 2;
+  std::vector<PassRun> runs;
+  for (int i = 0; i < 3; ++i) {
+    torch::manual_seed(i < 2 ? 9 : 10);
+    MovingBaseline baseline;
+    runs.push_back(run(dec, b.in, o, &baseline));
+    EXPECT_TRUE(baseline.initialised);  // the first sampled batch starts the baseline
+    EXPECT_EQ(runs.back().result.terms.sampled, 4);
+  }
+  for (std::size_t i = 0; i < runs[0].grads.size(); ++i) {
+    EXPECT_TRUE(torch::equal(runs[0].grads[i], runs[1].grads[i])) << "parameter " << i;
+  }
+  EXPECT_EQ(runs[0].result.terms.objective, runs[1].result.terms.objective);
+  // Another seed draws other masks and glimpses: the check above can tell runs apart.
+  bool differs = false;
+  for (std::size_t i = 0; i < runs[0].grads.size(); ++i) differs = differs || !torch::equal(runs[0].grads[i], runs[2].grads[i]);
+  EXPECT_TRUE(differs);
+}
+
+TEST(DecoderPass, PartsFollowTheThreadsWithAtLeastSixteenCaptionsEach) {
+  EXPECT_EQ(decoder_pass_parts(64, torch::kCUDA), 1);
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  EXPECT_EQ(decoder_pass_parts(64, torch::kCPU), 2);
+  EXPECT_EQ(decoder_pass_parts(31, torch::kCPU), 1);
+  at::set_num_threads(1);
+  EXPECT_EQ(decoder_pass_parts(64, torch::kCPU), 1);
+  at::set_num_threads(threads);
+}
