@@ -79,6 +79,21 @@ double niceInterval(double span, int ticks) {
   return nice * magnitude;
 }
 
+Range liveRange(const Range& current, double lo, double hi, const LiveAxis& how) {
+  const bool has_current = current.max > current.min;
+  if (has_current && current.min <= lo && hi <= current.max && hi - lo >= how.fill * (current.max - current.min)) {
+    return current;
+  }
+  const double span = hi > lo ? hi - lo : std::max(1.0, std::abs(hi));
+  const bool live = has_current && lo <= current.max && hi >= current.min;
+  double a = lo, b = hi;
+  if (live && lo < current.min) a = std::max(lo - how.headroom * span, std::min(lo, how.floor));
+  if (live && hi > current.max) b = hi + how.headroom * span;
+  if (how.ticks <= 0) return {a, b};
+  const double step = niceInterval(b - a, how.ticks);
+  return {std::floor(a / step) * step, std::ceil(b / step) * step};
+}
+
 bool isIntegral(double v) { return std::abs(v) < 1e15 && v == std::round(v); }
 
 QString formatStep(double step) {

@@ -79,6 +79,27 @@ int nearestIndex(const QVector<QPointF>& points, double x);
 /// A round tick interval (1, 2 or 5 times a power of ten) giving about `ticks` ticks over span.
 double niceInterval(double span, int ticks);
 
+/// An axis range.
+struct Range {
+  double min = 0, max = 0;
+};
+
+/// How a live axis follows its data (liveRange).
+struct LiveAxis {
+  int ticks = 5;          ///< the ends are multiples of niceInterval(span, ticks); 0: not rounded
+  double fill = 0.5;      ///< the current range is kept while the data spans at least this share of it
+  double headroom = 0.25; ///< share of the data's span added on a side the data has outgrown
+  double floor = -std::numeric_limits<double>::infinity();  ///< headroom stops here (0: steps, losses)
+};
+
+/// The range an axis shows for data in [lo, hi] (margins included): `current` while it holds the data
+/// and the data fills `fill` of it; else the data's range with round ends, and, on a side where the
+/// data has outgrown `current` (a live curve growing or falling), `headroom` more. A steady curve then
+/// moves the axis about twice per doubling instead of at each round number it passes: every move costs
+/// Qt Charts a re-layout of the axis and its labels, the dearest part of a live redraw. A first fit
+/// (current empty or disjoint from the data) is tight.
+Range liveRange(const Range& current, double lo, double hi, const LiveAxis& how);
+
 /// A whole number small enough to print exactly.
 bool isIntegral(double v);
 

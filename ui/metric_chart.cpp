@@ -304,34 +304,41 @@ struct MetricChart::Impl {
     fitting = false;
   }
 
-  /// Axis ends snap to round numbers (niceInterval), so a live curve changes the range (and Qt Charts
-  /// re-lays out the axes, the costly part of a redraw) only now and then instead of at every point.
-  static void setRangeIfChanged(QValueAxis* axis, double min, double max) {
-    if (axis->min() != min || axis->max() != max) axis->setRange(min, max);
+  /// Axis ends snap to round numbers and follow a live curve with headroom (curve::liveRange), so
+  /// the range (and Qt Charts' re-layout of the axis) changes only now and then, not at every point.
+  static void setRangeIfChanged(QValueAxis* axis, const Range& r) {
+    if (axis->min() != r.min || axis->max() != r.max) axis->setRange(r.min, r.max);
   }
 
   void fitX(double lo, double hi) {
     const double pad = hi > lo ? 0.01 * (hi - lo) : 1;
-    double min = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;  // steps >= 0 keep the axis >= 0
-    const double step = niceInterval(hi + pad - min, 5);
-    min = std::floor(min / step) * step;
-    setRangeIfChanged(x_axis, min, std::ceil((hi + pad) / step) * step);
+    LiveAxis how;
+    how.ticks = 5;
+    if (lo >= 0) how.floor = 0;  // steps >= 0 keep the axis >= 0
+    setRangeIfChanged(x_axis, liveRange({x_axis->min(), x_axis->max()}, lo >= 0 ? std::max(0.0, lo - pad) : lo - pad,
+                                        hi + pad, how));
   }
 
   void fitLinearY(double lo, double hi) {
     const double pad = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.1 * std::abs(lo) : 1);
-    const double step = niceInterval(hi - lo + 2 * pad, 10);
-    setRangeIfChanged(y_linear, std::floor((lo - pad) / step) * step, std::ceil((hi + pad) / step) * step);
+    LiveAxis how;
+    how.ticks = 10;
+    if (lo >= 0) how.floor = 0;  // a falling loss does not get headroom below zero
+    setRangeIfChanged(y_linear, liveRange({y_linear->min(), y_linear->max()}, lo - pad, hi + pad, how));
   }
 
-  /// Log range with a 5% margin. QLogValueAxis labels only powers of its base: base 10 from two decades
-  /// on, base 2 below (0.25, 0.5, 1, 2, 4), and the range widened to hold at least one such power.
+  /// Log range with a 5% margin (in decades), kept while it holds the data like a linear axis.
+  /// QLogValueAxis labels only powers of its base: base 10 from two decades on, base 2 below
+  /// (0.25, 0.5, 1, 2, 4), and the range widened to hold at least one such power.
   void fitLogY(double lo_value, double hi_value) {
-    double lo = std::log10(lo_value);
-    double hi = std::log10(hi_value);
-    const double pad = hi > lo ? 0.05 * (hi - lo) : 0.1;
-    lo -= pad;
-    hi += pad;
+    const double lo10 = std::log10(lo_value), hi10 = std::log10(hi_value);
+    const double pad = hi10 > lo10 ? 0.05 * (hi10 - lo10) : 0.1;
+    LiveAxis how;
+    how.ticks = 0;
+    const Range current{std::log10(y_log->min()), std::log10(y_log->max())};
+    const Range r = liveRange(current, lo10 - pad, hi10 + pad, how);
+    if (r.min == current.min && r.max == current.max) return;  // kept (pow(log10(x)) need not give x back)
+    double lo = r.min, hi = r.max;
     const double base = hi - lo >= 2 ? 10 : 2;
     if (y_log->base() != base) {
       y_log->setBase(base);
@@ -343,7 +350,8 @@ struct MetricChart::Impl {
       if (lo - std::floor(lo) < std::ceil(hi) - hi) lo = std::floor(lo);
       else hi = std::ceil(hi);
     }
-    y_log->setRange(std::pow(base, lo), std::pow(base, hi));
+    const double min = std::pow(base, lo), max = std::pow(base, hi);
+    if (y_log->min() != min || y_log->max() != max) y_log->setRange(min, max);
   }
 
   void updateTicks() {

@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
+#include <cmath>
 #include <QtTest>
 
 #include "core/captioner.h"
@@ -186,6 +187,35 @@ class TrainingWindowTest : public QObject {
     chart.redrawNow();
     QCOMPARE(ranges.count(), 1);
     QVERIFY(x->max() >= 1000);
+  }
+
+  void aSteadilyFallingCurveMovesItsAxesAboutTwicePerDoubling() {
+    MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    auto* view = chart.findChild<QChartView*>();
+    QVERIFY(view);
+    auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).value(0));
+    auto* y = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(x && y);
+    QSignalSpy x_moves(x, &QValueAxis::rangeChanged), y_moves(y, &QValueAxis::rangeChanged);
+    double lowest = 1e9;
+    for (int step = 1; step <= 2000; ++step) {  // eleven doublings of the step axis
+      const double loss = 5.0 / std::sqrt(double(step)) + 0.2;
+      lowest = std::min(lowest, loss);
+      chart.append(QStringLiteral("run"), step, loss);
+      chart.redrawNow();
+      // Every point stays in view, and the step axis is never mostly empty.
+      QVERIFY2(x->min() <= 1 && x->max() >= step, qPrintable(QString::number(step)));
+      QVERIFY2(step >= 0.4 * (x->max() - x->min()), qPrintable(QString::number(x->max())));
+      QVERIFY(y->min() <= lowest && y->max() >= 5.2);
+    }
+    // Snapped to round numbers alone, the axes moved 40 and 9 times (Qt Charts re-lays out an axis
+    // and its labels at each move): with headroom on the side the curve grows, about half as often.
+    QVERIFY2(x_moves.count() <= 24, qPrintable(QString::number(x_moves.count())));
+    QVERIFY2(y_moves.count() <= 6, qPrintable(QString::number(y_moves.count())));
   }
 
   void aRunStartedFromTheDialogTrainsPausesResumesAndCancels() {
