@@ -144,7 +144,7 @@ Runner add_bench_command(CLI::App& app) {
   app.add_option("--train-steps", a->train_steps, "train_epoch_builtin: steps timed to estimate images/s")->capture_default_str();
   app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
   app.add_option("--parts", a->parts,
-                 "decoder_train_step*: parts of the batch run at once (0: one per thread, as `fovea train` does)")
+                 "decoder_train_step* and train_epoch_builtin: parts of the batch decoded at once (0: one per thread, as `fovea train` does)")
       ->capture_default_str();
   app.add_option("--precision", a->precision,
                  "decoder_train_step*, encoder_train_step, train_epoch_builtin: fp32, or bf16 (CPU autocast: "
@@ -323,6 +323,7 @@ Runner add_bench_command(CLI::App& app) {
       tc.threads = a->threads;
       tc.device = a->device;
       tc.precision = a->precision;
+      tc.decoder_parts = a->parts;
       tc.log_every = 1;
       tc.checkpoint_every = 1000000;
       tc.out_dir = (std::filesystem::temp_directory_path() / ("fovea-bench-" + std::to_string(::getpid()))).string();
@@ -335,7 +336,8 @@ Runner add_bench_command(CLI::App& app) {
       // Skip 5 warm-up steps; per-step seconds from the elapsed times.
       const double per_step = at.size() > 6 ? (at.back() - at[5]) / double(at.size() - 6) : 0;
       Timing t{per_step, per_step, per_step, int(at.size())};
-      auto j = report("train_epoch_builtin", t, {{"batch", tc.batch_size}, {"image_size", tc.model.image_size}, {"steps_timed", int(at.size()) - 6}},
+      auto j = report("train_epoch_builtin", t, {{"batch", tc.batch_size}, {"image_size", tc.model.image_size}, {"steps_timed", int(at.size()) - 6},
+                       {"decoder_parts", a->parts == 0 ? "auto" : std::to_string(a->parts)}},
                       a->threads, device);
       j["images_per_s"] = per_step > 0 ? tc.batch_size / per_step : 0;
       j["epoch_s"] = per_step * double(tc.train_scenes / tc.batch_size);

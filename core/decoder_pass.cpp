@@ -233,7 +233,9 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
                                MovingBaseline* baseline) {
   TORCH_CHECK(!options.hard || baseline != nullptr, "decoder_pass: hard attention needs a baseline");
   const auto B = in.annotations.size(0);
-  const int n = std::max(1, std::min<int>(options.parts > 0 ? options.parts : decoder_pass_parts(B, in.annotations.device()), int(B)));
+  const bool cpu = in.annotations.device().is_cpu();  // other devices run one part: their kernels queue anyway
+  const int wanted = options.parts > 0 ? options.parts : decoder_pass_parts(B, in.annotations.device());
+  const int n = cpu ? std::max(1, std::min<int>(wanted, int(B))) : 1;
   const bool supervise = options.supervision_weight > 0 && in.word_boxes.defined();
   const bool needs_grad = in.annotations.requires_grad();
 
@@ -246,6 +248,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     auto& p = parts[std::size_t(k)];
     p.rows = rows[std::size_t(k)];
     p.annotations = (n == 1 ? in.annotations : select_rows(in.annotations, p.rows)).detach();
+    if (n > 1 && p.annotations.is_floating_point()) p.annotations = p.annotations.to(torch::kFloat);  // parts run float
     if (needs_grad) p.annotations.requires_grad_(true);
     if (n > 1) p.seed = std::uint64_t(seeds[k].item<std::int64_t>());
   }
@@ -255,7 +258,10 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     auto& p = parts[std::size_t(k)];
     std::optional<ScopedThreadGenerator> generator;
     if (n > 1) generator.emplace(p.seed);
-    compat::CpuBf16Autocast bf16(options.bf16);
+    // bf16 products go to oneDNN, and Debian's oneDNN 2.6 is not safe when two threads create
+    // its primitives at once (a training run died in brgemm_kernel_create after ~200 steps in
+    // parts): parts multiply in float, on OpenBLAS. The encoder, outside the parts, keeps bf16.
+    compat::CpuBf16Autocast bf16(options.bf16 && n == 1);
     const auto pick = [&](const torch::Tensor& t) { return n == 1 ? t : select_rows(t, p.rows); };
     p.out = decoder->forward(p.annotations, pick(in.tokens), pick(in.lengths), pick(in.sample));
     p.terms = options.hard ? hard_objective(p.out, options.objective, baseline_value) : soft_objective(p.out, options.objective);
@@ -294,7 +300,8 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     } else {
       result.annotations_grad = torch::zeros_like(in.annotations);
       for (const auto& p : parts) {
-        result.annotations_grad.index_copy_(0, p.rows.to(in.annotations.device()), p.annotations.grad());
+        result.annotations_grad.index_copy_(0, p.rows.to(in.annotations.device()),
+                                            p.annotations.grad().to(in.annotations.scalar_type()));
       }
     }
   }

@@ -22,8 +22,8 @@ struct DecoderPassOptions {
   ObjectiveOptions objective;
   bool hard = false;                ///< hard attention's REINFORCE objective (then pass a baseline)
   double supervision_weight = 0;    ///< weight of the attention supervision loss (0: off)
-  bool bf16 = false;                ///< CPU autocast around the forward
-  int parts = 0;                    ///< parts run at once; 0: decoder_pass_parts()
+  bool bf16 = false;                ///< CPU autocast around the forward (one part only: parts run float)
+  int parts = 0;                    ///< parts run at once on a CPU (at most one per caption); 0: decoder_pass_parts()
 };
 
 struct DecoderPassResult {

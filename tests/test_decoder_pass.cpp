@@ -3,6 +3,8 @@
 // however their threads interleave.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/batching.h"
 #include "core/decoder_pass.h"
 #include "tests/test_support.h"
@@ -85,6 +87,27 @@ TEST(DecoderPass, TwoPartsGiveTheWholeBatchsLossAndGradients) {
   EXPECT_EQ(halves.result.annotations_grad.sizes(), b.in.annotations.sizes());
   EXPECT_TRUE(torch::allclose(halves.result.annotations_grad, whole.result.annotations_grad, 1e-4, 1e-6));
   EXPECT_GT(whole.result.annotations_grad.abs().sum({1, 2}).min().item<double>(), 0);  // every caption got its own
+}
+
+TEST(DecoderPass, PartsTakeBf16AnnotationsAndHandBackTheirGradientInBf16) {
+  // What `fovea train --precision bf16` hands the pass: the encoder's annotations in bfloat16.
+  // One part runs under autocast; parts multiply in float (core/decoder_pass.cpp says why).
+  torch::manual_seed(4);
+  Decoder dec(pass_config(AttentionKind::Soft, 0.0));
+  PassBatch b;
+  const auto float_annotations = b.in.annotations.detach();
+  b.in.annotations = float_annotations.to(torch::kBFloat16).requires_grad_(true);
+  DecoderPassOptions o;
+  o.bf16 = true;
+  for (int parts : {1, 2}) {
+    o.parts = parts;
+    const auto r = run(dec, b.in, o);
+    EXPECT_EQ(r.result.parts, parts);
+    ASSERT_TRUE(r.result.annotations_grad.defined());
+    EXPECT_EQ(r.result.annotations_grad.scalar_type(), torch::kBFloat16);
+    EXPECT_TRUE(std::isfinite(r.result.terms.objective));
+    EXPECT_GT(r.result.annotations_grad.to(torch::kFloat).abs().sum().item<double>(), 0);
+  }
 }
 
 TEST(DecoderPass, PartsWithDropoutAndGlimpsesRepeatThemselvesFromTheSameSeed) {
