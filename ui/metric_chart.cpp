@@ -172,6 +172,7 @@ struct MetricChart::Impl {
   double smoothing = 0;
   bool log_y = false;
   bool fitting = false;  // our own axis range changes are not zooms
+  bool fit_tight = true;  // the next fit ignores the axes' ranges: no data yet, or whole curves replaced
   double last_redraw_ms = 0;
   QString last_hover;
   QPointF hover_pos;  // view coordinates of the crosshair, while `hovering`
@@ -297,12 +298,18 @@ struct MetricChart::Impl {
     if (!b.valid()) {
       x_axis->setRange(0, 1);
       y_axis->setRange(log_y ? 1 : 0, log_y ? 10 : 1);
+      fit_tight = true;
     } else {
       fitX(b.min_x, b.max_x);
       log_y ? fitLogY(b.min_y, b.max_y) : fitLinearY(b.min_y, b.max_y);
+      fit_tight = false;
     }
     fitting = false;
   }
+
+  /// The range an axis keeps or grows to (curve::liveRange); a tight fit for a first look at the
+  /// data or curves set whole (a finished run loaded), which have no live end to leave room for.
+  Range currentRange(double min, double max) const { return fit_tight ? Range{} : Range{min, max}; }
 
   /// Axis ends snap to round numbers and follow a live curve with headroom (curve::liveRange), so
   /// the range (and Qt Charts' re-layout of the axis) changes only now and then, not at every point.
@@ -315,7 +322,7 @@ struct MetricChart::Impl {
     LiveAxis how;
     how.ticks = 5;
     if (lo >= 0) how.floor = 0;  // steps >= 0 keep the axis >= 0
-    setRangeIfChanged(x_axis, liveRange({x_axis->min(), x_axis->max()}, lo >= 0 ? std::max(0.0, lo - pad) : lo - pad,
+    setRangeIfChanged(x_axis, liveRange(currentRange(x_axis->min(), x_axis->max()), lo >= 0 ? std::max(0.0, lo - pad) : lo - pad,
                                         hi + pad, how));
   }
 
@@ -324,7 +331,7 @@ struct MetricChart::Impl {
     LiveAxis how;
     how.ticks = 10;
     if (lo >= 0) how.floor = 0;  // a falling loss does not get headroom below zero
-    setRangeIfChanged(y_linear, liveRange({y_linear->min(), y_linear->max()}, lo - pad, hi + pad, how));
+    setRangeIfChanged(y_linear, liveRange(currentRange(y_linear->min(), y_linear->max()), lo - pad, hi + pad, how));
   }
 
   /// Log range with a 5% margin (in decades), kept while it holds the data like a linear axis.
@@ -335,7 +342,7 @@ struct MetricChart::Impl {
     const double pad = hi10 > lo10 ? 0.05 * (hi10 - lo10) : 0.1;
     LiveAxis how;
     how.ticks = 0;
-    const Range current{std::log10(y_log->min()), std::log10(y_log->max())};
+    const Range current = currentRange(std::log10(y_log->min()), std::log10(y_log->max()));
     const Range r = liveRange(current, lo10 - pad, hi10 + pad, how);
     if (r.min == current.min && r.max == current.max) return;  // kept (pow(log10(x)) need not give x back)
     double lo = r.min, hi = r.max;
@@ -624,6 +631,7 @@ void MetricChart::setPoints(const QString& key, const QVector<QPointF>& points) 
   }
   s->raw = points;
   d_->resetCache(*s);
+  d_->fit_tight = true;
   scheduleRedraw();
 }
 

@@ -218,6 +218,23 @@ class TrainingWindowTest : public QObject {
     QVERIFY2(y_moves.count() <= 6, qPrintable(QString::number(y_moves.count())));
   }
 
+  void aFinishedRunsCurvesFillTheirAxes() {
+    MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    auto* x = qobject_cast<QValueAxis*>(chart.findChild<QChartView*>()->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x);
+    for (int steps : {1200, 12000}) {  // a whole curve at once, as a finished run loads: no headroom
+      QVector<QPointF> points;
+      for (int step = 1; step <= steps; ++step) points.append({double(step), 5.0 / std::sqrt(double(step))});
+      chart.setPoints(QStringLiteral("run"), points);
+      chart.redrawNow();
+      QVERIFY2(x->max() >= steps && x->max() <= 1.2 * steps, qPrintable(QString::number(x->max())));
+    }
+  }
+
   void aRunStartedFromTheDialogTrainsPausesResumesAndCancels() {
     TrainingWindow w;
     w.setConfirmClose(false);
