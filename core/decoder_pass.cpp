@@ -242,7 +242,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   std::vector<Part> parts(static_cast<std::size_t>(n));
   const auto rows = n == 1 ? std::vector<torch::Tensor>{torch::arange(B)} : deal_rows(in.lengths, n);
   // Drawn from the global generator in part order: the parts' random numbers do not depend on
-  // which thread gets where first. One part keeps drawing from the global generator itself.
+  // which thread gets where first. A batch in one part draws from the global generator itself.
   const auto seeds = n > 1 ? torch::randint(std::int64_t(1) << 62, {n}, torch::kLong) : torch::Tensor();
   for (int k = 0; k < n; ++k) {
     auto& p = parts[std::size_t(k)];
