@@ -2,6 +2,11 @@
 // thread blocked while a training run trains (dashboards and snapshots updating live) and a caption
 // animates? A 1 ms precise timer on the GUI thread records the gaps between its ticks; the longest
 // gap minus the interval is the longest block. Prints one JSON line like the other cases.
+//
+// Two more figures tell the GUI's share from the machine's: the longest single event the GUI
+// thread handled (Qt's own work for one paint, one record, one timer), and the longest block of a
+// plain thread that sleeps 1 ms at a time beside it (no Qt, no locks shared with the GUI): what
+// the machine alone costs while the run trains, which no change to the GUI can remove.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -10,7 +15,10 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,23 +44,29 @@ QElapsedTimer& program_clock() {
   return clock;
 }
 
-/// With FOVEA_UI_BENCH_TRACE set, names every event that kept the GUI thread longer than 8 ms
-/// (FOVEA_UI_BENCH_TRACE_US=N: longer than N microseconds), with its nesting depth: an event
-/// delivered inside another one's handler (a nested event loop) is depth 1 and up.
+/// Times the events the GUI thread handles: the longest one delivered from the event loop itself
+/// (depth 0) while `measuring` is set. With FOVEA_UI_BENCH_TRACE set, also names every event that
+/// kept the GUI thread longer than 8 ms (FOVEA_UI_BENCH_TRACE_US=N: longer than N microseconds),
+/// with its nesting depth: an event delivered inside another one's handler is depth 1 and up.
 class TracingApplication : public QApplication {
  public:
   using QApplication::QApplication;
+  bool measuring = false;
+  double longest_event_ms = 0;
+
   bool notify(QObject* receiver, QEvent* event) override {
-    if (!trace_) return QApplication::notify(receiver, event);
+    if (!trace_ && !measuring) return QApplication::notify(receiver, event);
     // Named before delivery: the receiver may delete itself while handling the event.
-    const QByteArray name = QByteArray(receiver->metaObject()->className()) + " '" + receiver->objectName().toUtf8() + "'";
+    const QByteArray name =
+        trace_ ? QByteArray(receiver->metaObject()->className()) + " '" + receiver->objectName().toUtf8() + "'" : QByteArray();
     const int type = int(event->type());
     const qint64 start = program_clock().nsecsElapsed();
     ++depth_;
     const bool r = QApplication::notify(receiver, event);
     --depth_;
     const double ms = double(program_clock().nsecsElapsed() - start) / 1e6;
-    if (ms > threshold_ms_) {
+    if (measuring && depth_ == 0) longest_event_ms = std::max(longest_event_ms, ms);
+    if (trace_ && ms > threshold_ms_) {
       std::fprintf(stderr, "  t=%.3fs depth %d event %d to %s: %.2f ms\n", double(start) / 1e9, depth_, type, name.constData(), ms);
     }
     return r;
@@ -63,6 +77,41 @@ class TracingApplication : public QApplication {
   double threshold_ms_ =
       qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE_US") ? qEnvironmentVariableIntValue("FOVEA_UI_BENCH_TRACE_US") / 1000.0 : 8.0;
   int depth_ = 0;
+};
+
+/// A thread that sleeps 1 ms at a time and records how much longer each sleep took: the
+/// machine's own stalls (other threads, the hypervisor), measured beside the GUI thread.
+class ControlSleeper {
+ public:
+  void start() {
+    thread_ = std::thread([this] {
+      auto last = std::chrono::steady_clock::now();
+      while (!stop_) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const auto now = std::chrono::steady_clock::now();
+        blocked_.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(now - last).count() - 1.0));
+        if (trace_ && blocked_.back() > 7) {
+          std::fprintf(stderr, "t=%.3fs control thread blocked %.1f ms (monotonic %.3f s)\n",
+                       double(program_clock().nsecsElapsed()) / 1e9 - blocked_.back() / 1e3, blocked_.back(),
+                       std::chrono::duration<double>(now.time_since_epoch()).count());
+        }
+        last = now;
+      }
+    });
+  }
+  /// The blocks recorded, once the thread has stopped.
+  const std::vector<double>& stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return blocked_;
+  }
+  ~ControlSleeper() { stop(); }
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::vector<double> blocked_;
+  bool trace_ = qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE");
 };
 
 double percentile(std::vector<double> v, double p) {
@@ -114,6 +163,7 @@ int main(int argc, char** argv) {
   config.out_dir = tmp.filePath("run").toStdString();
 
   int snapshots = 0, validations = 0, records = 0;
+  ControlSleeper control;
   std::vector<double> gaps;
   double start_blocked_ms = 0;
   bool live = false;  // before the first progress report: the click that starts the run
@@ -138,6 +188,7 @@ int main(int argc, char** argv) {
     live = true;  // from the first progress report on, the run is live
     for (double g : gaps) start_blocked_ms = std::max(start_blocked_ms, g - 1.0);
     gaps.clear();
+    app.measuring = true;
   });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::samples, [&] { ++snapshots; });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::validation, [&] { ++validations; });
@@ -153,8 +204,11 @@ int main(int argc, char** argv) {
     clock.start();
     last = 0;
     tick.start();
+    control.start();
     QTimer::singleShot(int(measure_s * 1000), [&] {
       tick.stop();
+      app.measuring = false;
+      const auto& control_blocked = control.stop();
       const auto steps = training->lastProgress().step;
       training->cancelRun();
       training->training()->wait();
@@ -173,7 +227,10 @@ int main(int argc, char** argv) {
                           {"start_blocked_ms", start_blocked_ms},
                           {"max_blocked_ms", percentile(blocked, 1.0)},
                           {"p99_blocked_ms", percentile(blocked, 0.99)},
-                          {"median_blocked_ms", percentile(blocked, 0.5)}};
+                          {"median_blocked_ms", percentile(blocked, 0.5)},
+                          {"longest_gui_event_ms", app.longest_event_ms},
+                          {"control_thread_max_blocked_ms", percentile(control_blocked, 1.0)},
+                          {"control_thread_p99_blocked_ms", percentile(control_blocked, 0.99)}};
       std::printf("%s\n", j.dump().c_str());
       std::fflush(stdout);
       QApplication::exit(0);
