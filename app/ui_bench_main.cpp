@@ -80,22 +80,27 @@ class TracingApplication : public QApplication {
 };
 
 /// A thread that sleeps 1 ms at a time and records how much longer each sleep took: the
-/// machine's own stalls (other threads, the hypervisor), measured beside the GUI thread.
+/// machine's own stalls (other threads, the hypervisor), measured beside the GUI thread. It
+/// records from `live` on, the same window as the GUI thread's gaps.
 class ControlSleeper {
  public:
+  std::atomic<bool> live{false};
+
   void start() {
     thread_ = std::thread([this] {
       auto last = std::chrono::steady_clock::now();
       while (!stop_) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         const auto now = std::chrono::steady_clock::now();
-        blocked_.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(now - last).count() - 1.0));
-        if (trace_ && blocked_.back() > 7) {
+        const double blocked = std::max(0.0, std::chrono::duration<double, std::milli>(now - last).count() - 1.0);
+        last = now;
+        if (!live) continue;
+        blocked_.push_back(blocked);
+        if (trace_ && blocked > 7) {
           std::fprintf(stderr, "t=%.3fs control thread blocked %.1f ms (monotonic %.3f s)\n",
-                       double(program_clock().nsecsElapsed()) / 1e9 - blocked_.back() / 1e3, blocked_.back(),
+                       double(program_clock().nsecsElapsed()) / 1e9 - blocked / 1e3, blocked,
                        std::chrono::duration<double>(now.time_since_epoch()).count());
         }
-        last = now;
       }
     });
   }
@@ -189,6 +194,7 @@ int main(int argc, char** argv) {
     for (double g : gaps) start_blocked_ms = std::max(start_blocked_ms, g - 1.0);
     gaps.clear();
     app.measuring = true;
+    control.live = true;
   });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::samples, [&] { ++snapshots; });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::validation, [&] { ++validations; });
