@@ -12,22 +12,31 @@ namespace {
 
 /// Each block of the built-in CNN is a convolution, a batch norm and a ReLU: three modules.
 constexpr std::size_t kModulesPerBlock = 3;
-/// Index in the built-in CNN of the third strided convolution: with centred cells it pads only
-/// on the right and bottom (done in forward(), so parameter names match older checkpoints).
-constexpr std::size_t kThirdStridedConv = 2 * kModulesPerBlock;
+/// Index in the built-in CNN of the module that is the third strided convolution: with centred
+/// cells it pads only on the right and bottom (done in forward(), so parameter names match older
+/// checkpoints).
+std::size_t third_strided_conv(const std::vector<std::int64_t>& strides) {
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < strides.size(); ++i) {
+    if (strides[i] == 2 && ++seen == 3) return i * kModulesPerBlock;
+  }
+  return std::size_t(-1);
+}
 
-nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, bool centred_cells) {
+nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, const std::vector<std::int64_t>& strides,
+                           bool centred_cells) {
   nn::Sequential seq;
   std::int64_t in = 3;
+  const auto third = third_strided_conv(strides);
   for (std::size_t i = 0; i < widths.size(); ++i) {
-    // The first three blocks halve the resolution with a strided convolution (stride 8 in all):
-    // cheaper than convolving at full resolution and pooling, with the same receptive field.
-    // A 3x3, stride-2 convolution padded by one on each side is centred half an input unit before
-    // the middle of the two units it replaces (-0.5, -1 and -2 px for the three blocks: -3.5 px,
-    // almost half a cell). Padding the third only after its input moves that one +2 px instead:
-    // +0.5 px in all.
-    const std::int64_t stride = i < 3 ? 2 : 1;
-    const std::int64_t padding = (centred_cells && i == 2) ? 0 : 1;
+    // Three blocks halve the resolution with a strided convolution (stride 8 in all; by default
+    // the first three): cheaper than convolving at full resolution and pooling, with the same
+    // receptive field. A 3x3, stride-2 convolution padded by one on each side is centred half an
+    // input unit before the middle of the two units it replaces (-0.5, -1 and -2 px for the three
+    // blocks: -3.5 px, almost half a cell). Padding the third only after its input moves that one
+    // +2 px instead: +0.5 px in all.
+    const std::int64_t stride = strides[i];
+    const std::int64_t padding = (centred_cells && i * kModulesPerBlock == third) ? 0 : 1;
     seq->push_back(nn::Conv2d(nn::Conv2dOptions(in, widths[i], 3).stride(stride).padding(padding).bias(false)));
     seq->push_back(nn::BatchNorm2d(widths[i]));
     seq->push_back(nn::ReLU());
@@ -42,7 +51,9 @@ EncoderImpl::EncoderImpl(ModelConfig& config)
     : trainable_(config.backbone_trainable), centred_cells_(config.centred_cells) {
   torch::Tensor probe = torch::zeros({1, 3, config.image_size, config.image_size});
   if (config.backbone_path.empty()) {
-    cnn_ = register_module("cnn", builtin_cnn(config.encoder_widths, config.centred_cells));
+    const auto strides = config.block_strides();
+    third_strided_conv_ = third_strided_conv(strides);
+    cnn_ = register_module("cnn", builtin_cnn(config.encoder_widths, strides, config.centred_cells));
   } else {
     try {
       backbone_ = std::make_unique<torch::jit::Module>(torch::jit::load(config.backbone_path));
@@ -96,7 +107,7 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
     if (fm.is_cpu()) fm = fm.contiguous(at::MemoryFormat::ChannelsLast);
     std::size_t index = 0;
     for (auto& layer : *cnn_) {
-      if (centred_cells_ && index == kThirdStridedConv) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
+      if (centred_cells_ && index == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
       fm = layer.forward(fm);
       ++index;
     }

@@ -33,6 +33,7 @@ class EncoderImpl : public torch::nn::Module {
   std::unique_ptr<torch::jit::Module> backbone_;
   bool trainable_ = false;
   bool centred_cells_ = true;
+  std::size_t third_strided_conv_ = 0;  ///< module index in cnn_ padded on one side with centred cells
 };
 TORCH_MODULE(Encoder);
 

@@ -24,6 +24,8 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   if (model.config.backbone_path.empty()) {
     md << "built-in CNN (3x3 blocks of width";
     for (auto w : model.config.encoder_widths) md << " " << w;
+    md << ", strides";
+    for (auto st : model.config.block_strides()) md << " " << st;
     md << "; " << (model.config.centred_cells ? "cells centred on their pixels" : "symmetric padding, cells 3.5 px up-left") << ")";
   } else {
     md << "TorchScript backbone " << model.config.backbone_path;

@@ -1,5 +1,7 @@
 #include "core/model_config.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -39,15 +41,35 @@ void ModelConfig::validate() const {
   if (backbone_path.empty()) {
     if (encoder_widths.size() < 3) throw std::invalid_argument("encoder_widths needs at least 3 blocks");
     for (auto w : encoder_widths) positive(w, "encoder width");
+    if (!encoder_strides.empty()) {
+      if (encoder_strides.size() != encoder_widths.size()) {
+        throw std::invalid_argument("encoder_strides needs one stride per block (" + std::to_string(encoder_widths.size()) +
+                                    "), got " + std::to_string(encoder_strides.size()));
+      }
+      const auto halving = std::count(encoder_strides.begin(), encoder_strides.end(), 2);
+      const bool ones_and_twos = std::all_of(encoder_strides.begin(), encoder_strides.end(),
+                                             [](std::int64_t s) { return s == 1 || s == 2; });
+      if (!ones_and_twos || halving != 3) {
+        throw std::invalid_argument("encoder_strides must be 1s and exactly three 2s (the grid is an eighth of the image)");
+      }
+    }
     if (image_size % 8 != 0) throw std::invalid_argument("image_size must be a multiple of 8 for the built-in CNN");
   }
   if (dropout < 0 || dropout >= 1) throw std::invalid_argument("dropout must be in [0, 1), got " + std::to_string(dropout));
+}
+
+std::vector<std::int64_t> ModelConfig::block_strides() const {
+  if (!encoder_strides.empty()) return encoder_strides;
+  std::vector<std::int64_t> s(encoder_widths.size(), 1);
+  for (std::size_t i = 0; i < s.size() && i < 3; ++i) s[i] = 2;
+  return s;
 }
 
 nlohmann::json to_json(const ModelConfig& c) {
   return {{"attention", to_string(c.attention)},
           {"image_size", c.image_size},
           {"encoder_widths", c.encoder_widths},
+          {"encoder_strides", c.encoder_strides},
           {"centred_cells", c.centred_cells},
           {"backbone_path", c.backbone_path},
           {"backbone_trainable", c.backbone_trainable},
@@ -70,6 +92,7 @@ ModelConfig model_config_from_json(const nlohmann::json& j) {
     c.attention = parse_attention(j.at("attention").get<std::string>());
     c.image_size = j.at("image_size").get<std::int64_t>();
     c.encoder_widths = j.at("encoder_widths").get<std::vector<std::int64_t>>();
+    c.encoder_strides = j.value("encoder_strides", std::vector<std::int64_t>());  // absent: saved before the option
     c.centred_cells = j.value("centred_cells", false);  // absent: saved before the option, symmetric padding
     c.backbone_path = j.at("backbone_path").get<std::string>();
     c.backbone_trainable = j.at("backbone_trainable").get<bool>();

@@ -24,6 +24,9 @@ struct ModelConfig {
   /// two (47 px), and the first three twice as wide as before (16 32 64) name more of them right
   /// (absent nouns 6.1-6.7% -> 5.1%): docs/attention.md rows 13 and 37.
   std::vector<std::int64_t> encoder_widths = {32, 64, 128, 128, 128, 128, 128};
+  /// Built-in CNN: each block's stride, 1 or 2, three of them 2 (the grid is an eighth of the
+  /// image); empty: the first three blocks have stride 2.
+  std::vector<std::int64_t> encoder_strides;
   /// Built-in CNN: true pads the third strided block on the right and bottom only, so each
   /// annotation is centred on the 8x8 pixels of its grid cell (within half a pixel). false is the
   /// symmetric padding of models saved before this option existed: their annotations are centred
@@ -43,6 +46,8 @@ struct ModelConfig {
   std::int64_t max_caption_len = 24;  ///< decoding limit, in words
 
   std::int64_t cells() const { return grid_h * grid_w; }
+  /// encoder_strides, or the default (2 2 2 1 1 ...) when it is empty.
+  std::vector<std::int64_t> block_strides() const;
   /// Throws std::invalid_argument saying which field is out of range.
   void validate() const;
 };

@@ -72,6 +72,7 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"cache_dir", c.cache_dir},
           {"train_scenes", c.train_scenes},
           {"val_scenes", c.val_scenes},
+          {"fresh_scenes", c.fresh_scenes},
           {"scenes",
            {{"image_size", c.scenes.image_size},
             {"min_objects", c.scenes.min_objects},
@@ -124,6 +125,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.cache_dir = j.value("cache_dir", std::string());
     c.train_scenes = j.at("train_scenes").get<std::size_t>();
     c.val_scenes = j.at("val_scenes").get<std::size_t>();
+    c.fresh_scenes = j.value("fresh_scenes", false);  // absent: saved before the option
     const auto& s = j.at("scenes");
     c.scenes.image_size = s.at("image_size").get<int>();
     c.scenes.min_objects = s.at("min_objects").get<int>();

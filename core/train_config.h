@@ -25,6 +25,9 @@ struct TrainConfig {
   /// of them and the encoder pretraining fit the 30-minute budget with bf16 products.
   std::size_t train_scenes = 40000;
   std::size_t val_scenes = 500;
+  /// Built-in scenes only: every epoch draws train_scenes new scenes (epoch e's have data seed
+  /// scenes.seed + e) instead of showing the same ones again. Off: the paper's fixed training set.
+  bool fresh_scenes = false;
   FashionScenesOptions scenes;
   int min_count = 1;  ///< vocabulary: keep words seen at least this often in the training split
 

@@ -58,6 +58,17 @@ TrainData make_train_data(const TrainConfig& c, const std::function<void(const s
 
 namespace {
 
+/// The scenes epoch `epoch` trains on: `train` itself, or with fresh_scenes on the built-in
+/// dataset as many new ones, drawn from the same items with data seed + epoch.
+std::shared_ptr<const SceneSource> scenes_of_epoch(const TrainConfig& c, const std::shared_ptr<const SceneSource>& train,
+                                                   std::int64_t epoch) {
+  const auto* scenes = dynamic_cast<const FashionScenes*>(train.get());
+  if (!c.fresh_scenes || scenes == nullptr || epoch == 0) return train;
+  auto opts = scenes->options();
+  opts.seed += std::uint64_t(epoch);
+  return std::make_shared<FashionScenes>("train", scenes->size(), scenes->items(), opts);
+}
+
 class TrainingSession {
  public:
   TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data)
@@ -175,7 +186,7 @@ class TrainingSession {
     result.elapsed_s = state_.elapsed_s;
     result.last_checkpoint = last_checkpoint_path(config_.out_dir);
     result.best_checkpoint = best_checkpoint_path(config_.out_dir);
-    if (!result.interrupted) write_model_card(config_, model_, data_.train->describe(), data_.val->describe(), result);
+    if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
     return result;
   }
 
@@ -400,11 +411,18 @@ class TrainingSession {
     return true;
   }
 
+  std::string describe_training_scenes() const {
+    const bool fresh = config_.fresh_scenes && dynamic_cast<const FashionScenes*>(data_.train.get()) != nullptr;
+    return data_.train->describe() +
+           (fresh ? "; new scenes every epoch (epoch e: seed " + std::to_string(config_.scenes.seed) + " + e)" : "");
+  }
+
   void train_step(std::int64_t epoch, const std::function<double()>& elapsed) {
     const auto in_epoch = state_.step % steps_per_epoch_;
     if (in_epoch == 0 || order_epoch_ != epoch) {
       order_ = epoch_order(data_.train->size(), config_.seed, epoch);
       order_epoch_ = epoch;
+      epoch_scenes_ = scenes_of_epoch(config_, data_.train, epoch);
       lr_ = config_.lr * std::pow(config_.lr_decay, double(epoch));
       auto& groups = optimizer_->param_groups();
       for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -417,7 +435,7 @@ class TrainingSession {
     const bool supervise = config_.attention_supervision > 0;
     const bool objects = config_.object_class_weight > 0;
     const bool grid = aux || supervise || objects;
-    auto batch = make_batch(*data_.train, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
+    auto batch = make_batch(*epoch_scenes_, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
                             model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
                             supervise);
     model_.net->train();
@@ -592,6 +610,7 @@ class TrainingSession {
   std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
+  std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
   double lr_ = 0;
   std::ofstream metrics_, samples_;
   double paused_s_ = 0;

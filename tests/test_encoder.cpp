@@ -12,10 +12,12 @@ namespace {
 /// Centre (row, column, in pixels) of the receptive field of annotation cell (i, j): the centre of
 /// mass of the gradient of that annotation with respect to the image, with every convolution a
 /// box filter and every unit active, so that the gradient is how much each pixel counts.
-std::pair<double, double> receptive_field_centre(bool centred_cells, std::int64_t i, std::int64_t j) {
+std::pair<double, double> receptive_field_centre(bool centred_cells, std::int64_t i, std::int64_t j,
+                                                 std::vector<std::int64_t> strides = {}) {
   ModelConfig config;
   config.image_size = 112;
-  config.encoder_widths = {1, 1, 1, 1};
+  config.encoder_widths = std::vector<std::int64_t>(std::max<std::size_t>(4, strides.size()), 1);
+  config.encoder_strides = strides;
   config.centred_cells = centred_cells;
   Encoder encoder(config);
   encoder->eval();  // BatchNorm with its initial statistics: the identity (up to eps)
@@ -41,6 +43,33 @@ TEST(Encoder, CentredCellsLookAtTheMiddleOfTheirOwnPixels) {
   const auto [row2, col2] = receptive_field_centre(true, 2, 11);
   EXPECT_NEAR(row2, 20.0, 0.5);
   EXPECT_NEAR(col2, 92.0, 0.5);
+}
+
+TEST(Encoder, CellsStayCentredWhereverTheStridedBlocksAre) {
+  // A full-resolution block first, or one between the halvings: the same grid, the same centres
+  // (+0.5 px from the middle of the cell, as with the default strides).
+  for (const std::vector<std::int64_t>& strides :
+       {std::vector<std::int64_t>{1, 2, 2, 2, 1}, std::vector<std::int64_t>{2, 2, 1, 2, 1}}) {
+    const auto [row, col] = receptive_field_centre(true, 5, 5, strides);
+    EXPECT_NEAR(row, 44.5, 0.05) << testing::PrintToString(strides);
+    EXPECT_NEAR(col, 44.5, 0.05) << testing::PrintToString(strides);
+  }
+}
+
+TEST(Encoder, StridesMustHalveTheImageExactlyThreeTimes) {
+  ModelConfig config;
+  config.encoder_widths = {8, 8, 8, 8};
+  config.encoder_strides = {2, 2, 1, 1};
+  EXPECT_THROW(config.validate(), std::invalid_argument);
+  config.encoder_strides = {2, 2, 2};  // one per block
+  EXPECT_THROW(config.validate(), std::invalid_argument);
+  config.encoder_strides = {2, 2, 2, 3};
+  EXPECT_THROW(config.validate(), std::invalid_argument);
+  config.encoder_strides = {1, 2, 2, 2};
+  EXPECT_NO_THROW(config.validate());
+  Encoder encoder(config);
+  EXPECT_EQ(config.grid_h, 14);
+  EXPECT_EQ(model_config_from_json(to_json(config)).encoder_strides, config.encoder_strides);
 }
 
 TEST(Encoder, SymmetricPaddingOfOlderModelsLooksHalfACellUpAndLeft) {

@@ -144,6 +144,34 @@ TEST(Training, ResumeAfterACrashReproducesTheUninterruptedRun) {
   }
 }
 
+TEST(Training, FreshScenesChangeTheScenesOfLaterEpochsOnly) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("fresh");
+  auto fixed = test::tiny_training(dir / "fixed");
+  fixed.max_steps = 6;  // three epochs of two steps
+  fixed.log_every = 1;
+  auto fresh = fixed;
+  fresh.out_dir = dir / "fresh";
+  fresh.fresh_scenes = true;
+  EXPECT_TRUE(train_config_from_json(to_json(fresh)).fresh_scenes);  // a resumed run keeps drawing new scenes
+  train(fixed);
+  train(fresh);
+  auto losses = [](const std::string& run) {
+    std::vector<double> out;
+    for (const auto& m : read_metrics(run)) {
+      if (m["kind"] == "train") out.push_back(m["loss"].get<double>());
+    }
+    return out;
+  };
+  const auto a = losses(fixed.out_dir), b = losses(fresh.out_dir);
+  ASSERT_EQ(a.size(), 6u);
+  ASSERT_EQ(b.size(), 6u);
+  // Epoch 0 shows both runs the same scenes in the same order; epochs 1 and 2 show the fresh run new ones.
+  EXPECT_DOUBLE_EQ(a[0], b[0]);
+  EXPECT_DOUBLE_EQ(a[1], b[1]);
+  for (std::size_t i = 2; i < 6; ++i) EXPECT_NE(a[i], b[i]) << "step " << i + 1;
+}
+
 TEST(Training, RefusesToOverwriteARunAndExplainsBadSettings) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("refuse");

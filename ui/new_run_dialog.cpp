@@ -37,9 +37,11 @@ std::string widths_text(const std::vector<std::int64_t>& widths) {
   return s;
 }
 
-std::vector<std::int64_t> parse_widths(const std::string& text) {
+/// Whole numbers separated by spaces, each positive; `what` names them in errors. Empty text is
+/// an empty list.
+std::vector<std::int64_t> parse_numbers(const std::string& text, const std::string& what) {
   std::istringstream in(text);
-  std::vector<std::int64_t> widths;
+  std::vector<std::int64_t> numbers;
   std::string word;
   while (in >> word) {
     std::size_t used = 0;
@@ -49,9 +51,14 @@ std::vector<std::int64_t> parse_widths(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != word.size() || w <= 0) throw std::invalid_argument("encoder widths: '" + word + "' is not a positive whole number");
-    widths.push_back(w);
+    if (used != word.size() || w <= 0) throw std::invalid_argument(what + ": '" + word + "' is not a positive whole number");
+    numbers.push_back(w);
   }
+  return numbers;
+}
+
+std::vector<std::int64_t> parse_widths(const std::string& text) {
+  auto widths = parse_numbers(text, "encoder widths");
   if (widths.empty()) throw std::invalid_argument("encoder widths: give at least one width");
   return widths;
 }
@@ -278,9 +285,13 @@ void NewRunDialog::buildPages() {
   auto* model = addPage(tr("Model"));
   addInt(model, "image-size", tr("Image size"), tr("Input side in pixels (multiple of 8); the annotation grid is size/8"), 16, 1024,
          [](const Config& c) { return c.model.image_size; }, [](Config& c, std::int64_t v) { c.model.image_size = v; });
-  addText(model, "encoder-widths", tr("Encoder widths"), tr("Channels of the built-in CNN's blocks; the first three halve the resolution"),
+  addText(model, "encoder-widths", tr("Encoder widths"), tr("Channels of the built-in CNN's blocks"),
           [](const Config& c) { return widths_text(c.model.encoder_widths); },
           [](Config& c, const std::string& v) { c.model.encoder_widths = parse_widths(v); });
+  addText(model, "encoder-strides", tr("Encoder strides"),
+          tr("Each block's stride, 1 or 2, three 2s; empty: the first three blocks halve the resolution"),
+          [](const Config& c) { return widths_text(c.model.encoder_strides); },
+          [](Config& c, const std::string& v) { c.model.encoder_strides = parse_numbers(v, "encoder strides"); });
   addFlag(model, "centred-cells", tr("Centred cells"),
           tr("Built-in CNN: each annotation centred on the pixels of its grid cell (off: symmetric padding, "
              "3.5 px up-left, as models saved before the option)"),
@@ -352,6 +363,9 @@ void NewRunDialog::buildPages() {
   auto* data = addPage(tr("Data"));
   addInt(data, "train-scenes", tr("Training scenes"), tr("Scenes generated for training"), 1, 10000000,
          [](const Config& c) { return std::int64_t(c.train_scenes); }, [](Config& c, std::int64_t v) { c.train_scenes = std::size_t(v); });
+  addFlag(data, "fresh-scenes", tr("New scenes every epoch"),
+          tr("Built-in scenes: each epoch draws new training scenes instead of showing the same ones again"),
+          [](const Config& c) { return c.fresh_scenes; }, [](Config& c, bool v) { c.fresh_scenes = v; });
   addInt(data, "val-scenes", tr("Validation scenes"), tr("Scenes scored after every epoch"), 1, 1000000,
          [](const Config& c) { return std::int64_t(c.val_scenes); }, [](Config& c, std::int64_t v) { c.val_scenes = std::size_t(v); });
   addInt(data, "data-seed", tr("Data seed"), tr("Seed of the built-in scenes"), 0, 1 << 30,
