@@ -91,6 +91,7 @@ ModelConfig reference_config(AttentionKind kind) {
   c.attention = kind;
   c.annotation_dim = 512;
   c.encoder_widths = {16, 32, 64, 128, 512};  // the decoder cases feed random annotations; only D matters
+  c.encoder_strides = {2, 2, 2, 1, 1};
   c.attention_dim = 512;
   c.embed_dim = 512;
   c.hidden_dim = 512;

@@ -46,9 +46,11 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--image-size", c.model.image_size, "Input side in pixels (multiple of 8)")->group(model)->capture_default_str();
   app.add_option("--encoder-widths", c.model.encoder_widths, "Built-in CNN channel widths")->group(model)->delimiter(',')->capture_default_str();
   app.add_option("--encoder-strides", c.model.encoder_strides,
-                 "Built-in CNN: each block's stride, 1 or 2, three 2s (default: the first three blocks 2)")
+                 "Built-in CNN: each block's stride, 1 or 2, three 2s (with --encoder-widths for another number of blocks "
+                 "and no strides: the first three blocks 2)")
       ->group(model)
-      ->delimiter(',');
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_flag("--uncentred-cells{false}", c.model.centred_cells,
                "Built-in CNN: pad every strided block on both sides (annotations centred 3.5 px up-left of their "
                "cell, as models saved before centred cells)")
@@ -103,6 +105,10 @@ Runner add_train_command(CLI::App& app) {
   app.add_flag("--fresh-scenes,!--fixed-scenes", c.fresh_scenes,
                "Built-in scenes: every epoch draws new training scenes (epoch e: data seed + e) instead of the same ones again")
       ->group(data);
+  app.add_flag("--mirror-items,!--no-mirror-items", c.scenes.mirror_items,
+               "Built-in scenes: mirror each training item left-right with probability 1/2 (scenes and pretraining; "
+               "validation and test scenes never are)")
+      ->group(data);
   app.add_option("--val-scenes", c.val_scenes, "Validation scenes")->group(data)->capture_default_str();
   app.add_option("--data-seed", c.scenes.seed, "Seed of the built-in scenes")->group(data)->capture_default_str();
   app.add_option("--max-objects", c.scenes.max_objects, "Most objects per scene (1-4)")->group(data)->capture_default_str();
@@ -131,6 +137,11 @@ Runner add_train_command(CLI::App& app) {
       ->group(obj);
 
   return [a, &app]() -> int {
+    // Widths for another number of blocks without strides: the first three blocks halve.
+    if (app.count("--encoder-widths") && !app.count("--encoder-strides") &&
+        a->config.model.encoder_widths.size() != a->config.model.encoder_strides.size()) {
+      a->config.model.encoder_strides.clear();
+    }
     if (a->paper) {
       TrainConfig paper;
       apply_paper_objective(paper);

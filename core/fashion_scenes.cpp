@@ -161,7 +161,8 @@ FashionScenes::FashionScenes(std::string split, std::size_t count, std::shared_p
 std::string FashionScenes::describe() const {
   return "fashion-scenes/" + split_ + " (" + std::to_string(count_) + " scenes, " +
          std::to_string(options_.image_size) + "px, " + std::to_string(options_.min_objects) + "-" +
-         std::to_string(options_.max_objects) + " objects, seed " + std::to_string(options_.seed) + ")";
+         std::to_string(options_.max_objects) + " objects, seed " + std::to_string(options_.seed) +
+         (mirrors_items() ? ", items mirrored at random" : "") + ")";
 }
 
 Scene FashionScenes::get(std::size_t index) const {
@@ -169,7 +170,10 @@ Scene FashionScenes::get(std::size_t index) const {
     throw std::out_of_range("fashion-scenes/" + split_ + ": index " + std::to_string(index) + " >= " +
                             std::to_string(count_));
   }
-  std::mt19937_64 rng(splitmix64(splitmix64(options_.seed) ^ (split_code(split_) << 56) ^ index));
+  const std::uint64_t scene_seed = splitmix64(splitmix64(options_.seed) ^ (split_code(split_) << 56) ^ index);
+  std::mt19937_64 rng(scene_seed);
+  // Its own generator, so that mirroring leaves every other draw of the scene as it was.
+  std::mt19937_64 mirror_rng(splitmix64(scene_seed ^ 0x6d6972726f72ULL));
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
 
   const int S = options_.image_size;
@@ -218,6 +222,7 @@ Scene FashionScenes::get(std::size_t index) const {
     const int class_id = items_->labels[item];
     const auto& colour = colours[colour_ids[n]];
     const auto pixels = resize_item(items_->item(item), items_->rows, items_->cols, size);
+    const bool mirrored = mirrors_items() && (mirror_rng() & 1u) != 0;
     SceneObject obj;
     obj.class_id = class_id;
     obj.noun = fashion_class_nouns()[class_id];
@@ -225,7 +230,7 @@ Scene FashionScenes::get(std::size_t index) const {
     obj.x0 = S, obj.y0 = S, obj.x1 = 0, obj.y1 = 0;
     for (int y = 0; y < size; ++y) {
       for (int x = 0; x < size; ++x) {
-        const float v = pixels[std::size_t(y) * size + x];
+        const float v = pixels[std::size_t(y) * size + (mirrored ? size - 1 - x : x)];
         if (v <= 0.02f) continue;
         std::uint8_t* p = scene.image.at(px + x, py + y);
         p[0] = std::uint8_t(std::max<float>(p[0], v * colour.r));

@@ -19,6 +19,10 @@ struct FashionScenesOptions {
   int min_item_size = 0;  ///< side of the scaled 28x28 item in pixels; 0 = 30/112 of the image
   int max_item_size = 0;  ///< 0 = 44/112 of the image
   std::uint64_t seed = 1;
+  /// Augmentation of the train split only: each item is mirrored left-right with probability 1/2
+  /// (a mirrored garment is the same garment). Validation and test scenes never are, and
+  /// positions, classes and colours are the same as without it.
+  bool mirror_items = false;
   std::string mnist_dir = kFashionMnistDir;
 };
 
@@ -46,6 +50,8 @@ class FashionScenes : public SceneSource {
   std::string describe() const override;
   const FashionScenesOptions& options() const { return options_; }
   const std::shared_ptr<const FashionMnist>& items() const { return items_; }
+  /// Whether this source mirrors its items (options().mirror_items, train split only).
+  bool mirrors_items() const { return options_.mirror_items && split_ == "train"; }
 
  private:
   std::string split_;

@@ -80,6 +80,7 @@ nlohmann::json to_json(const TrainConfig& c) {
             {"min_item_size", c.scenes.min_item_size},
             {"max_item_size", c.scenes.max_item_size},
             {"seed", c.scenes.seed},
+            {"mirror_items", c.scenes.mirror_items},
             {"mnist_dir", c.scenes.mnist_dir}}},
           {"min_count", c.min_count},
           {"lr", c.lr},
@@ -133,6 +134,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.scenes.min_item_size = s.at("min_item_size").get<int>();
     c.scenes.max_item_size = s.at("max_item_size").get<int>();
     c.scenes.seed = s.at("seed").get<std::uint64_t>();
+    c.scenes.mirror_items = s.value("mirror_items", false);  // absent: saved before the option
     c.scenes.mnist_dir = s.at("mnist_dir").get<std::string>();
     c.min_count = j.at("min_count").get<int>();
     c.lr = j.at("lr").get<double>();

@@ -1,6 +1,8 @@
 // The built-in fashion-scenes dataset: deterministic, five references, boxes that match.
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include "core/fashion_scenes.h"
 #include "core/tokenizer.h"
 #include "tests/test_support.h"
@@ -19,6 +21,39 @@ TEST(FashionScenes, SameSeedSameScene_OtherSeedOtherScene) {
   }
   EXPECT_NE(a.get(3).image.pixels, c.get(3).image.pixels);
   EXPECT_THROW(a.get(50), std::out_of_range);
+}
+
+TEST(FashionScenes, MirroringFlipsTrainingItemsInPlaceAndLeavesValidationAndTestAlone) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  FashionScenesOptions mirror;
+  mirror.mirror_items = true;
+  FashionScenes plain("train", 40), mirrored("train", 40, mirror);
+  EXPECT_TRUE(mirrored.mirrors_items());
+  EXPECT_NE(mirrored.describe().find("mirrored"), std::string::npos);
+  auto total = [](const Scene& s) { return std::accumulate(s.image.pixels.begin(), s.image.pixels.end(), 0LL); };
+  int changed = 0;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const auto a = plain.get(i), b = mirrored.get(i);
+    ASSERT_EQ(a.objects.size(), b.objects.size());
+    for (std::size_t k = 0; k < a.objects.size(); ++k) {
+      // The same item, tint and place: only its left and right swap, so its box keeps its size.
+      EXPECT_EQ(a.objects[k].class_id, b.objects[k].class_id);
+      EXPECT_EQ(a.objects[k].colour, b.objects[k].colour);
+      EXPECT_EQ(a.objects[k].x1 - a.objects[k].x0, b.objects[k].x1 - b.objects[k].x0);
+      EXPECT_EQ(a.objects[k].y0, b.objects[k].y0);
+      EXPECT_EQ(a.objects[k].y1, b.objects[k].y1);
+    }
+    EXPECT_EQ(total(a), total(b)) << "scene " << i;  // the same pixels, rearranged
+    changed += a.image.pixels != b.image.pixels;
+  }
+  // Each item flips with probability 1/2: most scenes change, and some (a lone unflipped item) do not.
+  EXPECT_GT(changed, 20);
+  EXPECT_LT(changed, 40);
+  for (const char* split : {"val", "test"}) {
+    FashionScenes held_out(split, 20), held_out_mirror(split, 20, mirror);
+    EXPECT_FALSE(held_out_mirror.mirrors_items());
+    for (std::size_t i = 0; i < held_out.size(); ++i) EXPECT_EQ(held_out.get(i).image.pixels, held_out_mirror.get(i).image.pixels);
+  }
 }
 
 TEST(FashionScenes, FiveReferencesThatNameEveryObjectInsideItsBox) {

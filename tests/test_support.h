@@ -37,6 +37,7 @@ inline ModelConfig tiny_model(AttentionKind kind = AttentionKind::Soft) {
   c.attention = kind;
   c.image_size = 32;
   c.encoder_widths = {8, 16, 32};
+  c.encoder_strides = {2, 2, 2};
   c.embed_dim = 16;
   c.attention_dim = 16;
   c.hidden_dim = 48;
@@ -51,6 +52,7 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.scenes.image_size = 32;
   t.scenes.min_objects = 1;
   t.scenes.max_objects = 1;
+  t.fresh_scenes = false;  // the tests learn these 32 scenes
   t.train_scenes = 32;
   t.val_scenes = 16;
   t.batch_size = 16;

@@ -55,6 +55,7 @@ fovea::TrainConfig tiny(const QString& out, fovea::AttentionKind kind, std::int6
   c.model.attention = kind;
   c.model.image_size = 32;
   c.model.encoder_widths = {8, 16, 32};
+  c.model.encoder_strides = {2, 2, 2};
   c.model.embed_dim = 16;
   c.model.attention_dim = 16;
   c.model.hidden_dim = 48;
@@ -113,6 +114,7 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QVERIFY(d->setValue("samples", 2));
   const auto got = d->config();
   QCOMPARE(got.model.encoder_widths, c.model.encoder_widths);
+  QVERIFY(got.model.encoder_strides.empty());  // the default's eight strides do not fit three blocks: the first three halve
   QCOMPARE(got.scenes.image_size, 32);
   QCOMPARE(got.max_steps, max_steps);
   QCOMPARE(got.pretrain_steps, std::int64_t(30));
