@@ -107,7 +107,8 @@ Runner add_train_command(CLI::App& app) {
       ->group(data);
   app.add_flag("--mirror-items,!--no-mirror-items", c.scenes.mirror_items,
                "Built-in scenes: mirror each training item left-right with probability 1/2 (scenes and pretraining; "
-               "validation and test scenes never are)")
+               "validation and test scenes never are); such models also recognise class nouns in the mirror when captioning "
+               "(--no-mirror-items: the paper's data)")
       ->group(data);
   app.add_option("--val-scenes", c.val_scenes, "Validation scenes")->group(data)->capture_default_str();
   app.add_option("--data-seed", c.scenes.seed, "Seed of the built-in scenes")->group(data)->capture_default_str();
@@ -137,11 +138,7 @@ Runner add_train_command(CLI::App& app) {
       ->group(obj);
 
   return [a, &app]() -> int {
-    // Widths for another number of blocks without strides: the first three blocks halve.
-    if (app.count("--encoder-widths") && !app.count("--encoder-strides") &&
-        a->config.model.encoder_widths.size() != a->config.model.encoder_strides.size()) {
-      a->config.model.encoder_strides.clear();
-    }
+    if (app.count("--encoder-widths")) a->config.model.fit_strides_to_widths(app.count("--encoder-strides") > 0);
     if (a->paper) {
       TrainConfig paper;
       apply_paper_objective(paper);

@@ -65,6 +65,10 @@ std::vector<std::int64_t> ModelConfig::block_strides() const {
   return s;
 }
 
+void ModelConfig::fit_strides_to_widths(bool strides_given) {
+  if (!strides_given && encoder_strides.size() != encoder_widths.size()) encoder_strides.clear();
+}
+
 nlohmann::json to_json(const ModelConfig& c) {
   return {{"attention", to_string(c.attention)},
           {"image_size", c.image_size},

@@ -49,6 +49,10 @@ struct ModelConfig {
   std::int64_t cells() const { return grid_h * grid_w; }
   /// encoder_strides, or the default (2 2 2 1 1 ...) when it is empty.
   std::vector<std::int64_t> block_strides() const;
+  /// After encoder_widths changed: strides the user did not give that name another number of
+  /// blocks (the defaults' eight) no longer fit, so they are cleared and the first three blocks
+  /// halve. Strides the user gave stay as they are, for validate() to check.
+  void fit_strides_to_widths(bool strides_given);
   /// Throws std::invalid_argument saying which field is out of range.
   void validate() const;
 };

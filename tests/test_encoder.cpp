@@ -72,6 +72,24 @@ TEST(Encoder, StridesMustHalveTheImageExactlyThreeTimes) {
   EXPECT_EQ(model_config_from_json(to_json(config)).encoder_strides, config.encoder_strides);
 }
 
+TEST(Encoder, NewWidthsDropTheDefaultStridesButKeepStridesTheUserGave) {
+  ModelConfig config;  // the default: eight blocks, eight strides
+  config.encoder_widths = {8, 16, 32};
+  ModelConfig given = config;
+  config.fit_strides_to_widths(false);
+  EXPECT_TRUE(config.encoder_strides.empty());
+  EXPECT_EQ(config.block_strides(), (std::vector<std::int64_t>{2, 2, 2}));
+  EXPECT_NO_THROW(config.validate());
+  given.encoder_strides = {1, 2, 2, 2};  // typed, for four blocks: an error to report, not to repair
+  given.fit_strides_to_widths(true);
+  EXPECT_EQ(given.encoder_strides.size(), 4u);
+  EXPECT_THROW(given.validate(), std::invalid_argument);
+  ModelConfig same_count;
+  same_count.encoder_widths.assign(8, 16);
+  same_count.fit_strides_to_widths(false);  // the default's strides still fit eight blocks
+  EXPECT_EQ(same_count.encoder_strides, ModelConfig().encoder_strides);
+}
+
 TEST(Encoder, SymmetricPaddingOfOlderModelsLooksHalfACellUpAndLeft) {
   const auto [row, col] = receptive_field_centre(false, 5, 5);
   EXPECT_NEAR(row, 44.0 - 3.5, 0.5);

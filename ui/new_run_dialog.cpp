@@ -289,12 +289,13 @@ void NewRunDialog::buildPages() {
           [](const Config& c) { return widths_text(c.model.encoder_widths); },
           [](Config& c, const std::string& v) { c.model.encoder_widths = parse_widths(v); });
   addText(model, "encoder-strides", tr("Encoder strides"),
-          tr("Each block's stride, 1 or 2, three 2s; empty, or not one per block (after changing the widths): the "
-             "first three blocks halve the resolution"),
+          tr("Each block's stride, 1 or 2, three 2s; empty: the first three blocks halve the resolution, as "
+             "they do when the widths name another number of blocks and these were left as they were"),
           [](const Config& c) { return widths_text(c.model.encoder_strides); },
-          [](Config& c, const std::string& v) {  // the widths are set first
-            c.model.encoder_strides = parse_numbers(v, "encoder strides");
-            if (c.model.encoder_strides.size() != c.model.encoder_widths.size()) c.model.encoder_strides.clear();
+          [](Config& c, const std::string& v) {  // the widths are set first; c still holds the strides shown
+            const bool typed = v != widths_text(c.model.encoder_strides);
+            if (typed) c.model.encoder_strides = parse_numbers(v, "encoder strides");
+            c.model.fit_strides_to_widths(typed);
           });
   addFlag(model, "centred-cells", tr("Centred cells"),
           tr("Built-in CNN: each annotation centred on the pixels of its grid cell (off: symmetric padding, "
@@ -371,7 +372,8 @@ void NewRunDialog::buildPages() {
           tr("Built-in scenes: each epoch draws new training scenes instead of showing the same ones again"),
           [](const Config& c) { return c.fresh_scenes; }, [](Config& c, bool v) { c.fresh_scenes = v; });
   addFlag(data, "mirror-items", tr("Mirror training items"),
-          tr("Built-in scenes: each training item is mirrored left-right with probability 1/2 (never in validation or test scenes)"),
+          tr("Built-in scenes: each training item is mirrored left-right with probability 1/2 (never in validation or test "
+             "scenes); the model then also recognises class nouns in the mirror of an image when captioning"),
           [](const Config& c) { return c.scenes.mirror_items; }, [](Config& c, bool v) { c.scenes.mirror_items = v; });
   addInt(data, "val-scenes", tr("Validation scenes"), tr("Scenes scored after every epoch"), 1, 1000000,
          [](const Config& c) { return std::int64_t(c.val_scenes); }, [](Config& c, std::int64_t v) { c.val_scenes = std::size_t(v); });
