@@ -21,8 +21,15 @@ struct CaptionArgs {
   bool greedy = false, json = false, sample = false;
   int max_len = 0;
   std::optional<std::uint64_t> seed;
+  std::shared_ptr<std::optional<bool>> mirror_nouns = std::make_shared<std::optional<bool>>();
 };
 }  // namespace
+
+void add_mirror_nouns_flags(CLI::App& app, std::shared_ptr<std::optional<bool>> mirror) {
+  app.add_flag_callback("--mirror-nouns", [mirror] { *mirror = true; },
+                        "Recognise class nouns in the image and in its mirror (default: for models trained with --mirror-items)");
+  app.add_flag_callback("--no-mirror-nouns", [mirror] { *mirror = false; }, "Recognise class nouns in the image alone");
+}
 
 Runner add_caption_command(CLI::App& app) {
   auto a = std::make_shared<CaptionArgs>();
@@ -34,6 +41,7 @@ Runner add_caption_command(CLI::App& app) {
   app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
   app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)");
   app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)");
+  add_mirror_nouns_flags(app, a->mirror_nouns);
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     Captioner captioner(a->model, a->device);
@@ -42,6 +50,7 @@ Runner add_caption_command(CLI::App& app) {
     opts.max_len = a->max_len;
     opts.sample_glimpses = a->sample;
     opts.seed = a->seed;
+    opts.mirror_nouns = *a->mirror_nouns;
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : a->images) {

@@ -24,6 +24,7 @@ struct EvalArgs {
   int beam = 3;
   bool greedy = false, json = false, sample_glimpses = false;
   FashionScenesOptions scenes;
+  std::shared_ptr<std::optional<bool>> mirror_nouns = std::make_shared<std::optional<bool>>();
 };
 
 void print_row(const char* name, const GroundingScore& g) {
@@ -61,6 +62,7 @@ Runner add_eval_command(CLI::App& app) {
   app.add_flag("--greedy", a->greedy, "Greedy decoding");
   app.add_flag("--sample-glimpses", a->sample_glimpses,
                "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
+  add_mirror_nouns_flags(app, a->mirror_nouns);
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
   app.add_option("--mnist-dir", a->scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
@@ -86,6 +88,8 @@ Runner add_eval_command(CLI::App& app) {
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
     opts.sample_glimpses = a->sample_glimpses;
+    opts.mirror_nouns = *a->mirror_nouns;
+    const bool mirror = !a->sample_glimpses && opts.mirror_nouns.value_or(captioner.mirrors_nouns_by_default());
     const auto e = evaluate_scenes(captioner, scenes, opts);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
@@ -95,11 +99,13 @@ Runner add_eval_command(CLI::App& app) {
       j["split"] = a->split;
       j["dataset"] = scenes.describe();
       j["beam"] = opts.beam;
+      j["mirror_nouns"] = mirror;
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%s on %s (%s)\n", a->model.c_str(), scenes.describe().c_str(),
-                opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy");
+    std::printf("%s on %s (%s%s)\n", a->model.c_str(), scenes.describe().c_str(),
+                opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy",
+                mirror ? ", class nouns recognised in the mirror too" : "");
     std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
                 e.bleu[2], e.bleu[3], e.rouge_l, e.cider);
     if (e.grounding.phrase.count == 0 && !is_builtin_dataset(a->dataset)) return 0;  // no object boxes to ground on

@@ -2,6 +2,8 @@
 /// The `fovea` subcommands. Each registers its options on the CLI11 app and returns the
 /// function that runs it (exit code).
 #include <functional>
+#include <memory>
+#include <optional>
 
 namespace CLI {
 class App;
@@ -19,5 +21,8 @@ Runner add_eval_command(CLI::App& app);
 Runner add_score_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
+
+/// --mirror-nouns / --no-mirror-nouns (CaptionOptions::mirror_nouns; neither: the model's default).
+void add_mirror_nouns_flags(CLI::App& app, std::shared_ptr<std::optional<bool>> mirror);
 
 }  // namespace fovea::cli

@@ -5,6 +5,7 @@
 #include "core/batching.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
+#include "core/fashion_mnist.h"
 #include "core/image_tensor.h"
 #include "core/objectives.h"
 #include "core/runtime.h"
@@ -15,6 +16,8 @@ namespace fovea {
 struct Captioner::Impl {
   LoadedCheckpoint ckpt;
   std::string path;
+  std::vector<std::int64_t> class_nouns;  ///< the Fashion-MNIST nouns' tokens (all ten, or none)
+  bool trained_mirrored = false;
 };
 
 std::string CaptionResult::text() const {
@@ -28,7 +31,21 @@ Captioner::Captioner(const std::string& model_path, const std::string& device) :
   impl_->ckpt.archive.clear();
   impl_->ckpt.archive.shrink_to_fit();
   impl_->path = model_path;
+  const auto& vocab = impl_->ckpt.model.vocab;
+  for (const auto& noun : fashion_class_nouns()) {
+    if (vocab.index(noun) == Vocabulary::kUnk) {
+      impl_->class_nouns.clear();
+      break;
+    }
+    impl_->class_nouns.push_back(vocab.index(noun));
+  }
+  const auto& t = impl_->ckpt.training;
+  if (t.is_object() && t.contains("config") && t["config"].contains("scenes")) {
+    impl_->trained_mirrored = t["config"]["scenes"].value("mirror_items", false);
+  }
 }
+
+bool Captioner::mirrors_nouns_by_default() const { return impl_->trained_mirrored && !impl_->class_nouns.empty(); }
 Captioner::~Captioner() = default;
 Captioner::Captioner(Captioner&&) noexcept = default;
 Captioner& Captioner::operator=(Captioner&&) noexcept = default;
@@ -44,6 +61,11 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   d.beam = std::max(1, options.beam);
   d.max_len = options.max_len;
   d.glimpse = options.sample_glimpses ? Glimpse::Sampled : Glimpse::Expected;
+  if (options.mirror_nouns == true && impl_->class_nouns.empty()) {
+    throw std::invalid_argument(impl_->path + ": class nouns in the mirror need a model whose vocabulary has the ten "
+                                "Fashion-MNIST nouns");
+  }
+  if (options.mirror_nouns.value_or(mirrors_nouns_by_default())) d.mirrored_tokens = impl_->class_nouns;
   if (options.sample_glimpses && options.seed) torch::manual_seed(*options.seed);
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
   std::vector<CaptionResult> out;
@@ -89,7 +111,8 @@ nlohmann::json Captioner::info() const {
                       {"grid", {m.config.grid_h, m.config.grid_w}},
                       {"annotation_dim", m.config.annotation_dim},
                       {"vocabulary", m.vocab.size()},
-                      {"model", to_json(m.config)}};
+                      {"model", to_json(m.config)},
+                      {"mirror_nouns", mirrors_nouns_by_default()}};
   const auto& t = impl_->ckpt.training;
   if (t.is_object()) {
     j["steps"] = t.value("step", 0);

@@ -39,6 +39,9 @@ struct CaptionOptions {
   /// With sample_glimpses: the draw's seed (same seed, same image -> same glimpses and caption).
   /// Reseeds LibTorch's process-wide generator. Unset: a fresh draw on every call.
   std::optional<std::uint64_t> seed;
+  /// Class nouns recognised in the image and its mirror (DecodeOptions::mirrored_tokens; expected
+  /// α only). Unset: on for models trained with mirrored items (`fovea train --mirror-items`).
+  std::optional<bool> mirror_nouns;
 };
 
 class Captioner {
@@ -57,7 +60,11 @@ class Captioner {
   CaptionResult score(const RgbImage& image, const std::string& caption);
 
   const ModelConfig& config() const;
-  /// Model description: attention kind, sizes, vocabulary size, training data and scores.
+  /// Whether captions recognise class nouns in the mirror too when CaptionOptions leaves it unset:
+  /// the model was trained with mirrored items and its vocabulary has the Fashion-MNIST nouns.
+  bool mirrors_nouns_by_default() const;
+  /// Model description: attention kind, sizes, vocabulary size, training data and scores, and
+  /// whether captions read class nouns in the mirror too by default ("mirror_nouns").
   nlohmann::json info() const;
   const std::string& path() const;
 

@@ -41,6 +41,35 @@ torch::Tensor word_log_probs(DecoderImpl& dec, const torch::Tensor& emb, const A
   return lp;
 }
 
+/// The mirror's reading of a step: the mirror's annotations under the image's α (and β), one LSTM
+/// step from the mirror's own state with the same word.
+struct MirrorStep {
+  torch::Tensor log_probs;  ///< (b, K)
+  DecoderState state;
+};
+
+MirrorStep mirror_step(DecoderImpl& dec, const torch::Tensor& emb, const torch::Tensor& gates, const DecoderState& before,
+                       const AttendResult& r, const torch::Tensor& mirrored) {
+  const auto b = r.alpha.size(0);
+  auto m = mirrored.narrow(0, 0, b);
+  auto context = m.stride(0) == 0 ? torch::mm(r.alpha, m[0]) : torch::bmm(r.alpha.unsqueeze(1), m).squeeze(1);
+  context = context * r.beta.unsqueeze(1);
+  MirrorStep out;
+  out.state = dec.lstm_step(gates, context, before);
+  out.log_probs = torch::log_softmax(dec.output_logits(emb, out.state.h, context), 1);
+  return out;
+}
+
+DecoderState select_rows(const DecoderState& s, const torch::Tensor& idx) {
+  return {s.h.index_select(0, idx), s.c.index_select(0, idx)};
+}
+
+/// The mirrored tokens as a tensor on `device`, or undefined when mirroring is off.
+torch::Tensor mirrored_token_tensor(const DecodeOptions& o, const torch::Tensor& mirrored, const torch::Device& device) {
+  if (!mirrored.defined() || o.mirrored_tokens.empty() || o.glimpse != Glimpse::Expected) return {};
+  return torch::tensor(o.mirrored_tokens, torch::kLong).to(device);
+}
+
 torch::Tensor sample_mask(std::int64_t b, const DecodeOptions& o, const torch::Device& d) {
   if (o.glimpse != Glimpse::Sampled) return {};
   return torch::ones({b}, torch::TensorOptions().dtype(torch::kBool).device(d));
@@ -60,6 +89,13 @@ DecodedWord make_word(std::int64_t token, float lp, const AttendResult& r, std::
 
 }  // namespace
 
+torch::Tensor with_mirrored_share(torch::Tensor lp, const torch::Tensor& lp_mirror, const torch::Tensor& tokens) {
+  const auto own = lp.index_select(1, tokens);
+  const auto share = torch::logsumexp(own, 1, true);
+  const auto split = torch::log(0.5 * (torch::softmax(own, 1) + torch::softmax(lp_mirror.index_select(1, tokens), 1)));
+  return lp.index_copy(1, tokens, share + split);
+}
+
 std::vector<std::int64_t> DecodedCaption::tokens() const {
   std::vector<std::int64_t> t;
   for (const auto& w : words) t.push_back(w.token);
@@ -67,7 +103,7 @@ std::vector<std::int64_t> DecodedCaption::tokens() const {
 }
 
 std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::Tensor& annotations,
-                                          const DecodeOptions& options) {
+                                          const DecodeOptions& options, const torch::Tensor& mirrored) {
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
   auto& dec = *net.decoder;
@@ -77,8 +113,11 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   std::vector<DecodedCaption> out(static_cast<std::size_t>(B));
 
   auto a = annotations;
+  const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
+  auto m = mirror_tokens.defined() ? mirrored : torch::Tensor();
   auto proj = dec.project_annotations(a);
   auto state = dec.initial_state(a);
+  DecoderState mirror_state = m.defined() ? dec.initial_state(m) : DecoderState{};
   auto prev = torch::full({B}, Vocabulary::kStart, torch::TensorOptions().dtype(torch::kLong).device(device));
   std::vector<std::int64_t> active(static_cast<std::size_t>(B));  // caller's row of each working row
   for (std::int64_t i = 0; i < B; ++i) active[std::size_t(i)] = i;
@@ -86,8 +125,14 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   for (std::int64_t t = 0; t <= max_len && !active.empty(); ++t) {
     const auto b = std::int64_t(active.size());
     auto emb = dec.embed(prev);
-    auto r = dec.attend_and_step(a, proj, dec.decoding_word_gates(prev, emb), state, sample_mask(b, options, device));
+    auto gates = dec.decoding_word_gates(prev, emb);
+    auto r = dec.attend_and_step(a, proj, gates, state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
+    MirrorStep mirror;
+    if (m.defined()) {
+      mirror = mirror_step(dec, emb, gates, mirror_state, r, m);
+      lp = with_mirrored_share(lp, mirror.log_probs, mirror_tokens);
+    }
     auto [best_lp, best] = lp.max(1);
     auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
     auto beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
@@ -108,14 +153,19 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     if (keep.size() != std::size_t(b)) {  // drop finished rows from the work
       auto idx = torch::tensor(keep, torch::kLong).to(device);
       a = a.index_select(0, idx);
+      if (m.defined()) {
+        m = m.index_select(0, idx);
+        mirror_state = select_rows(mirror.state, idx);
+      }
       proj = proj.index_select(0, idx);
-      state = {r.state.h.index_select(0, idx), r.state.c.index_select(0, idx)};
+      state = select_rows(r.state, idx);
       prev = best.index_select(0, idx);
       std::vector<std::int64_t> next;
       for (auto row : keep) next.push_back(active[std::size_t(row)]);
       active.swap(next);
     } else {
       state = r.state;
+      mirror_state = mirror.state;
       prev = best;
     }
   }
@@ -143,7 +193,8 @@ std::vector<std::int64_t> largest_first(const double* v, std::int64_t n, std::in
 
 }  // namespace
 
-DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options) {
+DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options,
+                           const torch::Tensor& mirrored) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(0) == 1, "beam search takes one image's annotations (1, L, D), got ",
               annotations.sizes());
   TORCH_CHECK(options.beam >= 1, "beam width must be at least 1, got ", options.beam);
@@ -163,6 +214,8 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   std::vector<DecodedCaption> finished;
   auto proj1 = dec.project_annotations(annotations);
   auto state = dec.initial_state(annotations);
+  const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
+  DecoderState mirror_state = mirror_tokens.defined() ? dec.initial_state(mirrored) : DecoderState{};
 
   for (std::int64_t t = 0; t <= max_len; ++t) {
     const auto b = std::int64_t(live.size());
@@ -173,8 +226,15 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     for (const auto& h : live) last.push_back(h.last), scores.push_back(h.score);
     auto prev = torch::tensor(last, torch::kLong).to(device);
     auto emb = dec.embed(prev);
-    auto r = dec.attend_and_step(a, proj, dec.decoding_word_gates(prev, emb), state, sample_mask(b, options, device));
-    auto lp = word_log_probs(dec, emb, r, options.allow_end).to(torch::kDouble);
+    auto gates = dec.decoding_word_gates(prev, emb);
+    auto r = dec.attend_and_step(a, proj, gates, state, sample_mask(b, options, device));
+    auto lp = word_log_probs(dec, emb, r, options.allow_end);
+    MirrorStep mirror;
+    if (mirror_tokens.defined()) {
+      mirror = mirror_step(dec, emb, gates, mirror_state, r, mirrored.expand({b, -1, -1}));
+      lp = with_mirrored_share(lp, mirror.log_probs, mirror_tokens);
+    }
+    lp = lp.to(torch::kDouble);
     const auto K = lp.size(1);
     auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1}).cpu().contiguous();
     auto lp_cpu = lp.cpu().contiguous();
@@ -217,7 +277,8 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     }
     if (t == max_len) break;
     auto idx = torch::tensor(parents, torch::kLong).to(device);
-    state = {r.state.h.index_select(0, idx), r.state.c.index_select(0, idx)};
+    state = select_rows(r.state, idx);
+    if (mirror_tokens.defined()) mirror_state = select_rows(mirror.state, idx);
     live = std::move(next);
   }
   if (!finished.empty()) {
@@ -236,12 +297,23 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
   auto annotations = net.encode(images);
-  if (options.beam <= 1) return greedy_decode(net, annotations, options);
+  const bool mirror = !options.mirrored_tokens.empty() && options.glimpse == Glimpse::Expected;
+  const auto mirrored = mirror ? mirrored_annotations(net, images) : torch::Tensor();
+  if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored);
   std::vector<DecodedCaption> out;
   for (std::int64_t i = 0; i < annotations.size(0); ++i) {
-    out.push_back(beam_search(net, annotations.narrow(0, i, 1), options));
+    out.push_back(beam_search(net, annotations.narrow(0, i, 1), options,
+                              mirror ? mirrored.narrow(0, i, 1) : torch::Tensor()));
   }
   return out;
+}
+
+torch::Tensor mirrored_annotations(ShowAttendTellImpl& net, const torch::Tensor& images) {
+  torch::NoGradGuard no_grad;
+  EvalModeGuard eval(net);
+  const auto& c = net.decoder->config();
+  auto m = net.encode(images.flip({3}));
+  return m.view({m.size(0), c.grid_h, c.grid_w, m.size(2)}).flip({2}).reshape({m.size(0), c.grid_h * c.grid_w, m.size(2)});
 }
 
 }  // namespace fovea

@@ -95,3 +95,48 @@ TEST_F(DecodingTest, WiderBeamNeverScoresWorseThanGreedyAndBatchEqualsSingle) {
     }
   }
 }
+
+TEST(MirroredNouns, TheNounsKeepTheirShareAndSplitItAsTheAverageOfBothViews) {
+  torch::manual_seed(3);
+  const auto lp = torch::log_softmax(torch::randn({2, 9}), 1);
+  const auto lp_mirror = torch::log_softmax(torch::randn({2, 9}), 1);
+  const auto tokens = torch::tensor(std::vector<std::int64_t>{2, 5, 7});
+  const auto mixed = with_mirrored_share(lp.clone(), lp_mirror, tokens);
+  for (std::int64_t k : {0, 1, 3, 4, 6, 8}) EXPECT_TRUE(torch::allclose(mixed.select(1, k), lp.select(1, k))) << k;
+  EXPECT_TRUE(torch::allclose(mixed.exp().sum(1), torch::ones({2}), 1e-5, 1e-6));
+  const auto split = [&](const torch::Tensor& x) { return torch::softmax(x.index_select(1, tokens), 1); };
+  EXPECT_TRUE(torch::allclose(split(mixed), 0.5 * (split(lp) + split(lp_mirror)), 1e-5, 1e-6));
+  // The mirror's view of the other words plays no part: only its split among the tokens counts.
+  auto other = lp_mirror.clone();
+  other.select(1, 0).add_(3);
+  other = torch::log_softmax(other, 1);
+  EXPECT_TRUE(torch::allclose(with_mirrored_share(lp.clone(), other, tokens), mixed, 1e-5, 1e-6));
+}
+
+TEST_F(DecodingTest, TheMirrorsCellsLineUpWithTheImagesOwn) {
+  // The mirror of a mirrored image is the image: its annotations, each cell moved to the place
+  // it shows in the image (column j of a row to column W-1-j).
+  const auto grid = model.config.grid_w;
+  torch::NoGradGuard no_grad;
+  model.net->eval();
+  const auto own = model.net->encode(images).view({4, grid, grid, -1});
+  const auto from_mirror = mirrored_annotations(*model.net, images.flip({3})).view({4, grid, grid, -1});
+  EXPECT_TRUE(torch::allclose(from_mirror, own.flip({2}), 1e-4, 1e-5));
+}
+
+TEST_F(DecodingTest, MirroredNounsChangeNothingButTheNounsChoice) {
+  // Every token "mirrored" but one: the words' split is all the mirror can change; with the
+  // image as its own mirror (the same annotations), the captions are the image's.
+  DecodeOptions plain, mirrored = plain;
+  for (std::int64_t t = 4; t < model.config.vocab_size; ++t) mirrored.mirrored_tokens.push_back(t);
+  auto ann = model.net->encode(images);
+  for (int beam : {1, 3}) {
+    plain.beam = mirrored.beam = beam;
+    const auto a = greedy_decode(*model.net, ann, plain), b = greedy_decode(*model.net, ann, mirrored, ann);
+    for (std::size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i]);
+    for (long i = 0; i < 4; ++i) {
+      expect_same(beam_search(*model.net, ann.narrow(0, i, 1), plain),
+                  beam_search(*model.net, ann.narrow(0, i, 1), mirrored, ann.narrow(0, i, 1)));
+    }
+  }
+}
