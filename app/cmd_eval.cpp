@@ -89,7 +89,7 @@ Runner add_eval_command(CLI::App& app) {
     opts.beam = a->greedy ? 1 : a->beam;
     opts.sample_glimpses = a->sample_glimpses;
     opts.mirror_nouns = *a->mirror_nouns;
-    const bool mirror = !a->sample_glimpses && opts.mirror_nouns.value_or(captioner.mirrors_nouns_by_default());
+    const bool mirror = captioner.reads_mirror(opts);
     const auto e = evaluate_scenes(captioner, scenes, opts);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);

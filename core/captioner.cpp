@@ -46,6 +46,10 @@ Captioner::Captioner(const std::string& model_path, const std::string& device) :
 }
 
 bool Captioner::mirrors_nouns_by_default() const { return impl_->trained_mirrored && !impl_->class_nouns.empty(); }
+
+bool Captioner::reads_mirror(const CaptionOptions& options) const {
+  return !options.sample_glimpses && options.mirror_nouns.value_or(mirrors_nouns_by_default());
+}
 Captioner::~Captioner() = default;
 Captioner::Captioner(Captioner&&) noexcept = default;
 Captioner& Captioner::operator=(Captioner&&) noexcept = default;
@@ -65,7 +69,7 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
     throw std::invalid_argument(impl_->path + ": class nouns in the mirror need a model whose vocabulary has the ten "
                                 "Fashion-MNIST nouns");
   }
-  if (options.mirror_nouns.value_or(mirrors_nouns_by_default())) d.mirrored_tokens = impl_->class_nouns;
+  if (reads_mirror(options)) d.mirrored_tokens = impl_->class_nouns;
   if (options.sample_glimpses && options.seed) torch::manual_seed(*options.seed);
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
   std::vector<CaptionResult> out;

@@ -63,6 +63,9 @@ class Captioner {
   /// Whether captions recognise class nouns in the mirror too when CaptionOptions leaves it unset:
   /// the model was trained with mirrored items and its vocabulary has the Fashion-MNIST nouns.
   bool mirrors_nouns_by_default() const;
+  /// Whether captions made with these options recognise class nouns in the mirror too: never with
+  /// sampled glimpses; else options.mirror_nouns, or the model's default when it is unset.
+  bool reads_mirror(const CaptionOptions& options) const;
   /// Model description: attention kind, sizes, vocabulary size, training data and scores, and
   /// whether captions read class nouns in the mirror too by default ("mirror_nouns").
   nlohmann::json info() const;

@@ -64,9 +64,12 @@ DecoderState select_rows(const DecoderState& s, const torch::Tensor& idx) {
   return {s.h.index_select(0, idx), s.c.index_select(0, idx)};
 }
 
+/// Whether the options read class nouns in the mirror too (expected α only).
+bool reads_mirror(const DecodeOptions& o) { return !o.mirrored_tokens.empty() && o.glimpse == Glimpse::Expected; }
+
 /// The mirrored tokens as a tensor on `device`, or undefined when mirroring is off.
 torch::Tensor mirrored_token_tensor(const DecodeOptions& o, const torch::Tensor& mirrored, const torch::Device& device) {
-  if (!mirrored.defined() || o.mirrored_tokens.empty() || o.glimpse != Glimpse::Expected) return {};
+  if (!mirrored.defined() || !reads_mirror(o)) return {};
   return torch::tensor(o.mirrored_tokens, torch::kLong).to(device);
 }
 
@@ -297,7 +300,7 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
   auto annotations = net.encode(images);
-  const bool mirror = !options.mirrored_tokens.empty() && options.glimpse == Glimpse::Expected;
+  const bool mirror = reads_mirror(options);
   const auto mirrored = mirror ? mirrored_annotations(net, images) : torch::Tensor();
   if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored);
   std::vector<DecodedCaption> out;
