@@ -184,6 +184,7 @@ void MainWindow::applyDecoding() {
   fovea::CaptionOptions o;
   o.beam = greedy_->isChecked() ? 1 : beam_->value();
   o.sample_glimpses = sample_glimpses_->isChecked();
+  if (!mirror_nouns_->isChecked()) o.mirror_nouns = false;  // checked: the model's default
   beam_->setEnabled(!greedy_->isChecked());
   primary_->setCaptionOptions(o);
   compare_->setCaptionOptions(o);
@@ -193,6 +194,8 @@ void MainWindow::setBeam(int beam) {
   greedy_->setChecked(beam <= 1);
   if (beam > 1) beam_->setValue(beam);
 }
+
+void MainWindow::setMirrorNouns(bool on) { mirror_nouns_->setChecked(on); }
 
 void MainWindow::applyOverlayStyle() {
   fovea::OverlayStyle s;

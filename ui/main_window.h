@@ -37,6 +37,9 @@ class MainWindow : public QMainWindow {
   void setCompareVisible(bool visible);
   void setUserCaption(const QString& text);
   void setBeam(int beam);
+  /// Class nouns read in the image's mirror too, for models trained on mirrored items (on by
+  /// default); off: in the image alone.
+  void setMirrorNouns(bool on);
   /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
   bool exportFigure(const QString& path);
   bool exportFrames(const QString& dir);
@@ -91,6 +94,7 @@ class MainWindow : public QMainWindow {
   QSpinBox* beam_ = nullptr;
   QCheckBox* greedy_ = nullptr;
   QCheckBox* sample_glimpses_ = nullptr;
+  QCheckBox* mirror_nouns_ = nullptr;
   QComboBox* colormap_ = nullptr;
   QSlider* opacity_ = nullptr;
   QSlider* speed_ = nullptr;

@@ -64,9 +64,14 @@ void MainWindow::buildControls() {
   greedy_ = new QCheckBox(tr("greedy"));
   sample_glimpses_ = new QCheckBox(tr("sampled glimpses"));
   sample_glimpses_->setToolTip(tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1"));
+  mirror_nouns_ = new QCheckBox(tr("mirror"));
+  mirror_nouns_->setChecked(true);
+  mirror_nouns_->setToolTip(tr("Models trained on mirrored items: read the class nouns in the image and in its mirror "
+                               "(the \u03B1 shown stays the image's); off: in the image alone"));
   connect(beam_, &QSpinBox::valueChanged, this, &MainWindow::applyDecoding);
   connect(greedy_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
   connect(sample_glimpses_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
+  connect(mirror_nouns_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
 
   colormap_ = new QComboBox;
   for (const auto& name : fovea::colormap_names()) colormap_->addItem(QString::fromStdString(name));
@@ -104,6 +109,7 @@ void MainWindow::buildControls() {
   tb->addWidget(beam_);
   tb->addWidget(greedy_);
   tb->addWidget(sample_glimpses_);
+  tb->addWidget(mirror_nouns_);
   tb->addSeparator();
   tb->addWidget(colormap_);
   tb->addWidget(new QLabel(tr(" opacity ")));
