@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
 #include "core/coco_captions.h"
 #include "core/dataset_source.h"
+#include "core/encoder_pretraining.h"
 #include "core/fashion_scenes.h"
 #include "core/scene_evaluation.h"
 
@@ -22,7 +24,7 @@ struct EvalArgs {
   std::string images, cache_dir, results, refs_out;
   bool skip_bad = false;
   int beam = 3;
-  bool greedy = false, json = false, sample_glimpses = false;
+  bool greedy = false, json = false, sample_glimpses = false, class_head = false;
   FashionScenesOptions scenes;
   std::shared_ptr<std::optional<bool>> mirror_nouns = std::make_shared<std::optional<bool>>();
 };
@@ -63,6 +65,9 @@ Runner add_eval_command(CLI::App& app) {
   app.add_flag("--sample-glimpses", a->sample_glimpses,
                "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
   add_mirror_nouns_flags(app, a->mirror_nouns);
+  app.add_flag("--class-head", a->class_head,
+               "Built-in scenes: also name every object with the encoder's auxiliary class head on its pooled annotations, "
+               "in the scenes and drawn alone (COUNT single items of the split): how well the encoder tells the classes apart");
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
   app.add_option("--mnist-dir", a->scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
@@ -73,6 +78,9 @@ Runner add_eval_command(CLI::App& app) {
     Captioner captioner(a->model, a->device);
     a->scenes.image_size = int(captioner.config().image_size);
     check_dataset_name(a->dataset);
+    if (a->class_head && !is_builtin_dataset(a->dataset)) {
+      throw std::invalid_argument("--class-head needs the built-in fashion scenes (their objects' classes), not " + a->dataset);
+    }
     std::shared_ptr<const SceneSource> source;
     if (is_builtin_dataset(a->dataset)) {
       source = std::make_shared<FashionScenes>(a->split, a->count, a->scenes);
@@ -91,6 +99,13 @@ Runner add_eval_command(CLI::App& app) {
     opts.mirror_nouns = *a->mirror_nouns;
     const bool mirror = captioner.reads_mirror(opts);
     const auto e = evaluate_scenes(captioner, scenes, opts);
+    std::optional<std::pair<ClassHeadScore, ClassHeadScore>> class_head;  // scene objects, single items
+    if (a->class_head) {
+      const auto& fashion = dynamic_cast<const FashionScenes&>(*source);
+      const FashionScenes singles(a->split, a->count, fashion.items(), single_item_options(fashion.options()));
+      class_head.emplace(captioner.name_objects_with_class_head(scenes, a->count, a->scenes.image_size),
+                         captioner.name_objects_with_class_head(singles, a->count, singles.options().image_size));
+    }
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
     if (a->json) {
@@ -100,6 +115,10 @@ Runner add_eval_command(CLI::App& app) {
       j["dataset"] = scenes.describe();
       j["beam"] = opts.beam;
       j["mirror_nouns"] = mirror;
+      if (class_head) {
+        j["class_head"] = {{"scene_objects", class_head->first.accuracy}, {"scene_object_count", class_head->first.items},
+                           {"single_items", class_head->second.accuracy}, {"single_item_count", class_head->second.items}};
+      }
       std::cout << j.dump(2) << "\n";
       return 0;
     }
@@ -120,6 +139,11 @@ Runner add_eval_command(CLI::App& app) {
     std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
                 (long long)e.grounding.nouns);
     print_confusions(e.grounding);
+    if (class_head) {
+      std::printf("  class head on pooled annotations: %.2f%% of %zu scene objects, %.2f%% of %zu single items named right\n",
+                  100 * class_head->first.accuracy, class_head->first.items, 100 * class_head->second.accuracy,
+                  class_head->second.items);
+    }
     return 0;
   };
 }

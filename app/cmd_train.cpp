@@ -80,6 +80,12 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--pretrain-batch", c.pretrain_batch, "Single items per encoder pretraining step")->group(obj)->capture_default_str();
   app.add_option("--pretrain-lr", c.pretrain_lr, "Peak learning rate of the encoder pretraining (short warm-up, then cosine)")
       ->group(obj)->capture_default_str();
+  app.add_flag("--freeze-bn-stats,!--adapt-bn-stats", c.freeze_bn_stats,
+               "While captioning, the encoder's batch norms keep the statistics of its pretraining (or --init-from) instead of re-estimating them on scenes")
+      ->group(obj);
+  app.add_option("--pretrain-weight-decay", c.pretrain_weight_decay,
+                 "Decoupled weight decay (AdamW) on the encoder pretraining's convolution and linear weights (0: plain Adam)")
+      ->group(obj)->capture_default_str();
   app.add_option("--encoder-lr-scale", c.encoder_lr_scale,
                  "The encoder's learning rate during captioning, as a multiple of --lr (1: the same; 0: frozen)")
       ->group(obj)->capture_default_str();
@@ -94,6 +100,9 @@ Runner add_train_command(CLI::App& app) {
   auto* opt = "Optimisation";
   app.add_option("--lr", c.lr, "Adam learning rate")->group(opt)->capture_default_str();
   app.add_option("--lr-decay", c.lr_decay, "Learning rate multiplied by this after every epoch")->group(opt)->capture_default_str();
+  app.add_option("--warmup-steps", c.warmup_steps,
+                 "Captioning steps over which the learning rate rises linearly from lr/N to lr (0: none)")
+      ->group(opt)->capture_default_str();
   app.add_option("--batch", c.batch_size, "Batch size")->group(opt)->capture_default_str();
   app.add_option("--epochs", c.epochs, "Epochs (with --resume: extend the run to this many)")->group(opt)->capture_default_str();
   app.add_option("--max-steps", c.max_steps, "Stop after this many steps (0: no limit)")->group(opt)->capture_default_str();

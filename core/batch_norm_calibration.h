@@ -20,4 +20,10 @@ namespace fovea {
 /// training flag. Returns how many BatchNorm layers were recalibrated (0: `forward` was not called).
 int recalibrate_batch_norm(torch::nn::Module& module, int batches, const std::function<void(int)>& forward);
 
+/// Puts every BatchNorm2d in `module` in eval mode, the rest left as it is: the layers normalise
+/// with their running statistics and stop updating them, while their scale and shift still learn
+/// (call after module.train()). Fine-tuning an encoder whose statistics came from other images
+/// keeps the function it learned there. Returns how many layers it froze.
+int freeze_batch_norm_statistics(torch::nn::Module& module);
+
 }  // namespace fovea

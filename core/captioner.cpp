@@ -5,6 +5,7 @@
 #include "core/batching.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
+#include "core/encoder_pretraining.h"
 #include "core/fashion_mnist.h"
 #include "core/image_tensor.h"
 #include "core/objectives.h"
@@ -50,6 +51,12 @@ bool Captioner::mirrors_nouns_by_default() const { return impl_->trained_mirrore
 bool Captioner::reads_mirror(const CaptionOptions& options) const {
   return !options.sample_glimpses && options.mirror_nouns.value_or(mirrors_nouns_by_default());
 }
+ClassHeadScore Captioner::name_objects_with_class_head(const SceneSource& source, std::size_t count,
+                                                      std::int64_t image_size) {
+  auto& m = impl_->ckpt.model;
+  return fovea::name_objects_with_class_head(m.net, m.vocab, source, count, image_size, m.device);
+}
+
 Captioner::~Captioner() = default;
 Captioner::Captioner(Captioner&&) noexcept = default;
 Captioner& Captioner::operator=(Captioner&&) noexcept = default;

@@ -11,10 +11,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/class_head_score.h"
 #include "core/image.h"
 #include "core/model_config.h"
 
 namespace fovea {
+
+class SceneSource;
 
 struct WordAttention {
   std::string word;
@@ -66,6 +69,10 @@ class Captioner {
   /// Whether captions made with these options recognise class nouns in the mirror too: never with
   /// sampled glimpses; else options.mirror_nouns, or the model's default when it is unset.
   bool reads_mirror(const CaptionOptions& options) const;
+  /// Names the objects of the first `count` scenes of `source` (images of image_size px; single
+  /// items may come on smaller canvases) with the encoder's auxiliary class head on each object's
+  /// pooled annotations: how well the encoder tells the classes apart, apart from the decoder.
+  ClassHeadScore name_objects_with_class_head(const SceneSource& source, std::size_t count, std::int64_t image_size);
   /// Model description: attention kind, sizes, vocabulary size, training data and scores, and
   /// whether captions read class nouns in the mirror too by default ("mirror_nouns").
   nlohmann::json info() const;

@@ -25,7 +25,7 @@ double pretraining_lr(double peak, std::int64_t k, std::int64_t steps) {
 }
 
 EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
-                                       std::int64_t steps, std::int64_t batch, double lr,
+                                       std::int64_t steps, std::int64_t batch, double lr, double weight_decay,
                                        torch::Device device, bool bf16, std::uint64_t seed)
     : net_(std::move(net)), vocab_(vocab), steps_(steps), batch_(batch), lr_(lr), device_(device), bf16_(bf16),
       seed_(seed) {
@@ -34,11 +34,20 @@ EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& voc
   std::vector<torch::Tensor> params = net_->encoder->parameters();
   for (auto& p : net_->aux_class->parameters()) params.push_back(p);
   for (auto& p : net_->aux_colour->parameters()) params.push_back(p);
-  std::vector<torch::Tensor> trainable;
+  std::vector<torch::Tensor> trainable, decayed, kept;
   for (auto& p : params) {
-    if (p.requires_grad()) trainable.push_back(p);
+    if (!p.requires_grad()) continue;
+    trainable.push_back(p);
+    (p.dim() > 1 ? decayed : kept).push_back(p);  // convolution and linear weights; not biases, not batch norm
   }
-  optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(lr));
+  if (weight_decay > 0) {
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(decayed, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).weight_decay(weight_decay)));
+    groups.emplace_back(kept, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).weight_decay(0)));
+    optimizer_ = std::make_unique<torch::optim::AdamW>(std::move(groups), torch::optim::AdamWOptions(lr));
+  } else {
+    optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(lr));
+  }
 }
 
 EncoderPretraining::~EncoderPretraining() = default;
@@ -52,7 +61,7 @@ std::string EncoderPretraining::describe() const {
 
 PretrainStep EncoderPretraining::step(std::int64_t k) {
   const double lr = pretraining_lr(lr_, k, steps_);
-  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
   std::vector<std::size_t> idx(static_cast<std::size_t>(batch_));
   std::iota(idx.begin(), idx.end(), std::size_t(k * batch_));
   const auto grid = items_->options().image_size / 8;
@@ -79,6 +88,37 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   out.lr = lr;
   out.accuracy = logits.argmax(1).eq(target).to(torch::kFloat).mean().item<double>();
   return out;
+}
+
+ClassHeadScore name_objects_with_class_head(ShowAttendTell& net, const Vocabulary& vocab, const SceneSource& source,
+                                          std::size_t count, std::int64_t image_size, torch::Device device) {
+  count = std::min(count, source.size());
+  const auto grid = image_size / 8;
+  torch::NoGradGuard no_grad;
+  const bool was_training = net->is_training();
+  net->eval();
+  std::int64_t right = 0, named = 0;
+  constexpr std::size_t kChunk = 250;
+  for (std::size_t begin = 0; begin < count; begin += kChunk) {
+    std::vector<std::size_t> idx(std::min(kChunk, count - begin));
+    std::iota(idx.begin(), idx.end(), begin);
+    auto batch = make_batch(source, idx, vocab, image_size, 0, 0, 1, grid, grid);
+    const auto annotations = net->encode(batch.images.to(device));
+    auto [logits, target] = object_class_logits(net->aux_class, annotations, batch.cell_class.to(device));
+    if (!logits.defined()) continue;
+    right += logits.argmax(1).eq(target).sum().item<std::int64_t>();
+    named += target.size(0);
+  }
+  net->train(was_training);
+  ClassHeadScore out;
+  out.items = std::size_t(named);
+  out.accuracy = named > 0 ? double(right) / double(named) : 0.0;
+  return out;
+}
+
+ClassHeadScore EncoderPretraining::score_held_out(const FashionScenes& val_scenes, std::size_t count) {
+  const FashionScenes held_out("val", count, val_scenes.items(), items_->options());
+  return name_objects_with_class_head(net_, vocab_, held_out, count, held_out.options().image_size, device_);
 }
 
 }  // namespace fovea

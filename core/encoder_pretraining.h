@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "core/class_head_score.h"
 #include "core/fashion_scenes.h"
 #include "core/show_attend_tell.h"
 
@@ -24,22 +25,34 @@ struct PretrainStep {
   double lr = 0;        ///< the step's learning rate
 };
 
+
 /// Learning rate of step k of `steps`: a linear warm-up to `peak` over the first 200 steps (or
 /// tenth of them), then a cosine down to peak/20 at the last.
 double pretraining_lr(double peak, std::int64_t k, std::int64_t steps);
 
+/// Names the objects of the first `count` scenes of `source` (drawn at image_size px) with net's
+/// auxiliary class head on each object's annotations averaged over its cells, in eval mode: how
+/// well the encoder tells the classes apart, single items or scenes.
+ClassHeadScore name_objects_with_class_head(ShowAttendTell& net, const Vocabulary& vocab, const SceneSource& source,
+                                          std::size_t count, std::int64_t image_size, torch::Device device);
+
 class EncoderPretraining {
  public:
-  /// Trains net's encoder, aux_class and aux_colour (Adam at pretraining_lr(lr, k, steps)) on
-  /// `batch` canvases per step, drawn from the training split of `scenes` (its items
-  /// and options, canvas size aside). bf16: CPU autocast.
+  /// Trains net's encoder, aux_class and aux_colour (Adam at pretraining_lr(lr, k, steps), with
+  /// decoupled weight decay on the convolution and linear weights when weight_decay > 0) on
+  /// `batch` canvases per step, drawn from the training split of `scenes` (its items and
+  /// options, canvas size aside). bf16: CPU autocast.
   EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
-                     std::int64_t steps, std::int64_t batch, double lr, torch::Device device,
-                     bool bf16, std::uint64_t seed);
+                     std::int64_t steps, std::int64_t batch, double lr, double weight_decay,
+                     torch::Device device, bool bf16, std::uint64_t seed);
   ~EncoderPretraining();
 
   /// One optimiser step on the k-th batch (deterministic in k, so a resumed run sees the same items).
   PretrainStep step(std::int64_t k);
+  /// Names `count` single items of the validation split of `val_scenes`' items (for the built-in
+  /// scenes, Fashion-MNIST test items the training never sees), drawn on canvases as the
+  /// pretraining draws its own, with the pooled class head, in eval mode.
+  ClassHeadScore score_held_out(const FashionScenes& val_scenes, std::size_t count);
   std::int64_t steps() const { return steps_; }
   std::string describe() const;
 
@@ -47,7 +60,7 @@ class EncoderPretraining {
   ShowAttendTell net_;
   const Vocabulary& vocab_;
   std::unique_ptr<FashionScenes> items_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::int64_t steps_, batch_;
   double lr_;
   torch::Device device_;

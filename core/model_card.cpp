@@ -39,7 +39,9 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   if (pretrains_encoder(config)) {
     md << "- Encoder pretraining: " << config.pretrain_steps << " steps of " << config.pretrain_batch
        << " single training items, named by the auxiliary class head (peak learning rate " << config.pretrain_lr
-       << ", cosine)\n";
+       << ", cosine";
+    if (config.pretrain_weight_decay > 0) md << ", weight decay " << config.pretrain_weight_decay;
+    md << ")\n";
   }
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";

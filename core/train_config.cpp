@@ -1,5 +1,6 @@
 #include "core/train_config.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -33,6 +34,8 @@ void TrainConfig::validate() const {
   if (pretrain_steps < 0 || pretrain_batch <= 0 || !(pretrain_lr > 0)) {
     throw std::invalid_argument("pretrain_steps must be >= 0, pretrain_batch and pretrain_lr positive");
   }
+  if (!(pretrain_weight_decay >= 0)) throw std::invalid_argument("pretrain_weight_decay must be >= 0");
+  if (warmup_steps < 0) throw std::invalid_argument("warmup_steps must be >= 0, got " + std::to_string(warmup_steps));
   if (!(encoder_lr_scale >= 0)) {
     throw std::invalid_argument("encoder_lr_scale must be >= 0");
   }
@@ -43,6 +46,12 @@ void TrainConfig::validate() const {
   if (patience <= 0) throw std::invalid_argument("patience must be positive");
   if (sample_every < 0 || sample_count < 0) throw std::invalid_argument("sample_every and sample_count must not be negative");
   if (out_dir.empty()) throw std::invalid_argument("an output folder is required");
+}
+
+double captioning_lr(const TrainConfig& c, std::int64_t epoch, std::int64_t step) {
+  const double lr = c.lr * std::pow(c.lr_decay, double(epoch));
+  if (step >= c.warmup_steps) return lr;
+  return lr * double(step + 1) / double(c.warmup_steps);
 }
 
 bool pretrains_encoder(const TrainConfig& c) {
@@ -99,6 +108,9 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"pretrain_steps", c.pretrain_steps},
           {"pretrain_batch", c.pretrain_batch},
           {"pretrain_lr", c.pretrain_lr},
+          {"pretrain_weight_decay", c.pretrain_weight_decay},
+          {"warmup_steps", c.warmup_steps},
+          {"freeze_bn_stats", c.freeze_bn_stats},
           {"encoder_lr_scale", c.encoder_lr_scale},
           {"expected_context_prob", c.expected_context_prob},
           {"baseline_decay", c.baseline_decay},
@@ -153,6 +165,9 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.pretrain_steps = j.value("pretrain_steps", std::int64_t(0));  // runs from before it: none
     c.pretrain_batch = j.value("pretrain_batch", TrainConfig{}.pretrain_batch);
     c.pretrain_lr = j.value("pretrain_lr", TrainConfig{}.pretrain_lr);
+    c.pretrain_weight_decay = j.value("pretrain_weight_decay", 0.0);
+    c.warmup_steps = j.value("warmup_steps", std::int64_t(0));  // runs from before it: none
+    c.freeze_bn_stats = j.value("freeze_bn_stats", false);
     c.encoder_lr_scale = j.value("encoder_lr_scale", 1.0);  // runs from before it: one rate
     c.expected_context_prob = j.at("expected_context_prob").get<double>();
     c.baseline_decay = j.at("baseline_decay").get<double>();

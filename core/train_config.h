@@ -40,6 +40,14 @@ struct TrainConfig {
   }();
   int min_count = 1;  ///< vocabulary: keep words seen at least this often in the training split
 
+  /// Captioning steps over which the learning rate rises linearly to its epoch's value
+  /// (captioning_lr()); 0 = from the first step, as before the option.
+  std::int64_t warmup_steps = 0;
+  /// While captioning, the encoder's batch norms normalise with the statistics the encoder
+  /// arrived with (its pretraining's, or init_from's) instead of each batch's, and keep them:
+  /// scenes have other statistics than single items, and re-estimating them undid most of the
+  /// pretraining at once (docs/attention.md). Only for an encoder that arrives trained.
+  bool freeze_bn_stats = false;
   double lr_decay = 0.7;  ///< the learning rate is lr * lr_decay^epoch: about 1.7e-4 in the last of 6 epochs
   double lr = 1e-3;  // the paper used 4e-4 with 512-wide layers; the small default model learns faster at 1e-3
   std::int64_t batch_size = 64;
@@ -75,6 +83,9 @@ struct TrainConfig {
   /// named as often as training ones), so the pretraining gains from a faster start: 2e-3 names
   /// 92.0% of held-out test items after 6000 steps where lr 1e-3 decayed linearly named 91.2%.
   double pretrain_lr = 2e-3;
+  /// Decoupled weight decay (AdamW) on the pretraining's convolution and linear weights; 0 = plain
+  /// Adam, as before the option.
+  double pretrain_weight_decay = 0.0;
   /// The encoder's learning rate during captioning, as a multiple of lr (1: the same as the
   /// decoder's). Below 1 keeps more of what the pretraining taught it.
   double encoder_lr_scale = 1.0;
@@ -112,6 +123,10 @@ struct TrainConfig {
 /// encoder, and not starting from another model's weights (whose encoder is trained already).
 /// The trainer and the model card both ask this.
 bool pretrains_encoder(const TrainConfig& c);
+
+/// The learning rate of captioning step `step` (0-based, counted over the whole run) in `epoch`:
+/// lr * lr_decay^epoch, times (step + 1) / warmup_steps during the first warmup_steps steps.
+double captioning_lr(const TrainConfig& c, std::int64_t epoch, std::int64_t step);
 
 /// The shipped recipe (what `fovea train` does without options): TrainConfig's defaults with
 /// h0/c0 learned.

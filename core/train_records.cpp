@@ -46,9 +46,11 @@ nlohmann::json to_json(const SampleRecord& s) {
 
 nlohmann::json to_json(const PretrainRecord& p) {
   // "pretrain_step", not "step": resuming keeps the log lines up to the checkpoint's step, 0 here.
-  return {{"kind", "pretrain"},  {"pretrain_step", p.pretrain_step}, {"pretrain_steps", p.pretrain_steps},
-          {"loss", p.loss},      {"item_accuracy", p.item_accuracy}, {"lr", p.lr},
-          {"elapsed_s", p.elapsed_s}};
+  nlohmann::json j = {{"kind", "pretrain"},  {"pretrain_step", p.pretrain_step}, {"pretrain_steps", p.pretrain_steps},
+                      {"loss", p.loss},      {"item_accuracy", p.item_accuracy}, {"lr", p.lr},
+                      {"elapsed_s", p.elapsed_s}};
+  if (p.held_out_accuracy >= 0) j["held_out_accuracy"] = p.held_out_accuracy;
+  return j;
 }
 
 PretrainRecord pretrain_record_from_json(const nlohmann::json& j) {
@@ -59,6 +61,7 @@ PretrainRecord pretrain_record_from_json(const nlohmann::json& j) {
   p.item_accuracy = j.value("item_accuracy", 0.0);
   p.lr = j.value("lr", 0.0);
   p.elapsed_s = j.value("elapsed_s", 0.0);
+  p.held_out_accuracy = j.value("held_out_accuracy", -1.0);
   return p;
 }
 

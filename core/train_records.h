@@ -46,6 +46,8 @@ struct PretrainRecord {
   double item_accuracy = 0;  ///< share of the window's items the pooled class head named right
   double lr = 0;
   double elapsed_s = 0;
+  /// The last record only: share of held-out single items named right (eval mode); -1 = not scored.
+  double held_out_accuracy = -1;
 };
 
 /// After every step (not logged).

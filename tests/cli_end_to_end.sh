@@ -45,6 +45,12 @@ echo "== hard attention run with every logged field"
 jq -s -e 'map(select(.kind=="train"))[0] | has("baseline") and has("reward") and has("reward_var") and has("entropy") and has("tokens_per_s")' \
   hard/metrics.jsonl > /dev/null || fail "hard metrics lack REINFORCE fields"
 
+echo "== eval: the class head's own naming of objects, in scenes and alone"
+"$FOVEA" eval --model run/best.ckpt --count 20 --class-head --json > class_head.json 2> /dev/null || fail "eval --class-head failed"
+jq -e '.class_head | .scene_object_count >= 20 and .single_item_count == 20
+       and .scene_objects >= 0 and .scene_objects <= 1 and .single_items >= 0 and .single_items <= 1' class_head.json > /dev/null \
+  || { cat class_head.json; fail "eval --class-head output"; }
+
 echo "== data and caption"
 "$FOVEA" data fashion-scenes --split test --out scenes --count 3 --image-size 32 > /dev/null
 [ "$(ls scenes/*.png | wc -l)" -eq 3 ] || fail "expected 3 PNG scenes"
@@ -74,6 +80,8 @@ expect_error "broken.png" "$FOVEA" eval --model run/best.ckpt --dataset karpathy
   --skip-bad-images --json > karpathy_eval.json 2> karpathy_eval.err
 grep -q "skipped 1" karpathy_eval.err || { cat karpathy_eval.err; fail "the skipped image was not reported"; }
 jq -e '.scenes == 3 and has("Bleu_4") and has("CIDEr")' karpathy_eval.json > /dev/null || fail "karpathy eval output"
+expect_error "needs the built-in fashion scenes" "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json \
+  --images scenes --cache-dir cache --skip-bad-images --class-head
 ls cache/images-*.bin > /dev/null || fail "no image cache written"
 # Its captions as a COCO results file score to the same BLEU-4 through fovea score.
 "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes --cache-dir cache \

@@ -414,6 +414,98 @@ TEST(Training, SavesTheBestModelWithBatchNormStatisticsOfItsOwnWeights) {
   EXPECT_EQ(compared, 2 * layers);
 }
 
+namespace {
+
+/// A tiny run that pretrains its encoder for 30 steps on 24 px canvases.
+TrainConfig tiny_pretraining(const fs::path& out) {
+  auto config = test::tiny_training(out);
+  config.scenes.image_size = config.model.image_size = 48;
+  config.pretrain_steps = 30;
+  config.pretrain_batch = 32;
+  config.pretrain_lr = 1e-2;
+  return config;
+}
+
+/// Runs `config` until its pretraining ends, before the first captioning step: its last.ckpt
+/// then holds the pretrained encoder, and resume_training() goes on from there.
+void train_until_pretrained(const TrainConfig& config) {
+  std::atomic<bool> stop{false};
+  TrainCallbacks cb;
+  cb.stop = &stop;
+  cb.on_progress = [&](const TrainProgress& p) { stop = p.pretrain_step == config.pretrain_steps; };
+  ASSERT_TRUE(train(config, cb).interrupted);
+}
+
+}  // namespace
+
+// --freeze-bn-stats: the captioning steps normalise scenes with the statistics the encoder's
+// pretraining ended with, and keep them in the checkpoints (without it they become the scenes').
+TEST(Training, KeepsTheEncodersPretrainingStatisticsWhenAskedTo) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("frozen-bn");
+  auto statistics = [](const std::string& path) {
+    auto ckpt = load_checkpoint(path);
+    std::vector<torch::Tensor> parts;
+    for (const auto& m : ckpt.model.net->encoder->modules()) {
+      if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) parts.push_back(bn->running_mean), parts.push_back(bn->running_var);
+    }
+    return torch::cat(parts);
+  };
+  for (const bool freeze : {true, false}) {
+    SCOPED_TRACE(freeze ? "frozen" : "adapted");
+    auto config = tiny_pretraining(dir / (freeze ? "frozen" : "adapted"));
+    config.max_steps = 6;
+    config.warmup_steps = 3;
+    config.freeze_bn_stats = freeze;
+    train_until_pretrained(config);
+    const auto pretrained = statistics(last_checkpoint_path(config.out_dir));
+    EXPECT_EQ(resume_training(config.out_dir).steps, 6);
+    const auto captioned = statistics(last_checkpoint_path(config.out_dir));
+    if (freeze) {
+      EXPECT_TRUE(torch::equal(captioned, pretrained));
+    } else {
+      EXPECT_FALSE(torch::allclose(captioned, pretrained, 1e-3, 1e-4));
+    }
+  }
+}
+
+// --pretrain-weight-decay: AdamW's decoupled decay pulls the pretraining's convolution weights
+// toward zero (and leaves batch norms alone, which have nothing to do with it here).
+TEST(Training, PretrainingWeightDecayShrinksTheEncodersConvolutions) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("pretrain-decay");
+  std::vector<double> norms;
+  for (const double decay : {0.0, 5.0}) {
+    auto config = tiny_pretraining(dir / (decay > 0 ? "decayed" : "plain"));
+    config.pretrain_weight_decay = decay;
+    train_until_pretrained(config);
+    auto ckpt = load_checkpoint(last_checkpoint_path(config.out_dir));
+    double sq = 0;
+    for (const auto& m : ckpt.model.net->encoder->modules()) {
+      if (auto* conv = m->as<torch::nn::Conv2dImpl>()) sq += conv->weight.pow(2).sum().item<double>();
+    }
+    norms.push_back(std::sqrt(sq));
+  }
+  // lr 1e-2 and decay 5 shrink each weight by 5% a step before Adam's update: 30 steps, a fifth.
+  EXPECT_LT(norms[1], 0.6 * norms[0]) << "plain " << norms[0] << ", decayed " << norms[1];
+}
+
+TEST(Training, CaptioningLearningRateRisesOverTheWarmUpThenDecaysPerEpoch) {
+  TrainConfig c;
+  c.lr = 1e-3;
+  c.lr_decay = 0.5;
+  c.warmup_steps = 0;
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0), 1e-3) << "no warm-up: the full rate from the first step";
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 2, 900), 2.5e-4);
+  c.warmup_steps = 100;
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0), 1e-5);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 49), 5e-4);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 99), 1e-3);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 100), 1e-3);
+  EXPECT_NEAR(captioning_lr(c, 1, 60), 5e-4 * 0.61, 1e-15) << "a warm-up longer than an epoch ramps the second epoch's rate";
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 1, 500), 5e-4);
+}
+
 TEST(EncoderPretraining, LearningRateWarmsUpThenFallsAlongACosineToATwentieth) {
   const double peak = 2e-3;
   EXPECT_DOUBLE_EQ(pretraining_lr(peak, 0, 6000), peak / 200);
@@ -487,12 +579,16 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
 
   std::vector<double> accuracy;
   std::int64_t last = 0;
+  int held_out_scores = 0;
   for (const auto& line : read_metrics(config.out_dir)) {
     if (line["kind"] != "pretrain") continue;
     EXPECT_GT(line["pretrain_step"].get<std::int64_t>(), last) << "a pretraining step logged twice";
     last = line["pretrain_step"];
     accuracy.push_back(line["item_accuracy"]);
+    held_out_scores += line.contains("held_out_accuracy");
   }
+  // Scored once, at the end, on items of Fashion-MNIST's test half it never trained on.
+  EXPECT_EQ(held_out_scores, 1);
   EXPECT_EQ(last, 200);
   ASSERT_GE(accuracy.size(), 4u);
   EXPECT_GT(accuracy.back(), 0.4) << "chance is 0.1";
@@ -504,6 +600,8 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
   EXPECT_EQ(log.pretrain.back().pretrain_steps, 200);
   EXPECT_DOUBLE_EQ(log.pretrain.back().item_accuracy, accuracy.back());
   EXPECT_NEAR(log.pretrain.back().lr, config.pretrain_lr / 20, 1e-12);
+  EXPECT_GT(log.pretrain.back().held_out_accuracy, 0.3) << "chance is 0.1";
+  EXPECT_LT(log.pretrain.front().held_out_accuracy, 0) << "only the last record is scored";
 
   auto warm = config;
   warm.out_dir = dir / "warm";

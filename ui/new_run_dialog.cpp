@@ -334,6 +334,13 @@ void NewRunDialog::buildPages() {
   addReal(objective, "pretrain-lr", tr("Pretraining learning rate"),
           tr("Peak learning rate of the encoder pretraining (short warm-up, then cosine)"), 1e-6, 1, 6,
           [](const Config& c) { return c.pretrain_lr; }, [](Config& c, double v) { c.pretrain_lr = v; });
+  addReal(objective, "pretrain-weight-decay", tr("Pretraining weight decay"),
+          tr("Decoupled weight decay (AdamW) on the pretraining's convolution and linear weights (0: plain Adam)"), 0, 10, 4,
+          [](const Config& c) { return c.pretrain_weight_decay; }, [](Config& c, double v) { c.pretrain_weight_decay = v; });
+  addFlag(objective, "freeze-bn-stats", tr("Keep the encoder's statistics"),
+          tr("While captioning, the encoder's batch norms normalise with the statistics of its pretraining (or of the "
+             "model it starts from) instead of re-estimating them on scenes"),
+          [](const Config& c) { return c.freeze_bn_stats; }, [](Config& c, bool v) { c.freeze_bn_stats = v; });
   addReal(objective, "encoder-lr-scale", tr("Encoder learning rate"),
           tr("The encoder's learning rate during captioning, as a multiple of the learning rate (1: the same; 0: frozen)"),
           0, 10, 3, [](const Config& c) { return c.encoder_lr_scale; }, [](Config& c, double v) { c.encoder_lr_scale = v; });
@@ -352,6 +359,9 @@ void NewRunDialog::buildPages() {
   auto* optimisation = addPage(tr("Optimisation"));
   addReal(optimisation, "lr", tr("Learning rate"), tr("Adam learning rate"), 1e-6, 1, 6,
           [](const Config& c) { return c.lr; }, [](Config& c, double v) { c.lr = v; });
+  addInt(optimisation, "warmup-steps", tr("Warm-up steps"),
+         tr("Captioning steps over which the learning rate rises linearly to its full value (0: none)"), 0, 1000000,
+         [](const Config& c) { return c.warmup_steps; }, [](Config& c, std::int64_t v) { c.warmup_steps = v; });
   addReal(optimisation, "lr-decay", tr("Decay per epoch"), tr("The learning rate is multiplied by this after every epoch"), 0.01, 1, 3,
           [](const Config& c) { return c.lr_decay; }, [](Config& c, double v) { c.lr_decay = v; });
   addInt(optimisation, "batch", tr("Batch size"), tr("Captions per step"), 1, 4096,
