@@ -57,6 +57,8 @@ const ValMetric kValMetrics[] = {
 
 /// The pretraining chart's y: the share of items named right, in percent as the pointing charts.
 double pretrainingPercent(const fovea::PretrainRecord& p) { return 100 * p.item_accuracy; }
+/// The held-out items' share named right at the end of the pretraining, in percent: one dot.
+double heldOutPercent(const fovea::PretrainRecord& p) { return 100 * p.held_out_accuracy; }
 
 }  // namespace
 
@@ -75,7 +77,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
   addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
-  addChart("pretraining", tr("Encoder pretraining: items named right"), tr("% named"));
+  addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
   charts_["pretraining"]->setXLabel(tr("pretraining step"));
   curves_ = {
       {"loss", "nll", tr("NLL")},
@@ -94,6 +96,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
       {"supervision", "attention_loss", tr("attention"),},
       {"supervision", "aux_loss", tr("auxiliary"), true},
       {"pretraining", "item_accuracy", tr("items named right")},
+      {"pretraining", "held_out_accuracy", tr("held-out items"), true},
   };
 }
 
@@ -173,6 +176,7 @@ void TrainingDashboard::addValidationRecord(const QString& id, const fovea::Vali
 
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
   appendValue(id, "item_accuracy", double(p.pretrain_step), pretrainingPercent(p));
+  if (p.held_out_accuracy >= 0) appendValue(id, "held_out_accuracy", double(p.pretrain_step), heldOutPercent(p));
 }
 
 void TrainingDashboard::loadRun(const fovea::RunLog& log) {
@@ -193,9 +197,13 @@ void TrainingDashboard::loadRun(const fovea::RunLog& log) {
     }
     setCurve(id, m.metric, points);
   }
-  QVector<QPointF> pretraining;
-  for (const auto& p : log.pretrain) pretraining.append({double(p.pretrain_step), pretrainingPercent(p)});
+  QVector<QPointF> pretraining, held_out;
+  for (const auto& p : log.pretrain) {
+    pretraining.append({double(p.pretrain_step), pretrainingPercent(p)});
+    if (p.held_out_accuracy >= 0) held_out.append({double(p.pretrain_step), heldOutPercent(p)});
+  }
   setCurve(id, "item_accuracy", pretraining);
+  setCurve(id, "held_out_accuracy", held_out);
 }
 
 void TrainingDashboard::setSmoothing(double weight) {

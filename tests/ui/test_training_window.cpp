@@ -260,6 +260,7 @@ class TrainingWindowTest : public QObject {
     auto* dash = w.dashboard();
     QTRY_VERIFY_WITH_TIMEOUT(dash->pointCount(out, "nll") >= 4, kWait);
     QCOMPARE(dash->pointCount(out, "item_accuracy"), 6);  // encoder pretraining first: steps 5, 10, ..., 30
+    QCOMPARE(dash->pointCount(out, "held_out_accuracy"), 1);  // and its held-out items, scored at the end
     QTRY_VERIFY_WITH_TIMEOUT(w.gallery()->snapshotCount() >= 2, kWait);
     QCOMPARE(w.gallery()->captions().size(), 2);
     QVERIFY(dash->pointCount(out, "penalty") >= 4);
@@ -354,6 +355,7 @@ class TrainingWindowTest : public QObject {
     QCOMPARE(dash->pointCount(b, "reward"), 9);
     QCOMPARE(dash->pointCount(a, "item_accuracy"), 4);  // pretraining steps 5, 10, 15, 20
     QCOMPARE(dash->pointCount(b, "item_accuracy"), 0);
+    QCOMPARE(dash->pointCount(a, "held_out_accuracy"), 1);
     QVERIFY(dash->pointCount(a, "bleu4") >= 1);
     QCOMPARE(dash->chart("loss")->seriesKeys().size(), 2);
     QVERIFY(w.runList()->checkedRuns().contains(a) && w.runList()->checkedRuns().contains(b));
@@ -380,7 +382,7 @@ class TrainingWindowTest : public QObject {
     QVERIFY(first.value(2).toDouble() > 0);
     const auto pretraining = lines_of(dir + "/pretraining.csv");
     QCOMPARE(pretraining.value(0), QString("series,pretraining step,value"));
-    QCOMPARE(pretraining.size(), 1 + 4);
+    QCOMPARE(pretraining.size(), 1 + 4 + 1);  // the held-out items' dot too
   }
 
   void aBadRunFolderIsExplained() {
