@@ -55,6 +55,10 @@ Runner add_train_command(CLI::App& app) {
                "Built-in CNN: pad every strided block on both sides (annotations centred 3.5 px up-left of their "
                "cell, as models saved before centred cells)")
       ->group(model);
+  app.add_flag("--residual-blocks,!--plain-blocks", c.model.encoder_residual,
+               "Built-in CNN: blocks that keep their input's width and resolution add that input before the ReLU "
+               "(--plain-blocks: as models saved before the option)")
+      ->group(model);
   app.add_option("--backbone", c.model.backbone_path, "TorchScript encoder file returning (B, D, H, W)")->group(model);
   app.add_flag("--finetune-backbone", c.model.backbone_trainable, "Train the TorchScript backbone too")->group(model);
   app.add_option("--embed-dim", c.model.embed_dim, "Word embedding size m")->group(model)->capture_default_str();
@@ -119,6 +123,10 @@ Runner add_train_command(CLI::App& app) {
                "validation and test scenes never are); such models also recognise class nouns in the mirror when captioning "
                "(--no-mirror-items: the paper's data)")
       ->group(data);
+  app.add_option("--erase-items", c.scenes.erase_items,
+                 "Built-in scenes: the probability that a training item loses a random rectangle (2-20% of its area) "
+                 "before it is drawn (random erasing; scenes and pretraining; 0: off)")
+      ->group(data)->capture_default_str();
   app.add_option("--val-scenes", c.val_scenes, "Validation scenes")->group(data)->capture_default_str();
   app.add_option("--data-seed", c.scenes.seed, "Seed of the built-in scenes")->group(data)->capture_default_str();
   app.add_option("--max-objects", c.scenes.max_objects, "Most objects per scene (1-4)")->group(data)->capture_default_str();

@@ -3,6 +3,7 @@
 #include <torch/script.h>
 
 #include <stdexcept>
+#include <utility>
 
 namespace fovea {
 
@@ -45,6 +46,13 @@ nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, const std::v
   }
   return seq;
 }
+/// The blocks that keep their input's width and resolution: residual with encoder_residual.
+std::vector<bool> residual_blocks(const std::vector<std::int64_t>& widths, const std::vector<std::int64_t>& strides,
+                                  bool residual) {
+  std::vector<bool> out(widths.size(), false);
+  for (std::size_t i = 1; residual && i < widths.size(); ++i) out[i] = strides[i] == 1 && widths[i] == widths[i - 1];
+  return out;
+}
 }  // namespace
 
 EncoderImpl::EncoderImpl(ModelConfig& config)
@@ -53,6 +61,7 @@ EncoderImpl::EncoderImpl(ModelConfig& config)
   if (config.backbone_path.empty()) {
     const auto strides = config.block_strides();
     third_strided_conv_ = third_strided_conv(strides);
+    residual_blocks_ = residual_blocks(config.encoder_widths, strides, config.encoder_residual);
     cnn_ = register_module("cnn", builtin_cnn(config.encoder_widths, strides, config.centred_cells));
   } else {
     try {
@@ -106,9 +115,13 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
     // on one thread, docs/performance.md), and the (B, L, D) annotations below are then a view.
     if (fm.is_cpu()) fm = fm.contiguous(at::MemoryFormat::ChannelsLast);
     std::size_t index = 0;
+    torch::Tensor skip;  // a residual block's input
     for (auto& layer : *cnn_) {
       if (centred_cells_ && index == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
+      const auto block = index / kModulesPerBlock, part = index % kModulesPerBlock;
+      if (part == 0 && residual_blocks_[block]) skip = fm;
       fm = layer.forward(fm);
+      if (part == 1 && skip.defined()) fm = fm + std::exchange(skip, {});  // after the batch norm, before the ReLU
       ++index;
     }
   }

@@ -63,6 +63,20 @@ std::vector<float> resize_item(const std::uint8_t* src, int rows, int cols, int 
   return out;
 }
 
+/// Random erasing: with probability p, zeroes a rectangle of 2-20% of the size x size item's area
+/// whose aspect ratio is between 1:3 and 3:1 (log-uniform), at a random place inside the item.
+void erase_rectangle(std::vector<float>& pixels, int size, double p, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  if (unit(rng) >= p) return;
+  const double area = (0.02 + 0.18 * unit(rng)) * size * size;
+  const double aspect = std::exp(std::log(1.0 / 3) + std::log(9.0) * unit(rng));
+  const int h = std::clamp(int(std::lround(std::sqrt(area * aspect))), 1, size);
+  const int w = std::clamp(int(std::lround(std::sqrt(area / aspect))), 1, size);
+  const int y0 = std::uniform_int_distribution<int>(0, size - h)(rng);
+  const int x0 = std::uniform_int_distribution<int>(0, size - w)(rng);
+  for (int y = y0; y < y0 + h; ++y) std::fill_n(pixels.begin() + std::ptrdiff_t(y) * size + x0, w, 0.0f);
+}
+
 std::string where_in_image(const SceneObject& o, int image_size) {
   const float cx = (o.x0 + o.x1) * 0.5f / image_size, cy = (o.y0 + o.y1) * 0.5f / image_size;
   const char* v = cy < 0.38f ? "top" : (cy > 0.62f ? "bottom" : "");
@@ -162,7 +176,11 @@ std::string FashionScenes::describe() const {
   return "fashion-scenes/" + split_ + " (" + std::to_string(count_) + " scenes, " +
          std::to_string(options_.image_size) + "px, " + std::to_string(options_.min_objects) + "-" +
          std::to_string(options_.max_objects) + " objects, seed " + std::to_string(options_.seed) +
-         (mirrors_items() ? ", items mirrored at random" : "") + ")";
+         (mirrors_items() ? ", items mirrored at random" : "") +
+         (erases_items() > 0 ? ", a rectangle erased from " + std::to_string(int(std::lround(erases_items() * 100))) +
+                                   "% of the items"
+                             : "") +
+         ")";
 }
 
 Scene FashionScenes::get(std::size_t index) const {
@@ -174,6 +192,7 @@ Scene FashionScenes::get(std::size_t index) const {
   std::mt19937_64 rng(scene_seed);
   // Its own generator, so that mirroring leaves every other draw of the scene as it was.
   std::mt19937_64 mirror_rng(splitmix64(scene_seed ^ 0x6d6972726f72ULL));
+  std::mt19937_64 erase_rng(splitmix64(scene_seed ^ 0x6572617365ULL));
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
 
   const int S = options_.image_size;
@@ -221,7 +240,8 @@ Scene FashionScenes::get(std::size_t index) const {
     const std::size_t item = pick_item(class_ids[n]);
     const int class_id = items_->labels[item];
     const auto& colour = colours[colour_ids[n]];
-    const auto pixels = resize_item(items_->item(item), items_->rows, items_->cols, size);
+    auto pixels = resize_item(items_->item(item), items_->rows, items_->cols, size);
+    if (erases_items() > 0) erase_rectangle(pixels, size, erases_items(), erase_rng);
     const bool mirrored = mirrors_items() && (mirror_rng() & 1u) != 0;
     SceneObject obj;
     obj.class_id = class_id;

@@ -23,6 +23,12 @@ struct FashionScenesOptions {
   /// (a mirrored garment is the same garment). Validation and test scenes never are, and
   /// positions, classes and colours are the same as without it.
   bool mirror_items = false;
+  /// Augmentation of the train split only (random erasing, Zhong et al. 2017): with this
+  /// probability each item loses a random rectangle (2-20% of its area, aspect 1:3 to 3:1) before
+  /// it is drawn, so the encoder learns to name garments from any of their parts. Drawn from its
+  /// own generator: positions, classes, colours and mirroring are the same as without it (the boxes,
+  /// and so the spatial words of the captions, follow what is left visible).
+  double erase_items = 0;
   std::string mnist_dir = kFashionMnistDir;
 };
 
@@ -52,6 +58,9 @@ class FashionScenes : public SceneSource {
   const std::shared_ptr<const FashionMnist>& items() const { return items_; }
   /// Whether this source mirrors its items (options().mirror_items, train split only).
   bool mirrors_items() const { return options_.mirror_items && split_ == "train"; }
+  /// The probability that an item of this source loses a rectangle (options().erase_items, train
+  /// split only; 0 elsewhere).
+  double erases_items() const { return split_ == "train" ? options_.erase_items : 0.0; }
 
  private:
   std::string split_;

@@ -26,7 +26,9 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
     for (auto w : model.config.encoder_widths) md << " " << w;
     md << ", strides";
     for (auto st : model.config.block_strides()) md << " " << st;
-    md << "; " << (model.config.centred_cells ? "cells centred on their pixels" : "symmetric padding, cells 3.5 px up-left") << ")";
+    md << "; " << (model.config.centred_cells ? "cells centred on their pixels" : "symmetric padding, cells 3.5 px up-left");
+    if (model.config.encoder_residual) md << "; residual blocks";
+    md << ")";
   } else {
     md << "TorchScript backbone " << model.config.backbone_path;
   }
@@ -41,7 +43,12 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
        << " single training items, named by the auxiliary class head (peak learning rate " << config.pretrain_lr
        << ", cosine";
     if (config.pretrain_weight_decay > 0) md << ", weight decay " << config.pretrain_weight_decay;
-    md << ")\n";
+    md << ")";
+    if (result.pretrain_held_out_accuracy >= 0) {
+      md << "; held-out single items named right " << std::setprecision(1)
+         << 100 * result.pretrain_held_out_accuracy << "%" << std::setprecision(4);
+    }
+    md << "\n";
   }
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";

@@ -75,6 +75,7 @@ nlohmann::json to_json(const ModelConfig& c) {
           {"encoder_widths", c.encoder_widths},
           {"encoder_strides", c.encoder_strides},
           {"centred_cells", c.centred_cells},
+          {"encoder_residual", c.encoder_residual},
           {"backbone_path", c.backbone_path},
           {"backbone_trainable", c.backbone_trainable},
           {"annotation_dim", c.annotation_dim},
@@ -98,6 +99,7 @@ ModelConfig model_config_from_json(const nlohmann::json& j) {
     c.encoder_widths = j.at("encoder_widths").get<std::vector<std::int64_t>>();
     c.encoder_strides = j.value("encoder_strides", std::vector<std::int64_t>());  // absent: saved before the option
     c.centred_cells = j.value("centred_cells", false);  // absent: saved before the option, symmetric padding
+    c.encoder_residual = j.value("encoder_residual", false);  // absent: saved before the option, plain blocks
     c.backbone_path = j.at("backbone_path").get<std::string>();
     c.backbone_trainable = j.at("backbone_trainable").get<bool>();
     c.annotation_dim = j.at("annotation_dim").get<std::int64_t>();

@@ -33,6 +33,10 @@ struct ModelConfig {
   /// symmetric padding of models saved before this option existed: their annotations are centred
   /// 3.5 px up and left of their cell, and their attention leans to the top-left edge of objects.
   bool centred_cells = true;
+  /// Built-in CNN: each block that keeps its input's width and resolution adds its input to its
+  /// batch-normalised convolution before the ReLU (a residual block, He et al. 2016); false: the
+  /// plain blocks of models saved before the option.
+  bool encoder_residual = false;
   std::string backbone_path;        ///< TorchScript encoder file; empty = built-in CNN
   bool backbone_trainable = false;  ///< fine-tune the TorchScript backbone
   std::int64_t annotation_dim = 0;  ///< D (derived from the encoder; checked on load)

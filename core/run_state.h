@@ -22,11 +22,15 @@ struct RunState {
   double elapsed_s = 0;
   bool stopped_early = false;
   std::int64_t pretrain_step = 0;  ///< encoder pretraining steps done
+  /// Share of held-out single items the pretrained encoder's class head named right, scored when
+  /// the pretraining ended; -1 before that, or when it was not scored.
+  double pretrain_held_out_accuracy = -1;
 };
 
 /// The checkpoint's "training" entry: the state and the run's full config.
 nlohmann::json to_json(const RunState& s, const TrainConfig& c);
-/// Throws nlohmann::json::exception on a missing or mistyped field (pretrain_step may be absent).
+/// Throws nlohmann::json::exception on a missing or mistyped field (pretrain_step and
+/// pretrain_held_out_accuracy may be absent).
 RunState run_state_from_json(const nlohmann::json& j, double baseline_decay);
 
 /// Keeps the lines of a run's JSON-lines log (metrics.jsonl, samples.jsonl) up to `step` and

@@ -28,6 +28,9 @@ void TrainConfig::validate() const {
   if (objective.lambda < 0 || objective.lambda_e < 0 || objective.lambda_r < 0) {
     throw std::invalid_argument("lambda, lambda_e and lambda_r must be >= 0");
   }
+  if (!(scenes.erase_items >= 0 && scenes.erase_items <= 1)) {
+    throw std::invalid_argument("erase_items must be in [0, 1], got " + std::to_string(scenes.erase_items));
+  }
   if (aux_weight < 0) throw std::invalid_argument("aux_weight must be >= 0");
   if (object_class_weight < 0) throw std::invalid_argument("object_class_weight must be >= 0");
   if (decoder_parts < 0) throw std::invalid_argument("decoder_parts must be >= 0, got " + std::to_string(decoder_parts));
@@ -90,6 +93,7 @@ nlohmann::json to_json(const TrainConfig& c) {
             {"max_item_size", c.scenes.max_item_size},
             {"seed", c.scenes.seed},
             {"mirror_items", c.scenes.mirror_items},
+            {"erase_items", c.scenes.erase_items},
             {"mnist_dir", c.scenes.mnist_dir}}},
           {"min_count", c.min_count},
           {"lr", c.lr},
@@ -147,6 +151,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.scenes.max_item_size = s.at("max_item_size").get<int>();
     c.scenes.seed = s.at("seed").get<std::uint64_t>();
     c.scenes.mirror_items = s.value("mirror_items", false);  // absent: saved before the option
+    c.scenes.erase_items = s.value("erase_items", 0.0);
     c.scenes.mnist_dir = s.at("mnist_dir").get<std::string>();
     c.min_count = j.at("min_count").get<int>();
     c.lr = j.at("lr").get<double>();

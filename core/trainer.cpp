@@ -193,6 +193,7 @@ class TrainingSession {
     result.best_step = state_.best_step;
     result.stopped_early = state_.stopped_early;
     result.elapsed_s = state_.elapsed_s;
+    result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
     result.last_checkpoint = last_checkpoint_path(config_.out_dir);
     result.best_checkpoint = best_checkpoint_path(config_.out_dir);
     if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
@@ -403,7 +404,7 @@ class TrainingSession {
         record.item_accuracy = accuracy / double(window);
         record.lr = r.lr;
         record.elapsed_s = elapsed();
-        if (last) record.held_out_accuracy = score_held_out_items(pretraining);
+        if (last) record.held_out_accuracy = state_.pretrain_held_out_accuracy = score_held_out_items(pretraining);
         metrics_ << to_json(record).dump() << "\n" << std::flush;
         if (cb_.on_pretrain_record) cb_.on_pretrain_record(record);
         if (state_.pretrain_step % (10 * config_.log_every) == 0 || last) {

@@ -42,6 +42,8 @@ struct TrainResult {
   bool stopped_early = false;  ///< early stopping on validation BLEU-4
   bool interrupted = false;    ///< the stop flag was set
   double elapsed_s = 0;
+  /// The pretrained encoder's held-out single items named right (RunState); -1: not scored.
+  double pretrain_held_out_accuracy = -1;
   std::string last_checkpoint, best_checkpoint;
 };
 

@@ -56,6 +56,46 @@ TEST(FashionScenes, MirroringFlipsTrainingItemsInPlaceAndLeavesValidationAndTest
   }
 }
 
+TEST(FashionScenes, ErasingDarkensPartOfTrainingItemsAndLeavesEverythingElseAlone) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  FashionScenesOptions erase;
+  erase.erase_items = 1.0;
+  FashionScenes plain("train", 30), erased("train", 30, erase);
+  EXPECT_GT(erased.erases_items(), 0.0);
+  EXPECT_NE(erased.describe().find("erased"), std::string::npos);
+  int darker = 0;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const auto a = plain.get(i), b = erased.get(i);
+    ASSERT_EQ(a.objects.size(), b.objects.size());
+    for (std::size_t k = 0; k < a.objects.size(); ++k) {  // the same items and tints (their boxes may shrink)
+      EXPECT_EQ(a.objects[k].class_id, b.objects[k].class_id);
+      EXPECT_EQ(a.objects[k].colour, b.objects[k].colour);
+    }
+    // Erasing only takes light away.
+    std::int64_t removed = 0;
+    for (std::size_t p = 0; p < a.image.pixels.size(); ++p) {
+      ASSERT_LE(b.image.pixels[p], a.image.pixels[p]) << "scene " << i << ", byte " << p;
+      removed += a.image.pixels[p] - b.image.pixels[p];
+    }
+    darker += removed > 0;
+    for (std::size_t k = 0; k < a.objects.size(); ++k) {
+      const auto& o = b.objects[k];
+      EXPECT_GE(o.x0, a.objects[k].x0);  // a box can only shrink, to the part left visible
+      EXPECT_LE(o.x1, a.objects[k].x1);
+      EXPECT_GE(o.y0, a.objects[k].y0);
+      EXPECT_LE(o.y1, a.objects[k].y1);
+    }
+  }
+  // Every item loses a rectangle (probability 1); only one that falls on an item's dark part
+  // leaves its scene as it was.
+  EXPECT_GE(darker, 25);
+  for (const char* split : {"val", "test"}) {
+    FashionScenes held_out(split, 10), held_out_erase(split, 10, erase);
+    EXPECT_EQ(held_out_erase.erases_items(), 0.0);
+    for (std::size_t i = 0; i < held_out.size(); ++i) EXPECT_EQ(held_out.get(i).image.pixels, held_out_erase.get(i).image.pixels);
+  }
+}
+
 TEST(FashionScenes, FiveReferencesThatNameEveryObjectInsideItsBox) {
   FOVEA_REQUIRE_FASHION_MNIST();
   FashionScenes scenes("test", 200);

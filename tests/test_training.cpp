@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iomanip>
+#include <sstream>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -573,6 +575,17 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
   auto interrupted = train(config, cb);
   EXPECT_TRUE(interrupted.interrupted);
   EXPECT_EQ(stopped_at, 35);
+  // Resumed, it ends the pretraining and is stopped again after two captioning steps: the
+  // held-out score it took at the pretraining's end must come back with the next resume.
+  stop = false;
+  TrainCallbacks captioning_cb;
+  captioning_cb.stop = &stop;
+  captioning_cb.on_progress = [&](const TrainProgress& p) {
+    if (p.step == 2) stop = true;
+  };
+  auto stopped_captioning = resume_training(config.out_dir, captioning_cb);
+  EXPECT_TRUE(stopped_captioning.interrupted);
+  EXPECT_EQ(stopped_captioning.steps, 2);
   auto resumed = resume_training(config.out_dir);
   EXPECT_FALSE(resumed.interrupted);
   EXPECT_EQ(resumed.steps, 4);
@@ -602,10 +615,27 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
   EXPECT_NEAR(log.pretrain.back().lr, config.pretrain_lr / 20, 1e-12);
   EXPECT_GT(log.pretrain.back().held_out_accuracy, 0.3) << "chance is 0.1";
   EXPECT_LT(log.pretrain.front().held_out_accuracy, 0) << "only the last record is scored";
+  EXPECT_DOUBLE_EQ(resumed.pretrain_held_out_accuracy, log.pretrain.back().held_out_accuracy);
+  std::ifstream card(dir / "run/MODEL_CARD.md");
+  const std::string card_text((std::istreambuf_iterator<char>(card)), std::istreambuf_iterator<char>());
+  std::ostringstream held_out;
+  held_out << "held-out single items named right " << std::fixed << std::setprecision(1)
+           << 100 * log.pretrain.back().held_out_accuracy << "%";
+  EXPECT_NE(card_text.find(held_out.str()), std::string::npos) << card_text;
 
   auto warm = config;
   warm.out_dir = dir / "warm";
   warm.init_from = best_checkpoint_path(config.out_dir);
   train(warm);
   for (const auto& line : read_metrics(warm.out_dir)) EXPECT_NE(line["kind"], "pretrain");
+}
+
+TEST(Training, ErasingItemsIsKeptInTheRunsConfigAndChecked) {
+  auto config = recommended_train_config();
+  config.out_dir = "run";
+  config.scenes.erase_items = 0.25;
+  EXPECT_DOUBLE_EQ(train_config_from_json(to_json(config)).scenes.erase_items, 0.25);  // a resumed run erases too
+  EXPECT_NO_THROW(config.validate());
+  config.scenes.erase_items = 1.5;
+  EXPECT_THROW(config.validate(), std::invalid_argument);
 }

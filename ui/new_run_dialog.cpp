@@ -301,6 +301,10 @@ void NewRunDialog::buildPages() {
           tr("Built-in CNN: each annotation centred on the pixels of its grid cell (off: symmetric padding, "
              "3.5 px up-left, as models saved before the option)"),
           [](const Config& c) { return c.model.centred_cells; }, [](Config& c, bool v) { c.model.centred_cells = v; });
+  addFlag(model, "residual-blocks", tr("Residual blocks"),
+          tr("Built-in CNN: blocks that keep their input's width and resolution add that input before the ReLU "
+             "(off: plain blocks, as models saved before the option)"),
+          [](const Config& c) { return c.model.encoder_residual; }, [](Config& c, bool v) { c.model.encoder_residual = v; });
   addInt(model, "embed-dim", tr("Embedding size m"), tr("Word embedding size"), 1, 4096,
          [](const Config& c) { return c.model.embed_dim; }, [](Config& c, std::int64_t v) { c.model.embed_dim = v; });
   addInt(model, "attention-dim", tr("Attention size"), tr("Hidden size of the attention MLP f_att"), 1, 4096,
@@ -385,6 +389,10 @@ void NewRunDialog::buildPages() {
           tr("Built-in scenes: each training item is mirrored left-right with probability 1/2 (never in validation or test "
              "scenes); the model then also recognises class nouns in the mirror of an image when captioning"),
           [](const Config& c) { return c.scenes.mirror_items; }, [](Config& c, bool v) { c.scenes.mirror_items = v; });
+  addReal(data, "erase-items", tr("Erase from items"),
+          tr("Built-in scenes: the probability that a training item loses a random rectangle (2-20% of its area) before "
+             "it is drawn, in the scenes and the pretraining (0: off)"),
+          0, 1, 2, [](const Config& c) { return c.scenes.erase_items; }, [](Config& c, double v) { c.scenes.erase_items = v; });
   addInt(data, "val-scenes", tr("Validation scenes"), tr("Scenes scored after every epoch"), 1, 1000000,
          [](const Config& c) { return std::int64_t(c.val_scenes); }, [](Config& c, std::int64_t v) { c.val_scenes = std::size_t(v); });
   addInt(data, "data-seed", tr("Data seed"), tr("Seed of the built-in scenes"), 0, 1 << 30,
