@@ -91,6 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
     connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
       statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
+      updateMirrorSwitch();
     });
   }
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
@@ -186,6 +187,7 @@ void MainWindow::applyDecoding() {
   o.sample_glimpses = sample_glimpses_->isChecked();
   if (!mirror_nouns_->isChecked()) o.mirror_nouns = false;  // checked: the model's default
   beam_->setEnabled(!greedy_->isChecked());
+  updateMirrorSwitch();
   primary_->setCaptionOptions(o);
   compare_->setCaptionOptions(o);
 }
@@ -196,6 +198,26 @@ void MainWindow::setBeam(int beam) {
 }
 
 void MainWindow::setMirrorNouns(bool on) { mirror_nouns_->setChecked(on); }
+
+bool MainWindow::mirrorSwitchEnabled() const { return mirror_nouns_->isEnabled(); }
+
+void MainWindow::setSampleGlimpses(bool on) { sample_glimpses_->setChecked(on); }
+
+void MainWindow::updateMirrorSwitch() {
+  bool reads_mirror = false;
+  for (const ExplorerPanel* panel : {primary_, compare_}) {
+    const auto* model = panel->session()->model();
+    if (model && model->mirror_nouns && (panel == primary_ || !panel->isHidden())) reads_mirror = true;
+  }
+  const bool sampled = sample_glimpses_->isChecked();
+  mirror_nouns_->setEnabled(reads_mirror && !sampled);
+  mirror_nouns_->setToolTip(
+      sampled ? tr("Sampled glimpses read every word in the image alone")
+      : reads_mirror
+          ? tr("Models trained on mirrored items: read the class nouns in the image and in its mirror "
+               "(the \u03B1 shown stays the image's); off: in the image alone")
+          : tr("The model shown was not trained on mirrored items: it reads the class nouns in the image alone"));
+}
 
 void MainWindow::applyOverlayStyle() {
   fovea::OverlayStyle s;
@@ -284,6 +306,7 @@ void MainWindow::setCompareVisible(bool visible) {
     compare_->setUserCaption(user_caption_->text());
     splitter_->setSizes({1, 1});
   }
+  updateMirrorSwitch();
 }
 
 void MainWindow::setUserCaption(const QString& text) {

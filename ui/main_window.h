@@ -40,6 +40,10 @@ class MainWindow : public QMainWindow {
   /// Class nouns read in the image's mirror too, for models trained on mirrored items (on by
   /// default); off: in the image alone.
   void setMirrorNouns(bool on);
+  /// Whether the mirror switch can change anything: a shown model reads nouns in the mirror and
+  /// glimpses are not sampled.
+  bool mirrorSwitchEnabled() const;
+  void setSampleGlimpses(bool on);
   /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
   bool exportFigure(const QString& path);
   bool exportFrames(const QString& dir);
@@ -67,6 +71,7 @@ class MainWindow : public QMainWindow {
   void showError(const QString& message);
   void clearError();
   void applyDecoding();
+  void updateMirrorSwitch();
   void applyOverlayStyle();
   void captionArrived();
   void addRecent(const QString& path);

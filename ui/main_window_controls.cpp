@@ -66,8 +66,7 @@ void MainWindow::buildControls() {
   sample_glimpses_->setToolTip(tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1"));
   mirror_nouns_ = new QCheckBox(tr("mirror"));
   mirror_nouns_->setChecked(true);
-  mirror_nouns_->setToolTip(tr("Models trained on mirrored items: read the class nouns in the image and in its mirror "
-                               "(the \u03B1 shown stays the image's); off: in the image alone"));
+  mirror_nouns_->setEnabled(false);  // until a model that reads the mirror is loaded (updateMirrorSwitch)
   connect(beam_, &QSpinBox::valueChanged, this, &MainWindow::applyDecoding);
   connect(greedy_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
   connect(sample_glimpses_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);

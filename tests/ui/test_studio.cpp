@@ -227,6 +227,13 @@ class StudioTest : public QObject {
     QCOMPARE(alone.split(' ').size(), both.split(' ').size());
     w->setMirrorNouns(true);
     QTRY_COMPARE_WITH_TIMEOUT(words(), both, kWait);
+    // The switch is live for a model that reads the mirror, and greyed out while glimpses are
+    // sampled, which read every word in the image alone.
+    QVERIFY(w->mirrorSwitchEnabled());
+    w->setSampleGlimpses(true);
+    QVERIFY(!w->mirrorSwitchEnabled());
+    w->setSampleGlimpses(false);
+    QVERIFY(w->mirrorSwitchEnabled());
   }
 
   void softAndHardSideBySideAnimateInStep() {
