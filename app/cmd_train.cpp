@@ -88,8 +88,14 @@ Runner add_train_command(CLI::App& app) {
                "While captioning, the encoder's batch norms keep the statistics of its pretraining (or --init-from) instead of re-estimating them on scenes")
       ->group(obj);
   app.add_option("--pretrain-weight-decay", c.pretrain_weight_decay,
-                 "Decoupled weight decay (AdamW) on the encoder pretraining's convolution and linear weights (0: plain Adam)")
+                 "Weight decay on the encoder pretraining's convolution and linear weights: decoupled (AdamW) with adam, L2 with sgd (0: none)")
       ->group(obj)->capture_default_str();
+  app.add_option("--pretrain-optimizer", c.pretrain_optimizer,
+                 "The encoder pretraining's optimiser: adam, or sgd (Nesterov momentum 0.9; give it a peak --pretrain-lr near 0.05)")
+      ->group(obj)->check(CLI::IsMember({"adam", "sgd"}))->capture_default_str();
+  app.add_option("--pretrain-label-smoothing", c.pretrain_label_smoothing,
+                 "Label smoothing of the encoder pretraining's class cross-entropies (0: none)")
+      ->group(obj)->check(CLI::Range(0.0, 0.99))->capture_default_str();
   app.add_option("--encoder-lr-scale", c.encoder_lr_scale,
                  "The encoder's learning rate during captioning, as a multiple of --lr (1: the same; 0: frozen)")
       ->group(obj)->capture_default_str();

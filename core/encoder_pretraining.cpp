@@ -25,11 +25,10 @@ double pretraining_lr(double peak, std::int64_t k, std::int64_t steps) {
 }
 
 EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
-                                       std::int64_t steps, std::int64_t batch, double lr, double weight_decay,
-                                       torch::Device device, bool bf16, std::uint64_t seed)
-    : net_(std::move(net)), vocab_(vocab), steps_(steps), batch_(batch), lr_(lr), device_(device), bf16_(bf16),
-      seed_(seed) {
-  items_ = std::make_unique<FashionScenes>("train", std::size_t(steps * batch), scenes.items(),
+                                       const PretrainingOptions& options, torch::Device device, bool bf16,
+                                       std::uint64_t seed)
+    : net_(std::move(net)), vocab_(vocab), options_(options), device_(device), bf16_(bf16), seed_(seed) {
+  items_ = std::make_unique<FashionScenes>("train", std::size_t(options.steps * options.batch), scenes.items(),
                                            single_item_options(scenes.options()));
   std::vector<torch::Tensor> params = net_->encoder->parameters();
   for (auto& p : net_->aux_class->parameters()) params.push_back(p);
@@ -40,7 +39,16 @@ EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& voc
     trainable.push_back(p);
     (p.dim() > 1 ? decayed : kept).push_back(p);  // convolution and linear weights; not biases, not batch norm
   }
-  if (weight_decay > 0) {
+  const double lr = options.lr, weight_decay = options.weight_decay;
+  if (options.optimizer == "sgd") {
+    auto sgd = [&](double decay) { return torch::optim::SGDOptions(lr).momentum(0.9).nesterov(true).weight_decay(decay); };
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(decayed, std::make_unique<torch::optim::SGDOptions>(sgd(weight_decay)));
+    groups.emplace_back(kept, std::make_unique<torch::optim::SGDOptions>(sgd(0)));
+    optimizer_ = std::make_unique<torch::optim::SGD>(std::move(groups), sgd(0));
+  } else if (options.optimizer != "adam") {
+    throw std::invalid_argument("pretraining optimizer must be adam or sgd, not " + options.optimizer);
+  } else if (weight_decay > 0) {
     std::vector<torch::optim::OptimizerParamGroup> groups;
     groups.emplace_back(decayed, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).weight_decay(weight_decay)));
     groups.emplace_back(kept, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).weight_decay(0)));
@@ -54,16 +62,16 @@ EncoderPretraining::~EncoderPretraining() = default;
 
 std::string EncoderPretraining::describe() const {
   const auto& o = items_->options();
-  return std::to_string(steps_) + " steps of " + std::to_string(batch_) + " single training items (" +
+  return std::to_string(options_.steps) + " steps of " + std::to_string(options_.batch) + " single training items (" +
          std::to_string(o.min_item_size) + "-" + std::to_string(o.max_item_size) + " px on " +
          std::to_string(o.image_size) + " px canvases)";
 }
 
 PretrainStep EncoderPretraining::step(std::int64_t k) {
-  const double lr = pretraining_lr(lr_, k, steps_);
+  const double lr = pretraining_lr(options_.lr, k, options_.steps);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
-  std::vector<std::size_t> idx(static_cast<std::size_t>(batch_));
-  std::iota(idx.begin(), idx.end(), std::size_t(k * batch_));
+  std::vector<std::size_t> idx(static_cast<std::size_t>(options_.batch));
+  std::iota(idx.begin(), idx.end(), std::size_t(k * options_.batch));
   const auto grid = items_->options().image_size / 8;
   auto batch = make_batch(*items_, idx, vocab_, items_->options().image_size, seed_, 0, 1, grid, grid);
   net_->train();
@@ -76,9 +84,11 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   const auto cell_class = batch.cell_class.to(device_);
   auto [cls, col] = net_->auxiliary_logits(annotations);
   auto [logits, target] = object_class_logits(net_->aux_class, annotations, cell_class);
-  auto loss = torch::nn::functional::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1})) +
-              torch::nn::functional::cross_entropy(col.flatten(0, 1).to(torch::kFloat), batch.cell_colour.view({-1}).to(device_)) +
-              torch::nn::functional::cross_entropy(logits, target);
+  namespace F = torch::nn::functional;
+  const auto smoothed = F::CrossEntropyFuncOptions().label_smoothing(options_.label_smoothing);
+  auto loss = F::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1}), smoothed) +
+              F::cross_entropy(col.flatten(0, 1).to(torch::kFloat), batch.cell_colour.view({-1}).to(device_)) +
+              F::cross_entropy(logits, target, smoothed);
   autocast.end();
   optimizer_->zero_grad();
   loss.backward();

@@ -36,15 +36,26 @@ double pretraining_lr(double peak, std::int64_t k, std::int64_t steps);
 ClassHeadScore name_objects_with_class_head(ShowAttendTell& net, const Vocabulary& vocab, const SceneSource& source,
                                           std::size_t count, std::int64_t image_size, torch::Device device);
 
+/// How the pretraining steps: TrainConfig's pretrain_* fields.
+struct PretrainingOptions {
+  std::int64_t steps = 0, batch = 128;
+  double lr = 2e-3;  ///< peak of pretraining_lr()
+  /// On the convolution and linear weights (not biases, not batch norm): decoupled (AdamW) with
+  /// "adam", the classic coupled L2 term with "sgd"; 0 = none.
+  double weight_decay = 0;
+  /// "adam", or "sgd": SGD with Nesterov momentum 0.9.
+  std::string optimizer = "adam";
+  /// Label smoothing of the class cross-entropies (per cell and pooled per item); 0 = none.
+  double label_smoothing = 0;
+};
+
 class EncoderPretraining {
  public:
-  /// Trains net's encoder, aux_class and aux_colour (Adam at pretraining_lr(lr, k, steps), with
-  /// decoupled weight decay on the convolution and linear weights when weight_decay > 0) on
+  /// Trains net's encoder, aux_class and aux_colour (at pretraining_lr(lr, k, steps)) on
   /// `batch` canvases per step, drawn from the training split of `scenes` (its items and
   /// options, canvas size aside). bf16: CPU autocast.
   EncoderPretraining(ShowAttendTell net, const Vocabulary& vocab, const FashionScenes& scenes,
-                     std::int64_t steps, std::int64_t batch, double lr, double weight_decay,
-                     torch::Device device, bool bf16, std::uint64_t seed);
+                     const PretrainingOptions& options, torch::Device device, bool bf16, std::uint64_t seed);
   ~EncoderPretraining();
 
   /// One optimiser step on the k-th batch (deterministic in k, so a resumed run sees the same items).
@@ -53,7 +64,7 @@ class EncoderPretraining {
   /// scenes, Fashion-MNIST test items the training never sees), drawn on canvases as the
   /// pretraining draws its own, with the pooled class head, in eval mode.
   ClassHeadScore score_held_out(const FashionScenes& val_scenes, std::size_t count);
-  std::int64_t steps() const { return steps_; }
+  std::int64_t steps() const { return options_.steps; }
   std::string describe() const;
 
  private:
@@ -61,8 +72,7 @@ class EncoderPretraining {
   const Vocabulary& vocab_;
   std::unique_ptr<FashionScenes> items_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::int64_t steps_, batch_;
-  double lr_;
+  PretrainingOptions options_;
   torch::Device device_;
   bool bf16_;
   std::uint64_t seed_;

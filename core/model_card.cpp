@@ -40,9 +40,11 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "## Training\n\n";
   if (pretrains_encoder(config)) {
     md << "- Encoder pretraining: " << config.pretrain_steps << " steps of " << config.pretrain_batch
-       << " single training items, named by the auxiliary class head (peak learning rate " << config.pretrain_lr
-       << ", cosine";
+       << " single training items, named by the auxiliary class head ("
+       << (config.pretrain_optimizer == "sgd" ? "SGD with Nesterov momentum, " : "") << "peak learning rate "
+       << config.pretrain_lr << ", cosine";
     if (config.pretrain_weight_decay > 0) md << ", weight decay " << config.pretrain_weight_decay;
+    if (config.pretrain_label_smoothing > 0) md << ", label smoothing " << config.pretrain_label_smoothing;
     md << ")";
     if (result.pretrain_held_out_accuracy >= 0) {
       md << "; held-out single items named right " << std::setprecision(1)

@@ -38,6 +38,12 @@ void TrainConfig::validate() const {
     throw std::invalid_argument("pretrain_steps must be >= 0, pretrain_batch and pretrain_lr positive");
   }
   if (!(pretrain_weight_decay >= 0)) throw std::invalid_argument("pretrain_weight_decay must be >= 0");
+  if (pretrain_optimizer != "adam" && pretrain_optimizer != "sgd") {
+    throw std::invalid_argument("pretrain_optimizer must be adam or sgd, not '" + pretrain_optimizer + "'");
+  }
+  if (!(pretrain_label_smoothing >= 0 && pretrain_label_smoothing < 1)) {
+    throw std::invalid_argument("pretrain_label_smoothing must be in [0, 1), got " + std::to_string(pretrain_label_smoothing));
+  }
   if (warmup_steps < 0) throw std::invalid_argument("warmup_steps must be >= 0, got " + std::to_string(warmup_steps));
   if (!(encoder_lr_scale >= 0)) {
     throw std::invalid_argument("encoder_lr_scale must be >= 0");
@@ -113,6 +119,8 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"pretrain_batch", c.pretrain_batch},
           {"pretrain_lr", c.pretrain_lr},
           {"pretrain_weight_decay", c.pretrain_weight_decay},
+          {"pretrain_optimizer", c.pretrain_optimizer},
+          {"pretrain_label_smoothing", c.pretrain_label_smoothing},
           {"warmup_steps", c.warmup_steps},
           {"freeze_bn_stats", c.freeze_bn_stats},
           {"encoder_lr_scale", c.encoder_lr_scale},
@@ -171,6 +179,8 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.pretrain_batch = j.value("pretrain_batch", TrainConfig{}.pretrain_batch);
     c.pretrain_lr = j.value("pretrain_lr", TrainConfig{}.pretrain_lr);
     c.pretrain_weight_decay = j.value("pretrain_weight_decay", 0.0);
+    c.pretrain_optimizer = j.value("pretrain_optimizer", std::string("adam"));  // runs from before them: Adam,
+    c.pretrain_label_smoothing = j.value("pretrain_label_smoothing", 0.0);      // no smoothing
     c.warmup_steps = j.value("warmup_steps", std::int64_t(0));  // runs from before it: none
     c.freeze_bn_stats = j.value("freeze_bn_stats", false);
     c.encoder_lr_scale = j.value("encoder_lr_scale", 1.0);  // runs from before it: one rate

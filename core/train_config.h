@@ -83,9 +83,13 @@ struct TrainConfig {
   /// named as often as training ones), so the pretraining gains from a faster start: 2e-3 names
   /// 92.0% of held-out test items after 6000 steps where lr 1e-3 decayed linearly named 91.2%.
   double pretrain_lr = 2e-3;
-  /// Decoupled weight decay (AdamW) on the pretraining's convolution and linear weights; 0 = plain
-  /// Adam, as before the option.
+  /// Weight decay on the pretraining's convolution and linear weights: decoupled (AdamW) with
+  /// adam, a coupled L2 term with sgd; 0 = none, as before the option.
   double pretrain_weight_decay = 0.0;
+  /// The pretraining's optimiser: adam, or sgd (Nesterov momentum 0.9; wants a peak lr near 0.05).
+  std::string pretrain_optimizer = "adam";
+  /// Label smoothing of the pretraining's class cross-entropies (0 = none).
+  double pretrain_label_smoothing = 0.0;
   /// The encoder's learning rate during captioning, as a multiple of lr (1: the same as the
   /// decoder's). Below 1 keeps more of what the pretraining taught it.
   double encoder_lr_scale = 1.0;

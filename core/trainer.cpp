@@ -361,9 +361,14 @@ class TrainingSession {
       state_.pretrain_step = config_.pretrain_steps;
       return true;
     }
-    EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, config_.pretrain_steps, config_.pretrain_batch,
-                                   config_.pretrain_lr, config_.pretrain_weight_decay, device_, precision_ == "bf16",
-                                   config_.seed);
+    PretrainingOptions options;
+    options.steps = config_.pretrain_steps;
+    options.batch = config_.pretrain_batch;
+    options.lr = config_.pretrain_lr;
+    options.weight_decay = config_.pretrain_weight_decay;
+    options.optimizer = config_.pretrain_optimizer;
+    options.label_smoothing = config_.pretrain_label_smoothing;
+    EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, options, device_, precision_ == "bf16", config_.seed);
     message("pretraining the encoder: " + pretraining.describe());
     double loss = 0, accuracy = 0;
     std::int64_t window = 0;

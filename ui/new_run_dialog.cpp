@@ -339,8 +339,16 @@ void NewRunDialog::buildPages() {
           tr("Peak learning rate of the encoder pretraining (short warm-up, then cosine)"), 1e-6, 1, 6,
           [](const Config& c) { return c.pretrain_lr; }, [](Config& c, double v) { c.pretrain_lr = v; });
   addReal(objective, "pretrain-weight-decay", tr("Pretraining weight decay"),
-          tr("Decoupled weight decay (AdamW) on the pretraining's convolution and linear weights (0: plain Adam)"), 0, 10, 4,
-          [](const Config& c) { return c.pretrain_weight_decay; }, [](Config& c, double v) { c.pretrain_weight_decay = v; });
+          tr("Weight decay on the pretraining's convolution and linear weights: decoupled (AdamW) with adam, L2 with sgd (0: none)"),
+          0, 10, 4, [](const Config& c) { return c.pretrain_weight_decay; }, [](Config& c, double v) { c.pretrain_weight_decay = v; });
+  addChoice(objective, "pretrain-optimizer", tr("Pretraining optimiser"),
+            tr("adam, or sgd with Nesterov momentum 0.9 (give it a peak learning rate near 0.05)"), {"adam", "sgd"},
+            [](const Config& c) { return c.pretrain_optimizer; },
+            [](Config& c, const std::string& v) { c.pretrain_optimizer = v; });
+  addReal(objective, "pretrain-label-smoothing", tr("Pretraining label smoothing"),
+          tr("Label smoothing of the pretraining's class cross-entropies (0: none)"), 0, 0.99, 3,
+          [](const Config& c) { return c.pretrain_label_smoothing; },
+          [](Config& c, double v) { c.pretrain_label_smoothing = v; });
   addFlag(objective, "freeze-bn-stats", tr("Keep the encoder's statistics"),
           tr("While captioning, the encoder's batch norms normalise with the statistics of its pretraining (or of the "
              "model it starts from) instead of re-estimating them on scenes"),
