@@ -480,7 +480,7 @@ class TrainingSession {
       sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
     }
     compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
-    auto annotations = model_.net->encode(batch.images.to(device_));
+    auto annotations = encode_for_step(batch.images.to(device_));
     // The label terms read the annotations directly; the decoder's terms run in parts
     // (core/decoder_pass.h) and hand back their gradient with respect to the annotations.
     torch::Tensor label_loss;
@@ -574,6 +574,15 @@ class TrainingSession {
       window_loss_ = 0;
       window_steps_ = 0;
     }
+  }
+
+  /// The step's annotations; without gradients when the encoder does not learn while captioning
+  /// (encoder_lr_scale 0): the backward then stops at the annotations, and only the heads and the
+  /// decoder learn from them.
+  torch::Tensor encode_for_step(const torch::Tensor& images) {
+    if (config_.encoder_lr_scale > 0) return model_.net->encode(images);
+    torch::NoGradGuard frozen;
+    return model_.net->encode(images);
   }
 
   void validate(std::int64_t epoch) {
