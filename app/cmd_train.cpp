@@ -129,6 +129,10 @@ Runner add_train_command(CLI::App& app) {
                "validation and test scenes never are); such models also recognise class nouns in the mirror when captioning "
                "(--no-mirror-items: the paper's data)")
       ->group(data);
+  app.add_flag("--uniform-items,!--probed-items", c.scenes.uniform_items,
+               "Built-in scenes: draw each training object's item uniformly among its class's items (scenes and pretraining); "
+               "--probed-items: the next item of the class after a random index, as validation and test scenes are drawn")
+      ->group(data);
   app.add_option("--erase-items", c.scenes.erase_items,
                  "Built-in scenes: the probability that a training item loses a random rectangle (2-20% of its area) "
                  "before it is drawn (random erasing; scenes and pretraining; 0: off)")

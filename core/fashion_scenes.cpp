@@ -170,13 +170,20 @@ FashionScenes::FashionScenes(std::string split, std::size_t count, std::shared_p
   } else {
     item_begin_ = 0, item_end_ = n;
   }
+  if (draws_items_uniformly()) {
+    class_items_.resize(10);
+    for (std::size_t j = item_begin_; j < item_end_; ++j) {
+      const int c = items_->labels[j];
+      if (c >= 0 && c < 10) class_items_[std::size_t(c)].push_back(j);
+    }
+  }
 }
 
 std::string FashionScenes::describe() const {
   return "fashion-scenes/" + split_ + " (" + std::to_string(count_) + " scenes, " +
          std::to_string(options_.image_size) + "px, " + std::to_string(options_.min_objects) + "-" +
          std::to_string(options_.max_objects) + " objects, seed " + std::to_string(options_.seed) +
-         (mirrors_items() ? ", items mirrored at random" : "") +
+         (draws_items_uniformly() ? ", items drawn uniformly" : "") + (mirrors_items() ? ", items mirrored at random" : "") +
          (erases_items() > 0 ? ", a rectangle erased from " + std::to_string(int(std::lround(erases_items() * 100))) +
                                    "% of the items"
                              : "") +
@@ -210,8 +217,13 @@ Scene FashionScenes::get(std::size_t index) const {
   std::shuffle(class_ids.begin(), class_ids.end(), rng);
   std::shuffle(colour_ids.begin(), colour_ids.end(), rng);
 
-  // Items of each class in this split's range, found by a deterministic random probe.
+  // Items of each class in this split's range: uniformly among the class's items, or found by a
+  // deterministic random probe (the fixed benchmark's way; see FashionScenesOptions::uniform_items).
   auto pick_item = [&](int class_id) -> std::size_t {
+    if (!class_items_.empty() && !class_items_[std::size_t(class_id)].empty()) {
+      const auto& of_class = class_items_[std::size_t(class_id)];
+      return of_class[std::uniform_int_distribution<std::size_t>(0, of_class.size() - 1)(rng)];
+    }
     const std::size_t span = item_end_ - item_begin_;
     std::size_t i = item_begin_ + std::uniform_int_distribution<std::size_t>(0, span - 1)(rng);
     for (std::size_t k = 0; k < span; ++k) {

@@ -99,6 +99,7 @@ nlohmann::json to_json(const TrainConfig& c) {
             {"max_item_size", c.scenes.max_item_size},
             {"seed", c.scenes.seed},
             {"mirror_items", c.scenes.mirror_items},
+            {"uniform_items", c.scenes.uniform_items},
             {"erase_items", c.scenes.erase_items},
             {"mnist_dir", c.scenes.mnist_dir}}},
           {"min_count", c.min_count},
@@ -159,6 +160,7 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.scenes.max_item_size = s.at("max_item_size").get<int>();
     c.scenes.seed = s.at("seed").get<std::uint64_t>();
     c.scenes.mirror_items = s.value("mirror_items", false);  // absent: saved before the option
+    c.scenes.uniform_items = s.value("uniform_items", false);  // absent: saved before the option
     c.scenes.erase_items = s.value("erase_items", 0.0);
     c.scenes.mnist_dir = s.at("mnist_dir").get<std::string>();
     c.min_count = j.at("min_count").get<int>();

@@ -1,6 +1,8 @@
 // The built-in fashion-scenes dataset: deterministic, five references, boxes that match.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/fashion_scenes.h"
@@ -150,5 +152,57 @@ TEST(FashionScenes, ValidationAndTestDrawFromDisjointItems) {
   for (std::size_t i = 0; i < 40; ++i) {
     EXPECT_LT(val.get(i).objects[0].class_id, 2);   // items 0, 1
     EXPECT_GE(test.get(i).objects[0].class_id, 2);  // items 2, 3
+  }
+}
+
+// uniform_items: a training object's item is drawn uniformly among its class's items, where the
+// benchmark's forward probe favours the item after the longest run of other classes. Nine items
+// of classes 1-9, then four of class 0 at brightness 100, 150, 200, 250: the probe lands on the
+// first class-0 item from 10 of 13 start indices.
+TEST(FashionScenes, UniformItemsDrawsEveryItemOfAClassAlikeInTrainingScenesOnly) {
+  auto items = std::make_shared<FashionMnist>();
+  const std::vector<int> levels = {100, 150, 200, 250};
+  for (int c = 1; c < 10; ++c) items->labels.push_back(std::uint8_t(c));
+  for (std::size_t k = 0; k < levels.size(); ++k) items->labels.push_back(0);
+  items->pixels.assign(items->labels.size() * 784, 255);
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    std::fill_n(items->pixels.begin() + std::ptrdiff_t((9 + k) * 784), 784, std::uint8_t(levels[k]));
+  }
+  // Which class-0 item a single-object scene shows: its brightest pixel over its tint's strongest channel.
+  auto class0_counts = [&](const FashionScenes& scenes) {
+    std::vector<int> counts(levels.size(), 0);
+    for (std::size_t i = 0; i < scenes.size(); ++i) {
+      const auto scene = scenes.get(i);
+      if (scene.objects[0].class_id != 0) continue;
+      const auto& tint = *std::find_if(scene_colours().begin(), scene_colours().end(),
+                                       [&](const NamedColour& c) { return c.name == scene.objects[0].colour; });
+      const double level = 255.0 * *std::max_element(scene.image.pixels.begin(), scene.image.pixels.end()) /
+                           std::max({tint.r, tint.g, tint.b});
+      const auto nearest = std::min_element(levels.begin(), levels.end(), [&](int a, int b) {
+        return std::abs(a - level) < std::abs(b - level);
+      });
+      ++counts[std::size_t(nearest - levels.begin())];
+    }
+    return counts;
+  };
+  FashionScenesOptions probed, uniform;
+  probed.max_objects = uniform.max_objects = 1;
+  uniform.uniform_items = true;
+  const auto before = class0_counts(FashionScenes("train", 600, items, probed));
+  const auto after = class0_counts(FashionScenes("train", 600, items, uniform));
+  const int n_before = std::accumulate(before.begin(), before.end(), 0), n_after = std::accumulate(after.begin(), after.end(), 0);
+  ASSERT_GT(n_before, 30);
+  ASSERT_GT(n_after, 30);
+  EXPECT_GT(before[0], n_before / 2) << "the probe's favourite";
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    EXPECT_GT(after[k], n_after / 8) << "item " << k;  // a quarter each, expected
+    EXPECT_LT(after[k], n_after / 2) << "item " << k;
+  }
+  EXPECT_NE(FashionScenes("train", 1, items, uniform).describe().find("drawn uniformly"), std::string::npos);
+  // Validation and test scenes, the fixed benchmark, are drawn as before.
+  for (const char* split : {"val", "test"}) {
+    FashionScenes a(split, 30, items, probed), b(split, 30, items, uniform);
+    EXPECT_FALSE(b.draws_items_uniformly());
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.get(i).image.pixels, b.get(i).image.pixels) << split << " " << i;
   }
 }

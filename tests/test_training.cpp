@@ -700,11 +700,16 @@ TEST(Training, PretrainsTheEncoderOnSingleItemsAndResumesMidway) {
   for (const auto& line : read_metrics(warm.out_dir)) EXPECT_NE(line["kind"], "pretrain");
 }
 
-TEST(Training, ErasingItemsIsKeptInTheRunsConfigAndChecked) {
+TEST(Training, ErasingAndUniformItemsAreKeptInTheRunsConfigAndChecked) {
   auto config = recommended_train_config();
   config.out_dir = "run";
   config.scenes.erase_items = 0.25;
+  config.scenes.uniform_items = true;
   EXPECT_DOUBLE_EQ(train_config_from_json(to_json(config)).scenes.erase_items, 0.25);  // a resumed run erases too
+  EXPECT_TRUE(train_config_from_json(to_json(config)).scenes.uniform_items);          // ... and draws alike
+  auto old = to_json(config);
+  old["scenes"].erase("uniform_items");
+  EXPECT_FALSE(train_config_from_json(old).scenes.uniform_items) << "runs from before the option probed";
   EXPECT_NO_THROW(config.validate());
   config.scenes.erase_items = 1.5;
   EXPECT_THROW(config.validate(), std::invalid_argument);

@@ -397,6 +397,10 @@ void NewRunDialog::buildPages() {
           tr("Built-in scenes: each training item is mirrored left-right with probability 1/2 (never in validation or test "
              "scenes); the model then also recognises class nouns in the mirror of an image when captioning"),
           [](const Config& c) { return c.scenes.mirror_items; }, [](Config& c, bool v) { c.scenes.mirror_items = v; });
+  addFlag(data, "uniform-items", tr("Draw items uniformly"),
+          tr("Built-in scenes: each training object's item is drawn uniformly among its class's items (validation and "
+             "test scenes keep the fixed benchmark's draw)"),
+          [](const Config& c) { return c.scenes.uniform_items; }, [](Config& c, bool v) { c.scenes.uniform_items = v; });
   addReal(data, "erase-items", tr("Erase from items"),
           tr("Built-in scenes: the probability that a training item loses a random rectangle (2-20% of its area) before "
              "it is drawn, in the scenes and the pretraining (0: off)"),
