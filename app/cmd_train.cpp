@@ -109,7 +109,12 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--baseline-decay", c.baseline_decay, "Hard: moving-average baseline decay")->group(obj)->capture_default_str();
   auto* opt = "Optimisation";
   app.add_option("--lr", c.lr, "Adam learning rate")->group(opt)->capture_default_str();
-  app.add_option("--lr-decay", c.lr_decay, "Learning rate multiplied by this after every epoch")->group(opt)->capture_default_str();
+  app.add_option("--lr-decay", c.lr_decay, "Learning rate multiplied by this after every epoch (--lr-schedule epoch)")
+      ->group(opt)->capture_default_str();
+  app.add_option("--lr-schedule", c.lr_schedule,
+                 "Captioning learning rate: epoch (times --lr-decay after every epoch) or cosine (step by step from --lr to --lr-min)")
+      ->check(CLI::IsMember({"epoch", "cosine"}))->group(opt)->capture_default_str();
+  app.add_option("--lr-min", c.lr_min, "The cosine schedule's learning rate at the last step")->group(opt)->capture_default_str();
   app.add_option("--warmup-steps", c.warmup_steps,
                  "Captioning steps over which the learning rate rises linearly from lr/N to lr (0: none)")
       ->group(opt)->capture_default_str();

@@ -52,6 +52,15 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
     }
     md << "\n";
   }
+  md << "- Captioning learning rate: " << config.lr;
+  if (config.lr_schedule == "cosine") {
+    md << ", cosine to " << config.lr_min << " over " << config.epochs << " epochs";
+  } else {
+    md << ", times " << config.lr_decay << " after every epoch";
+  }
+  if (config.warmup_steps > 0) md << ", warmed up over " << config.warmup_steps << " steps";
+  if (config.encoder_lr_scale != 1.0) md << "; the encoder's " << config.encoder_lr_scale << " times that";
+  md << "\n";
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";
   const auto precision = resolve_precision(config.precision, model.device);

@@ -1,5 +1,6 @@
 #include "core/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -21,6 +22,10 @@ void TrainConfig::validate() const {
     throw std::invalid_argument("precision must be auto, fp32 or bf16, got '" + precision + "'");
   }
   if (lr_decay <= 0 || lr_decay > 1) throw std::invalid_argument("lr_decay must be in (0, 1]");
+  if (lr_schedule != "epoch" && lr_schedule != "cosine") {
+    throw std::invalid_argument("lr_schedule must be epoch or cosine, not '" + lr_schedule + "'");
+  }
+  if (!(lr_min >= 0 && lr_min <= lr)) throw std::invalid_argument("lr_min must be in [0, lr], got " + std::to_string(lr_min));
   if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
   if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
   if (max_steps < 0) throw std::invalid_argument("max_steps must be >= 0");
@@ -57,8 +62,13 @@ void TrainConfig::validate() const {
   if (out_dir.empty()) throw std::invalid_argument("an output folder is required");
 }
 
-double captioning_lr(const TrainConfig& c, std::int64_t epoch, std::int64_t step) {
-  const double lr = c.lr * std::pow(c.lr_decay, double(epoch));
+double captioning_lr(const TrainConfig& c, std::int64_t epoch, std::int64_t step, std::int64_t steps_per_epoch) {
+  double lr = c.lr * std::pow(c.lr_decay, double(epoch));
+  if (c.lr_schedule == "cosine") {
+    const auto last = std::max<std::int64_t>(1, steps_per_epoch * c.epochs - 1);
+    const double f = std::min(1.0, double(step) / double(last));
+    lr = c.lr_min + (c.lr - c.lr_min) * 0.5 * (1.0 + std::cos(M_PI * f));
+  }
   if (step >= c.warmup_steps) return lr;
   return lr * double(step + 1) / double(c.warmup_steps);
 }
@@ -105,6 +115,8 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"min_count", c.min_count},
           {"lr", c.lr},
           {"lr_decay", c.lr_decay},
+          {"lr_schedule", c.lr_schedule},
+          {"lr_min", c.lr_min},
           {"batch_size", c.batch_size},
           {"epochs", c.epochs},
           {"max_steps", c.max_steps},
@@ -166,6 +178,8 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.min_count = j.at("min_count").get<int>();
     c.lr = j.at("lr").get<double>();
     c.lr_decay = j.value("lr_decay", 1.0);
+    c.lr_schedule = j.value("lr_schedule", std::string("epoch"));  // runs from before it: per epoch
+    c.lr_min = j.value("lr_min", TrainConfig{}.lr_min);
     c.batch_size = j.at("batch_size").get<std::int64_t>();
     c.epochs = j.at("epochs").get<std::int64_t>();
     c.max_steps = j.at("max_steps").get<std::int64_t>();

@@ -49,6 +49,11 @@ struct TrainConfig {
   /// pretraining at once (docs/attention.md). Only for an encoder that arrives trained.
   bool freeze_bn_stats = false;
   double lr_decay = 0.7;  ///< the learning rate is lr * lr_decay^epoch: about 1.7e-4 in the last of 6 epochs
+  /// How the captioning learning rate falls: "epoch" (lr * lr_decay^epoch, constant within an
+  /// epoch) or "cosine" (step by step from lr at the first step to lr_min at the last step of
+  /// `epochs`; lr_decay unused).
+  std::string lr_schedule = "epoch";
+  double lr_min = 1e-5;  ///< the cosine schedule's rate at the last step
   double lr = 1e-3;  // the paper used 4e-4 with 512-wide layers; the small default model learns faster at 1e-3
   std::int64_t batch_size = 64;
   /// 6, not 10, since encoder pretraining (11 minutes): with the pretrained encoder the absent
@@ -128,9 +133,11 @@ struct TrainConfig {
 /// The trainer and the model card both ask this.
 bool pretrains_encoder(const TrainConfig& c);
 
-/// The learning rate of captioning step `step` (0-based, counted over the whole run) in `epoch`:
-/// lr * lr_decay^epoch, times (step + 1) / warmup_steps during the first warmup_steps steps.
-double captioning_lr(const TrainConfig& c, std::int64_t epoch, std::int64_t step);
+/// The learning rate of captioning step `step` (0-based, counted over the whole run) in `epoch`,
+/// with `steps_per_epoch` steps an epoch: lr * lr_decay^epoch (lr_schedule "epoch") or the cosine
+/// from lr to lr_min over all `epochs` (lr_schedule "cosine"), times (step + 1) / warmup_steps
+/// during the first warmup_steps steps.
+double captioning_lr(const TrainConfig& c, std::int64_t epoch, std::int64_t step, std::int64_t steps_per_epoch);
 
 /// The shipped recipe (what `fovea train` does without options): TrainConfig's defaults with
 /// h0/c0 learned.

@@ -458,7 +458,7 @@ class TrainingSession {
     // updates move every weight by about the full rate, and with the encoder's batch-norm
     // statistics kept (freeze_bn_stats) one such step at 1e-3 left the pretrained class head
     // naming 7% of scene objects instead of 90% (docs/attention.md row 50).
-    lr_ = captioning_lr(config_, epoch, state_.step);
+    lr_ = captioning_lr(config_, epoch, state_.step, steps_per_epoch_);
     auto& groups = optimizer_->param_groups();
     for (std::size_t g = 0; g < groups.size(); ++g) {
       groups[g].options().set_lr(g == kEncoderGroup ? lr_ * config_.encoder_lr_scale : lr_);

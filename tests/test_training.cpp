@@ -567,15 +567,80 @@ TEST(Training, CaptioningLearningRateRisesOverTheWarmUpThenDecaysPerEpoch) {
   c.lr = 1e-3;
   c.lr_decay = 0.5;
   c.warmup_steps = 0;
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0), 1e-3) << "no warm-up: the full rate from the first step";
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 2, 900), 2.5e-4);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0, 500), 1e-3) << "no warm-up: the full rate from the first step";
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 2, 900, 500), 2.5e-4);
   c.warmup_steps = 100;
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0), 1e-5);
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 49), 5e-4);
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 99), 1e-3);
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 100), 1e-3);
-  EXPECT_NEAR(captioning_lr(c, 1, 60), 5e-4 * 0.61, 1e-15) << "a warm-up longer than an epoch ramps the second epoch's rate";
-  EXPECT_DOUBLE_EQ(captioning_lr(c, 1, 500), 5e-4);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0, 500), 1e-5);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 49, 500), 5e-4);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 99, 500), 1e-3);
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 100, 500), 1e-3);
+  EXPECT_NEAR(captioning_lr(c, 1, 60, 500), 5e-4 * 0.61, 1e-15) << "a warm-up longer than an epoch ramps the second epoch's rate";
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 1, 500, 500), 5e-4);
+}
+
+TEST(Training, CaptioningLearningRateCanFallAlongACosineToLrMinAtTheLastStep) {
+  TrainConfig c;
+  c.lr = 1e-3;
+  c.lr_min = 1e-5;
+  c.lr_decay = 0.5;  // unused by the cosine
+  c.epochs = 3;
+  c.lr_schedule = "cosine";
+  const std::int64_t per_epoch = 67;  // steps 0..200
+  EXPECT_DOUBLE_EQ(captioning_lr(c, 0, 0, per_epoch), 1e-3);
+  EXPECT_NEAR(captioning_lr(c, 1, 100, per_epoch), (1e-3 + 1e-5) / 2, 1e-15) << "half way: half way between";
+  EXPECT_NEAR(captioning_lr(c, 2, 200, per_epoch), 1e-5, 1e-15) << "the last step of the last epoch";
+  EXPECT_NEAR(captioning_lr(c, 3, 250, per_epoch), 1e-5, 1e-15) << "steps past the schedule (--epochs extended) stay at lr_min";
+  for (std::int64_t k = 1; k <= 200; ++k) {
+    EXPECT_LT(captioning_lr(c, k / per_epoch, k, per_epoch), captioning_lr(c, (k - 1) / per_epoch, k - 1, per_epoch))
+        << "falls at every step, across epoch boundaries too: step " << k;
+  }
+  const auto unwarmed = captioning_lr(c, 0, 4, per_epoch);
+  c.warmup_steps = 10;
+  EXPECT_NEAR(captioning_lr(c, 0, 4, per_epoch), unwarmed * 5 / 10, 1e-15) << "a warm-up ramps the cosine's rate";
+}
+
+// The trainer drives its optimiser with the cosine: a run's logged rates fall at every step
+// from lr to lr_min at its last, and its model card says so.
+TEST(Training, CosineScheduleRunsFromLrToLrMinOverTheRun) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("cosine");
+  auto config = test::tiny_training(dir / "run");
+  config.epochs = 4;  // two steps each
+  config.max_steps = 0;
+  config.log_every = 1;
+  config.lr_schedule = "cosine";
+  config.lr_min = 1e-4;
+  train(config);
+  std::vector<double> lrs;
+  for (const auto& line : read_metrics(config.out_dir)) {
+    if (line["kind"] == "train") lrs.push_back(line["lr"].get<double>());
+  }
+  ASSERT_EQ(lrs.size(), 8u);
+  EXPECT_DOUBLE_EQ(lrs.front(), config.lr);
+  EXPECT_NEAR(lrs.back(), config.lr_min, 1e-12);
+  for (std::size_t k = 1; k < lrs.size(); ++k) EXPECT_LT(lrs[k], lrs[k - 1]) << "step " << k;
+  std::ifstream card(dir / "run/MODEL_CARD.md");
+  const std::string card_text((std::istreambuf_iterator<char>(card)), std::istreambuf_iterator<char>());
+  EXPECT_NE(card_text.find("cosine to 0.0001 over 4 epochs"), std::string::npos) << card_text;
+}
+
+TEST(Training, LearningRateScheduleIsKeptInTheRunsConfigAndChecked) {
+  auto config = recommended_train_config();
+  config.out_dir = "run";
+  config.lr_schedule = "cosine";
+  config.lr_min = 2e-5;
+  const auto back = train_config_from_json(to_json(config));
+  EXPECT_EQ(back.lr_schedule, "cosine");
+  EXPECT_DOUBLE_EQ(back.lr_min, 2e-5);
+  EXPECT_NO_THROW(config.validate());
+  auto old = to_json(config);
+  old.erase("lr_schedule"), old.erase("lr_min");
+  EXPECT_EQ(train_config_from_json(old).lr_schedule, "epoch") << "runs from before the option decayed per epoch";
+  config.lr_schedule = "linear";
+  EXPECT_THROW(config.validate(), std::invalid_argument);
+  config.lr_schedule = "cosine";
+  config.lr_min = 2 * config.lr;
+  EXPECT_THROW(config.validate(), std::invalid_argument) << "a floor above the peak";
 }
 
 TEST(EncoderPretraining, LearningRateWarmsUpThenFallsAlongACosineToATwentieth) {

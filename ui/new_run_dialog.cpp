@@ -376,6 +376,12 @@ void NewRunDialog::buildPages() {
          [](const Config& c) { return c.warmup_steps; }, [](Config& c, std::int64_t v) { c.warmup_steps = v; });
   addReal(optimisation, "lr-decay", tr("Decay per epoch"), tr("The learning rate is multiplied by this after every epoch"), 0.01, 1, 3,
           [](const Config& c) { return c.lr_decay; }, [](Config& c, double v) { c.lr_decay = v; });
+  addChoice(optimisation, "lr-schedule", tr("Schedule"),
+            tr("epoch: the rate times the decay after every epoch; cosine: step by step from the rate to the last rate"),
+            {"epoch", "cosine"}, [](const Config& c) { return c.lr_schedule; },
+            [](Config& c, const std::string& v) { c.lr_schedule = v; });
+  addReal(optimisation, "lr-min", tr("Last rate (cosine)"), tr("The cosine schedule's learning rate at the last step"), 0, 1,
+          6, [](const Config& c) { return c.lr_min; }, [](Config& c, double v) { c.lr_min = v; });
   addInt(optimisation, "batch", tr("Batch size"), tr("Captions per step"), 1, 4096,
          [](const Config& c) { return c.batch_size; }, [](Config& c, std::int64_t v) { c.batch_size = v; });
   addInt(optimisation, "epochs", tr("Epochs"), tr("Passes over the training data"), 1, 10000,
