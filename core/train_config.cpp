@@ -25,7 +25,11 @@ void TrainConfig::validate() const {
   if (lr_schedule != "epoch" && lr_schedule != "cosine") {
     throw std::invalid_argument("lr_schedule must be epoch or cosine, not '" + lr_schedule + "'");
   }
-  if (!(lr_min >= 0 && lr_min <= lr)) throw std::invalid_argument("lr_min must be in [0, lr], got " + std::to_string(lr_min));
+  if (!(lr_min >= 0)) throw std::invalid_argument("lr_min must be >= 0, got " + std::to_string(lr_min));
+  if (lr_schedule == "cosine" && lr_min > lr) {
+    throw std::invalid_argument("the cosine schedule falls from lr to lr_min: lr_min " + std::to_string(lr_min) +
+                                " is above lr " + std::to_string(lr));
+  }
   if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
   if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
   if (max_steps < 0) throw std::invalid_argument("max_steps must be >= 0");

@@ -641,6 +641,10 @@ TEST(Training, LearningRateScheduleIsKeptInTheRunsConfigAndChecked) {
   config.lr_schedule = "cosine";
   config.lr_min = 2 * config.lr;
   EXPECT_THROW(config.validate(), std::invalid_argument) << "a floor above the peak";
+  config.lr_schedule = "epoch";
+  EXPECT_NO_THROW(config.validate()) << "the per-epoch schedule has no floor: any --lr goes with it";
+  config.lr_min = -1;
+  EXPECT_THROW(config.validate(), std::invalid_argument);
 }
 
 TEST(EncoderPretraining, LearningRateWarmsUpThenFallsAlongACosineToATwentieth) {
