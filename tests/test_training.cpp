@@ -421,6 +421,15 @@ TEST(Training, SavesTheBestModelWithBatchNormStatisticsOfItsOwnWeights) {
 
 namespace {
 
+/// The values of `key` in a run's metrics.jsonl lines of `kind` ("train", "pretrain", "val").
+std::vector<double> logged(const std::string& out_dir, const std::string& kind, const std::string& key) {
+  std::vector<double> values;
+  for (const auto& line : read_metrics(out_dir)) {
+    if (line["kind"] == kind) values.push_back(line[key].get<double>());
+  }
+  return values;
+}
+
 /// A tiny run that pretrains its encoder for 30 steps on 24 px canvases.
 TrainConfig tiny_pretraining(const fs::path& out) {
   auto config = test::tiny_training(out);
@@ -506,10 +515,7 @@ TEST(Training, PretrainingWithSgdLearnsToNameItems) {
   config.pretrain_lr = 0.1;
   config.pretrain_weight_decay = 5e-4;
   train_until_pretrained(config);
-  std::vector<double> accuracy;
-  for (const auto& line : read_metrics(config.out_dir)) {
-    if (line["kind"] == "pretrain") accuracy.push_back(line["item_accuracy"].get<double>());
-  }
+  const auto accuracy = logged(config.out_dir, "pretrain", "item_accuracy");
   ASSERT_GE(accuracy.size(), 2u);
   const double last = (accuracy.end()[-1] + accuracy.end()[-2]) / 2;  // the last 20 steps
   EXPECT_GT(last, 0.4) << "first window " << accuracy.front();
@@ -611,10 +617,7 @@ TEST(Training, CosineScheduleRunsFromLrToLrMinOverTheRun) {
   config.lr_schedule = "cosine";
   config.lr_min = 1e-4;
   train(config);
-  std::vector<double> lrs;
-  for (const auto& line : read_metrics(config.out_dir)) {
-    if (line["kind"] == "train") lrs.push_back(line["lr"].get<double>());
-  }
+  const auto lrs = logged(config.out_dir, "train", "lr");
   ASSERT_EQ(lrs.size(), 8u);
   EXPECT_DOUBLE_EQ(lrs.front(), config.lr);
   EXPECT_NEAR(lrs.back(), config.lr_min, 1e-12);
