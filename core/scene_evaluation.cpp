@@ -8,8 +8,7 @@
 
 namespace fovea {
 
-SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
-                                std::size_t chunk) {
+SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk) {
   SceneEvaluation e;
   std::vector<Tokens> candidates;
   std::vector<std::vector<Tokens>> references;
@@ -20,13 +19,16 @@ SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source,
       batch.push_back(source.get(i));
       images.push_back(batch.back().image);
     }
-    const auto results = captioner.caption(images, options);
+    const auto results = caption(images);
     for (std::size_t k = 0; k < batch.size(); ++k) {
       candidates.push_back(tokenize(results[k].text()));
       std::vector<Tokens> refs;
       for (const auto& c : batch[k].captions) refs.push_back(tokenize(c));
       references.push_back(std::move(refs));
-      accumulate_grounding(batch[k], results[k], e.grounding);
+      if (!batch[k].objects.empty()) {
+        e.has_boxes = true;
+        accumulate_grounding(batch[k], results[k], e.grounding);
+      }
       e.captions[batch[k].id] = results[k].text();
       e.references[batch[k].id] = batch[k].captions;
     }
@@ -37,6 +39,12 @@ SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source,
   e.rouge_l = mean(rouge_l(candidates, references));
   e.cider = mean(cider_d(candidates, references));
   return e;
+}
+
+SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
+                                std::size_t chunk) {
+  return evaluate_scenes([&](const std::vector<RgbImage>& images) { return captioner.caption(images, options); }, source,
+                         chunk);
 }
 
 nlohmann::json to_json(const SceneEvaluation& e) {

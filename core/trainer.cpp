@@ -28,6 +28,7 @@
 #include "core/png_encoder.h"
 #include "core/run_state.h"
 #include "core/runtime.h"
+#include "core/scene_evaluation.h"
 #include "core/tokenizer.h"
 
 namespace fovea {
@@ -290,29 +291,30 @@ class TrainingSession {
     });
   }
 
-  /// Greedy captions (expected α) of `scenes` with the current weights: validation and snapshots.
-  std::vector<DecodedCaption> decode_greedy(const std::vector<Scene>& scenes) {
-    std::vector<const RgbImage*> images;
-    for (const auto& sc : scenes) images.push_back(&sc.image);
+  /// Greedy captions (expected α) of `images` with the current weights: validation and snapshots.
+  std::vector<CaptionResult> caption_greedy(const std::vector<RgbImage>& images) {
+    std::vector<const RgbImage*> ptrs;
+    for (const auto& im : images) ptrs.push_back(&im);
     DecodeOptions opts;
     opts.beam = 1;
-    return decode_images(*model_.net, images_to_tensor(images, model_.config.image_size).to(device_), opts);
+    std::vector<CaptionResult> out;
+    for (const auto& d : decode_images(*model_.net, images_to_tensor(ptrs, model_.config.image_size).to(device_), opts)) {
+      out.push_back(to_caption_result(d, model_));
+    }
+    return out;
   }
 
   /// Captions the fixed validation images with the current weights (greedy, expected α).
   void write_samples(std::int64_t epoch) {
     if (config_.sample_every <= 0 || sample_count() == 0) return;
     calibrate_batch_norm();
-    std::vector<Scene> scenes;
-    for (std::size_t k = 0; k < sample_count(); ++k) scenes.push_back(data_.val->get(k));
-    const auto decoded = decode_greedy(scenes);
+    std::vector<RgbImage> images;
+    for (std::size_t k = 0; k < sample_count(); ++k) images.push_back(data_.val->get(k).image);
     SampleRecord record;
     record.step = state_.step;
     record.epoch = epoch;
-    for (std::size_t k = 0; k < decoded.size(); ++k) {
-      record.image_paths.push_back(sample_image_name(k));
-      record.captions.push_back(to_caption_result(decoded[k], model_));
-    }
+    record.captions = caption_greedy(images);
+    for (std::size_t k = 0; k < record.captions.size(); ++k) record.image_paths.push_back(sample_image_name(k));
     samples_ << fovea::to_json(record).dump() << "\n" << std::flush;
     for (auto& p : record.image_paths) p = (fs::path(config_.out_dir) / p).string();
     if (cb_.on_samples) cb_.on_samples(record);
@@ -587,39 +589,20 @@ class TrainingSession {
 
   void validate(std::int64_t epoch) {
     calibrate_batch_norm();  // best.ckpt is saved with these statistics too
-    const auto& val = *data_.val;
-    std::vector<Tokens> candidates;
-    std::vector<std::vector<Tokens>> references;
-    GroundingReport grounding;
-    bool boxes = false;
-    const std::size_t chunk = 100;
-    for (std::size_t start = 0; start < val.size(); start += chunk) {
-      std::vector<Scene> scenes;
-      for (std::size_t i = start; i < std::min(val.size(), start + chunk); ++i) scenes.push_back(val.get(i));
-      const auto decoded = decode_greedy(scenes);
-      for (std::size_t k = 0; k < scenes.size(); ++k) {
-        candidates.push_back(model_.vocab.decode(decoded[k].tokens()));
-        std::vector<Tokens> refs;
-        for (const auto& c : scenes[k].captions) refs.push_back(tokenize(c));
-        references.push_back(std::move(refs));
-        if (scenes[k].objects.empty()) continue;
-        boxes = true;
-        accumulate_grounding(scenes[k], to_caption_result(decoded[k], model_), grounding);
-      }
-    }
-    const auto bleu = corpus_bleu(candidates, references);
+    const auto e = evaluate_scenes([this](const std::vector<RgbImage>& images) { return caption_greedy(images); },
+                                   *data_.val, 100);
     ValidationRecord v;
     v.step = state_.step;
     v.epoch = epoch;
-    for (int i = 0; i < 4; ++i) v.bleu[i] = bleu[std::size_t(i)];
-    v.cider = mean(cider_d(candidates, references));
-    v.has_grounding = boxes;
-    v.pointing = grounding.phrase.pointing();
-    v.alpha_in_box = grounding.phrase.precision();
-    v.absent_nouns = grounding.absent_noun_rate();
-    v.improved = bleu[3] > state_.best_bleu4;
+    for (int i = 0; i < 4; ++i) v.bleu[i] = e.bleu[i];
+    v.cider = e.cider;
+    v.has_grounding = e.has_boxes;
+    v.pointing = e.grounding.phrase.pointing();
+    v.alpha_in_box = e.grounding.phrase.precision();
+    v.absent_nouns = e.grounding.absent_noun_rate();
+    v.improved = e.bleu[3] > state_.best_bleu4;
     if (v.improved) {
-      state_.best_bleu4 = bleu[3];
+      state_.best_bleu4 = e.bleu[3];
       state_.best_step = state_.step;
       state_.bad_epochs = 0;
       SaveOptions weights_only;
@@ -633,7 +616,7 @@ class TrainingSession {
     v.best_bleu4 = state_.best_bleu4;
     metrics_ << to_json(v).dump() << "\n" << std::flush;
     if (cb_.on_validation) cb_.on_validation(v);
-    if (!candidates.empty()) message("sample: " + join_tokens(candidates.front()));
+    if (e.scenes > 0) message("sample: " + e.captions.at(data_.val->get(0).id));
   }
 
   void save_last() {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/grounding.h"
+#include "core/scene_evaluation.h"
 
 using namespace fovea;
 
@@ -88,4 +89,45 @@ TEST(Grounding, TopAsAPlaceIsNotAClassNounAndConfusionsNameTheObjectMeant) {
   EXPECT_EQ(ranked[0].said, "coat");
   EXPECT_EQ(ranked[0].object, "sneaker");
   EXPECT_EQ(ranked[0].count, 1);
+}
+
+namespace {
+
+/// Scenes 0 and 2 are two_object_scene() (with boxes); scene 1 has a reference but no objects,
+/// as in a dataset without boxes.
+class MixedScenes : public SceneSource {
+ public:
+  std::size_t size() const override { return 3; }
+  Scene get(std::size_t index) const override {
+    Scene s = two_object_scene();
+    s.id = std::int64_t(index);
+    s.captions = {"a red sneaker and a blue bag"};
+    if (index == 1) s.objects.clear();
+    return s;
+  }
+  std::string describe() const override { return "mixed"; }
+};
+
+}  // namespace
+
+TEST(SceneEvaluation, ScoresTheCaptionsGivenAndGroundsOnlyScenesWithBoxes) {
+  const MixedScenes scenes;
+  std::size_t calls = 0;
+  const auto right = caption({{"a", one_hot(0, 0)}, {"red", one_hot(2, 2)}, {"sneaker", one_hot(3, 3)}, {"and", one_hot(0, 0)},
+                              {"a", one_hot(0, 0)}, {"blue", one_hot(10, 10)}, {"bag", one_hot(10, 10)}});
+  const auto e = evaluate_scenes(
+      [&](const std::vector<RgbImage>& images) {
+        ++calls;
+        return std::vector<CaptionResult>(images.size(), right);
+      },
+      scenes, 2);
+  EXPECT_EQ(calls, 2u);  // chunks of two
+  EXPECT_EQ(e.scenes, 3u);
+  EXPECT_NEAR(e.bleu[3], 1.0, 1e-6);  // every caption is its reference
+  EXPECT_EQ(e.captions.at(1), "a red sneaker and a blue bag");
+  // Scene 1 has no objects: its nouns name nothing absent, they are not counted at all.
+  EXPECT_TRUE(e.has_boxes);
+  EXPECT_EQ(e.grounding.nouns, 4);
+  EXPECT_EQ(e.grounding.absent_nouns, 0);
+  EXPECT_DOUBLE_EQ(e.grounding.phrase.pointing(), 1.0);
 }
