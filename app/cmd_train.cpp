@@ -96,6 +96,10 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--pretrain-label-smoothing", c.pretrain_label_smoothing,
                  "Label smoothing of the encoder pretraining's class cross-entropies (0: none)")
       ->group(obj)->check(CLI::Range(0.0, 0.99))->capture_default_str();
+  app.add_option("--item-weight", c.item_weight,
+                 "Single items while captioning: each step also names --item-batch single training items, their loss weighted by this (0: off)")
+      ->group(obj)->capture_default_str();
+  app.add_option("--item-batch", c.item_batch, "Single items per captioning step with --item-weight")->group(obj)->capture_default_str();
   app.add_option("--encoder-lr-scale", c.encoder_lr_scale,
                  "The encoder's learning rate during captioning, as a multiple of --lr (1: the same; 0: frozen)")
       ->group(obj)->capture_default_str();

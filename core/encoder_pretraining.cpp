@@ -72,23 +72,9 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
   std::vector<std::size_t> idx(static_cast<std::size_t>(options_.batch));
   std::iota(idx.begin(), idx.end(), std::size_t(k * options_.batch));
-  const auto grid = items_->options().image_size / 8;
-  auto batch = make_batch(*items_, idx, vocab_, items_->options().image_size, seed_, 0, 1, grid, grid);
   net_->train();
   compat::CpuBf16Autocast autocast(bf16_);
-  const auto annotations = net_->encode(batch.images.to(device_));
-  if (annotations.size(1) != grid * grid) {
-    throw std::runtime_error("encoder pretraining: the encoder does not map " + std::to_string(grid * 8) +
-                             " px canvases to a " + std::to_string(grid) + "x" + std::to_string(grid) + " grid");
-  }
-  const auto cell_class = batch.cell_class.to(device_);
-  auto [cls, col] = net_->auxiliary_logits(annotations);
-  auto [logits, target] = object_class_logits(net_->aux_class, annotations, cell_class);
-  namespace F = torch::nn::functional;
-  const auto smoothed = F::CrossEntropyFuncOptions().label_smoothing(options_.label_smoothing);
-  auto loss = F::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1}), smoothed) +
-              F::cross_entropy(col.flatten(0, 1).to(torch::kFloat), batch.cell_colour.view({-1}).to(device_)) +
-              F::cross_entropy(logits, target, smoothed);
+  auto [loss, accuracy] = single_item_loss(net_, vocab_, *items_, idx, seed_, device_, options_.label_smoothing);
   autocast.end();
   optimizer_->zero_grad();
   loss.backward();
@@ -96,7 +82,30 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   PretrainStep out;
   out.loss = loss.item<double>();
   out.lr = lr;
-  out.accuracy = logits.argmax(1).eq(target).to(torch::kFloat).mean().item<double>();
+  out.accuracy = accuracy.item<double>();
+  return out;
+}
+
+SingleItemLoss single_item_loss(ShowAttendTell& net, const Vocabulary& vocab, const FashionScenes& canvases,
+                                const std::vector<std::size_t>& indices, std::uint64_t seed, torch::Device device,
+                                double label_smoothing) {
+  const auto grid = canvases.options().image_size / 8;
+  auto batch = make_batch(canvases, indices, vocab, canvases.options().image_size, seed, 0, 1, grid, grid);
+  const auto annotations = net->encode(batch.images.to(device));
+  if (annotations.size(1) != grid * grid) {
+    throw std::runtime_error("single items: the encoder does not map " + std::to_string(grid * 8) + " px canvases to a " +
+                             std::to_string(grid) + "x" + std::to_string(grid) + " grid");
+  }
+  const auto cell_class = batch.cell_class.to(device);
+  auto [cls, col] = net->auxiliary_logits(annotations);
+  auto [logits, target] = object_class_logits(net->aux_class, annotations, cell_class);
+  namespace F = torch::nn::functional;
+  const auto smoothed = F::CrossEntropyFuncOptions().label_smoothing(label_smoothing);
+  SingleItemLoss out;
+  out.loss = F::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1}), smoothed) +
+             F::cross_entropy(col.flatten(0, 1).to(torch::kFloat), batch.cell_colour.view({-1}).to(device)) +
+             F::cross_entropy(logits, target, smoothed);
+  out.accuracy = logits.detach().argmax(1).eq(target).to(torch::kFloat).mean();
   return out;
 }
 

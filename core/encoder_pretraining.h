@@ -26,6 +26,18 @@ struct PretrainStep {
 };
 
 
+/// The pretraining's loss on one batch of single items: the per-cell class and colour
+/// cross-entropies plus the pooled class cross-entropy of each item, and the share of items the
+/// pooled class head named right. Forward only (in whatever autocast the caller holds); the caller
+/// steps. Used by the pretraining and, while captioning, by TrainConfig::item_weight.
+struct SingleItemLoss {
+  torch::Tensor loss;      ///< scalar, float
+  torch::Tensor accuracy;  ///< scalar, no gradient
+};
+SingleItemLoss single_item_loss(ShowAttendTell& net, const Vocabulary& vocab, const FashionScenes& canvases,
+                                const std::vector<std::size_t>& indices, std::uint64_t seed, torch::Device device,
+                                double label_smoothing = 0);
+
 /// Learning rate of step k of `steps`: a linear warm-up to `peak` over the first 200 steps (or
 /// tenth of them), then a cosine down to peak/20 at the last.
 double pretraining_lr(double peak, std::int64_t k, std::int64_t steps);

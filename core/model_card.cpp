@@ -52,6 +52,9 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
     }
     md << "\n";
   }
+  if (config.item_weight > 0) {
+    md << "- Single items while captioning: " << config.item_batch << " per step, loss weight " << config.item_weight << "\n";
+  }
   md << "- Captioning learning rate: " << config.lr;
   if (config.lr_schedule == "cosine") {
     md << ", cosine to " << config.lr_min << " over " << config.epochs << " epochs";

@@ -53,6 +53,9 @@ void TrainConfig::validate() const {
   if (!(pretrain_label_smoothing >= 0 && pretrain_label_smoothing < 1)) {
     throw std::invalid_argument("pretrain_label_smoothing must be in [0, 1), got " + std::to_string(pretrain_label_smoothing));
   }
+  if (!(item_weight >= 0) || item_batch <= 0) {
+    throw std::invalid_argument("item_weight must be >= 0 and item_batch positive");
+  }
   if (warmup_steps < 0) throw std::invalid_argument("warmup_steps must be >= 0, got " + std::to_string(warmup_steps));
   if (!(encoder_lr_scale >= 0)) {
     throw std::invalid_argument("encoder_lr_scale must be >= 0");
@@ -138,6 +141,8 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"pretrain_weight_decay", c.pretrain_weight_decay},
           {"pretrain_optimizer", c.pretrain_optimizer},
           {"pretrain_label_smoothing", c.pretrain_label_smoothing},
+          {"item_weight", c.item_weight},
+          {"item_batch", c.item_batch},
           {"warmup_steps", c.warmup_steps},
           {"freeze_bn_stats", c.freeze_bn_stats},
           {"encoder_lr_scale", c.encoder_lr_scale},
@@ -201,6 +206,8 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.pretrain_weight_decay = j.value("pretrain_weight_decay", 0.0);
     c.pretrain_optimizer = j.value("pretrain_optimizer", std::string("adam"));  // runs from before them: Adam,
     c.pretrain_label_smoothing = j.value("pretrain_label_smoothing", 0.0);      // no smoothing
+    c.item_weight = j.value("item_weight", 0.0);  // runs from before it: none
+    c.item_batch = j.value("item_batch", TrainConfig{}.item_batch);
     c.warmup_steps = j.value("warmup_steps", std::int64_t(0));  // runs from before it: none
     c.freeze_bn_stats = j.value("freeze_bn_stats", false);
     c.encoder_lr_scale = j.value("encoder_lr_scale", 1.0);  // runs from before it: one rate

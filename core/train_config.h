@@ -95,6 +95,11 @@ struct TrainConfig {
   std::string pretrain_optimizer = "adam";
   /// Label smoothing of the pretraining's class cross-entropies (0 = none).
   double pretrain_label_smoothing = 0.0;
+  /// Single items while captioning: each captioning step also names `item_batch` single training
+  /// items drawn as the pretraining draws them (the items after the pretraining's), their loss
+  /// (single_item_loss()) weighted by this and added to the step's; 0 = off. Built-in scenes only.
+  double item_weight = 0.0;
+  std::int64_t item_batch = 32;
   /// The encoder's learning rate during captioning, as a multiple of lr (1: the same as the
   /// decoder's). Below 1 keeps more of what the pretraining taught it.
   double encoder_lr_scale = 1.0;

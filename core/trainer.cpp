@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -86,6 +87,7 @@ class TrainingSession {
     total_steps_ = steps_per_epoch_ * config_.epochs;
     if (config_.max_steps > 0) total_steps_ = std::min(total_steps_, config_.max_steps);
     state_.baseline.decay = config_.baseline_decay;
+    make_item_canvases();
     freezes_bn_stats_ = config_.freeze_bn_stats && config_.model.backbone_path.empty() &&
                         (pretrains_encoder(config_) || !config_.init_from.empty());
   }
@@ -430,6 +432,17 @@ class TrainingSession {
     return true;
   }
 
+  /// TrainConfig::item_weight: the single-item canvases the captioning steps name, the items after
+  /// the pretraining's (step k names item_batch of them from item_canvases_begin_ + k item_batch).
+  void make_item_canvases() {
+    const auto* scenes = dynamic_cast<const FashionScenes*>(data_.train.get());
+    if (config_.item_weight <= 0 || scenes == nullptr) return;
+    item_canvases_begin_ = std::size_t(config_.pretrain_steps * config_.pretrain_batch);
+    item_canvases_ = std::make_unique<FashionScenes>(
+        "train", item_canvases_begin_ + std::size_t(total_steps_ * config_.item_batch), scenes->items(),
+        single_item_options(scenes->options()));
+  }
+
   /// After the pretraining: how its class head names single items it never saw (the validation
   /// split's items), said and returned; -1 when the validation data are not the built-in scenes.
   double score_held_out_items(EncoderPretraining& pretraining) {
@@ -493,6 +506,13 @@ class TrainingSession {
                       torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
       aux_loss = aux_term.item<double>();
       label_loss = config_.aux_weight * aux_term;
+    }
+    if (item_canvases_) {
+      std::vector<std::size_t> items(static_cast<std::size_t>(config_.item_batch));
+      std::iota(items.begin(), items.end(), item_canvases_begin_ + std::size_t(state_.step * config_.item_batch));
+      auto term = single_item_loss(model_.net, model_.vocab, *item_canvases_, items, config_.seed, device_).loss;
+      aux_loss += term.item<double>();
+      label_loss = label_loss.defined() ? label_loss + config_.item_weight * term : config_.item_weight * term;
     }
     if (objects && batch.has_cell_labels) {
       auto term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
@@ -639,6 +659,8 @@ class TrainingSession {
   std::int64_t order_epoch_ = -1;
   std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
   double lr_ = 0;
+  std::unique_ptr<FashionScenes> item_canvases_;  ///< item_weight > 0 on the built-in scenes
+  std::size_t item_canvases_begin_ = 0;
   /// config_.freeze_bn_stats, for an encoder that arrives trained (pretrained here or init_from).
   bool freezes_bn_stats_ = false;
   std::ofstream metrics_, samples_;

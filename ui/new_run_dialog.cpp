@@ -349,6 +349,11 @@ void NewRunDialog::buildPages() {
           tr("Label smoothing of the pretraining's class cross-entropies (0: none)"), 0, 0.99, 3,
           [](const Config& c) { return c.pretrain_label_smoothing; },
           [](Config& c, double v) { c.pretrain_label_smoothing = v; });
+  addReal(objective, "item-weight", tr("Single items while captioning"),
+          tr("Each captioning step also names a batch of single training items, their loss weighted by this (0: off)"),
+          0, 100, 3, [](const Config& c) { return c.item_weight; }, [](Config& c, double v) { c.item_weight = v; });
+  addInt(objective, "item-batch", tr("Single items per step"), tr("Single training items per captioning step (with the weight above)"),
+         1, 4096, [](const Config& c) { return c.item_batch; }, [](Config& c, std::int64_t v) { c.item_batch = v; });
   addFlag(objective, "freeze-bn-stats", tr("Keep the encoder's statistics"),
           tr("While captioning, the encoder's batch norms normalise with the statistics of its pretraining (or of the "
              "model it starts from) instead of re-estimating them on scenes"),
