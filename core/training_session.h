@@ -1,0 +1,108 @@
+#pragma once
+/// The training run behind train() and resume_training() (core/trainer.h), one object per run.
+/// Private to the trainer's files: trainer.cpp (the run loop, checkpoints, pausing),
+/// training_pretraining.cpp (the encoder's pretraining and single items while captioning),
+/// training_step.cpp (one captioning step) and training_validation.cpp (validation and caption
+/// snapshots).
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "core/captioner.h"
+#include "core/checkpoint.h"
+#include "core/encoder_pretraining.h"
+#include "core/fashion_scenes.h"
+#include "core/run_state.h"
+#include "core/trainer.h"
+
+namespace fovea {
+
+class TrainingSession {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data);
+  /// A new run: the vocabulary from the training captions, a fresh (or init_from) model, an empty run folder.
+  void start_new();
+  /// Goes on from a run's last checkpoint: weights, optimiser, counters and logs up to it.
+  void start_resumed(LoadedCheckpoint ckpt);
+  /// Pretrains (if asked and not done), then captions until the last step, an early stop or the stop flag.
+  TrainResult run();
+
+ private:
+  void message(const std::string& m) const;
+  /// Copies the weights of another checkpoint with the same architecture and vocabulary.
+  void initialise_from(const std::string& path);
+  /// Writes a checkpoint, then waits until the pause flag clears or stop is set.
+  void wait_while_paused(std::int64_t epoch);
+  void report_progress(std::int64_t epoch, bool paused);
+  std::size_t sample_count() const;
+  std::string sample_image_name(std::size_t k) const;
+  /// The fixed validation images the snapshots caption, as PNG files in the run folder.
+  void write_sample_images();
+  std::string describe_precision() const;
+  /// Recomputes the encoder's batch-norm statistics with the current weights on the first
+  /// training scenes (core/batch_norm_calibration.h): the running averages lag behind the weights
+  /// while the learning rate is high. A TorchScript backbone keeps its own statistics.
+  void calibrate_batch_norm();
+  /// Greedy captions (expected α) of `images` with the current weights: validation and snapshots.
+  std::vector<CaptionResult> caption_greedy(const std::vector<RgbImage>& images);
+  /// Captions the fixed validation images with the current weights (greedy, expected α).
+  void write_samples(std::int64_t epoch);
+  std::int64_t parameter_count();
+  void make_optimizer();
+  /// Encoder pretraining on single items (core/encoder_pretraining.h), resumable at any
+  /// checkpoint. Returns false when stopped.
+  bool pretrain_encoder(const std::function<double()>& elapsed);
+  /// TrainConfig::item_weight: the single-item canvases the captioning steps name, the items after
+  /// the pretraining's (step k names item_batch of them from item_canvases_begin_ + k item_batch).
+  void make_item_canvases();
+  /// After the pretraining: how its class head names single items it never saw (the validation
+  /// split's items), said and returned; -1 when the validation data are not the built-in scenes.
+  double score_held_out_items(EncoderPretraining& pretraining);
+  std::string describe_training_scenes() const;
+  /// One captioning step: the next batch of the epoch's order, its loss terms, Adam, the logs.
+  void train_step(std::int64_t epoch, const std::function<double()>& elapsed);
+  /// The step's annotations; without gradients when the encoder does not learn while captioning
+  /// (encoder_lr_scale 0): the backward then stops at the annotations, and only the heads and the
+  /// decoder learn from them.
+  torch::Tensor encode_for_step(const torch::Tensor& images);
+  /// Scores the validation scenes after `epoch` (greedy), keeps best.ckpt, stops early.
+  void validate(std::int64_t epoch);
+  /// Writes last.ckpt: weights, optimiser and counters, to resume from.
+  void save_last();
+
+  /// make_optimizer()'s param group of the encoder when --encoder-lr-scale is not 1 (one group otherwise).
+  static constexpr std::size_t kEncoderGroup = 1;
+  TrainConfig config_;
+  TrainCallbacks cb_;
+  TrainData data_;
+  torch::Device device_{torch::kCPU};
+  CaptionModel model_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  RunState state_;
+  std::int64_t steps_per_epoch_ = 1, total_steps_ = 0;
+  std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine
+  std::vector<std::size_t> order_;
+  std::int64_t order_epoch_ = -1;
+  std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
+  double lr_ = 0;
+  std::unique_ptr<FashionScenes> item_canvases_;  ///< item_weight > 0 on the built-in scenes
+  std::size_t item_canvases_begin_ = 0;
+  /// config_.freeze_bn_stats, for an encoder that arrives trained (pretrained here or init_from).
+  bool freezes_bn_stats_ = false;
+  std::ofstream metrics_, samples_;
+  double paused_s_ = 0;
+  TrainProgress progress_;
+  Clock::time_point window_start_;
+  std::int64_t window_tokens_ = 0, window_steps_ = 0;
+  double window_loss_ = 0;
+};
+
+}  // namespace fovea
