@@ -1,5 +1,6 @@
 #include "ui/metric_chart.h"
 
+#include "ui/chart_axes.h"
 #include "ui/curve_math.h"
 
 #include <QtCharts/QChart>
@@ -7,7 +8,6 @@
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
-#include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
 
 #include <QDir>
@@ -55,17 +55,6 @@ QString writeError(const QString& path, const QString& reason) {
 void setPointSize(QFont& font, qreal points, bool bold) {
   font.setPointSizeF(points);
   font.setBold(bold);
-}
-
-void styleAxis(QAbstractAxis* axis, const QString& title) {
-  QFont labels = axis->labelsFont();
-  setPointSize(labels, 8, false);
-  axis->setLabelsFont(labels);
-  QFont title_font = axis->titleFont();
-  setPointSize(title_font, 8, false);
-  axis->setTitleFont(title_font);
-  axis->setTitleText(title);
-  axis->setMinorGridLineColor(QColor(0, 0, 0, 18));
 }
 
 /// One curve: its raw points, the drawable (and smoothed) version cached, and the two Qt Charts series
@@ -160,10 +149,7 @@ struct MetricChart::Impl {
   QString x_label;  ///< the x axis title (tr("step") unless setXLabel)
   QChart* chart = nullptr;  // owned by view
   View* view = nullptr;
-  QValueAxis* x_axis = nullptr;
-  QValueAxis* y_linear = nullptr;
-  QLogValueAxis* y_log = nullptr;
-  QAbstractAxis* y_axis = nullptr;  // the one in use, the other is hidden
+  std::unique_ptr<ChartAxes> axes;
   QGraphicsLineItem* crosshair = nullptr;
   QLabel* readout = nullptr;
   QTimer timer;
@@ -171,8 +157,6 @@ struct MetricChart::Impl {
   std::vector<std::unique_ptr<Series>> series;
   double smoothing = 0;
   bool log_y = false;
-  bool fitting = false;  // our own axis range changes are not zooms
-  bool fit_tight = true;  // the next fit ignores the axes' ranges: no data yet, or whole curves replaced
   double last_redraw_ms = 0;
   QString last_hover;
   QPointF hover_pos;  // view coordinates of the crosshair, while `hovering`
@@ -257,11 +241,6 @@ struct MetricChart::Impl {
     s.faint->setPen(QPen(faint, 1.0));
   }
 
-  void attachAxes(QLineSeries* line) const {
-    line->attachAxis(x_axis);
-    line->attachAxis(y_axis);
-  }
-
   void draw(Series& s, const Frame& frame) {
     const QVector<QPointF>& points = curve(s);
     s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
@@ -284,139 +263,24 @@ struct MetricChart::Impl {
     const bool zoomed = chart->isZoomed();
     const Bounds all = dataBounds();
     Frame frame{all.min_x, all.max_x, bucketCount()};
-    if (zoomed) frame = Frame{x_axis->min(), x_axis->max(), frame.buckets};
+    if (zoomed) frame = Frame{axes->x()->min(), axes->x()->max(), frame.buckets};
     for (auto& s : series)
       if (s->dirty || s->frame != frame) draw(*s, frame);
-    if (!zoomed) fitAxes(all);
-    updateTicks();
+    if (!zoomed) axes->fit(all);
+    axes->updateTicks();
     if (hovering) owner->onHover(hover_pos);  // the data or the axes under the crosshair moved
     last_redraw_ms = clock.nsecsElapsed() / 1e6;
   }
 
-  void fitAxes(const Bounds& b) {
-    fitting = true;
-    if (!b.valid()) {
-      x_axis->setRange(0, 1);
-      y_axis->setRange(log_y ? 1 : 0, log_y ? 10 : 1);
-      fit_tight = true;
-    } else {
-      fitX(b.min_x, b.max_x);
-      log_y ? fitLogY(b.min_y, b.max_y) : fitLinearY(b.min_y, b.max_y);
-      fit_tight = false;
-    }
-    fitting = false;
-  }
-
-  /// The range an axis keeps or grows to (curve::liveRange); a tight fit for a first look at the
-  /// data or curves set whole (a finished run loaded), which have no live end to leave room for.
-  Range currentRange(double min, double max) const { return fit_tight ? Range{} : Range{min, max}; }
-
-  /// Axis ends snap to round numbers and follow a live curve with headroom (curve::liveRange), so
-  /// the range (and Qt Charts' re-layout of the axis) changes only now and then, not at every point.
-  static void setRangeIfChanged(QValueAxis* axis, const Range& r) {
-    if (axis->min() != r.min || axis->max() != r.max) axis->setRange(r.min, r.max);
-  }
-
-  void fitX(double lo, double hi) {
-    const double pad = hi > lo ? 0.01 * (hi - lo) : 1;
-    LiveAxis how;
-    how.ticks = 5;
-    if (lo >= 0) how.floor = 0;  // steps >= 0 keep the axis >= 0
-    setRangeIfChanged(x_axis, liveRange(currentRange(x_axis->min(), x_axis->max()), lo >= 0 ? std::max(0.0, lo - pad) : lo - pad,
-                                        hi + pad, how));
-  }
-
-  void fitLinearY(double lo, double hi) {
-    const double pad = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.1 * std::abs(lo) : 1);
-    LiveAxis how;
-    how.ticks = 10;
-    if (lo >= 0) how.floor = 0;  // a falling loss does not get headroom below zero
-    setRangeIfChanged(y_linear, liveRange(currentRange(y_linear->min(), y_linear->max()), lo - pad, hi + pad, how));
-  }
-
-  /// Log range with a 5% margin (in decades), kept while it holds the data like a linear axis.
-  /// QLogValueAxis labels only powers of its base: base 10 from two decades on, base 2 below
-  /// (0.25, 0.5, 1, 2, 4), and the range widened to hold at least one such power.
-  void fitLogY(double lo_value, double hi_value) {
-    const double lo10 = std::log10(lo_value), hi10 = std::log10(hi_value);
-    const double pad = hi10 > lo10 ? 0.05 * (hi10 - lo10) : 0.1;
-    LiveAxis how;
-    how.ticks = 0;
-    const Range current = currentRange(std::log10(y_log->min()), std::log10(y_log->max()));
-    const Range r = liveRange(current, lo10 - pad, hi10 + pad, how);
-    if (r.min == current.min && r.max == current.max) return;  // kept (pow(log10(x)) need not give x back)
-    double lo = r.min, hi = r.max;
-    const double base = hi - lo >= 2 ? 10 : 2;
-    if (y_log->base() != base) {
-      y_log->setBase(base);
-      y_log->setMinorTickCount(base == 10 ? 8 : 0);
-    }
-    lo /= std::log10(base);  // now in powers of base
-    hi /= std::log10(base);
-    if (std::floor(hi) < std::ceil(lo)) {
-      if (lo - std::floor(lo) < std::ceil(hi) - hi) lo = std::floor(lo);
-      else hi = std::ceil(hi);
-    }
-    const double min = std::pow(base, lo), max = std::pow(base, hi);
-    if (y_log->min() != min || y_log->max() != max) y_log->setRange(min, max);
-  }
-
-  void updateTicks() {
-    const QRectF plot = chart->plotArea();
-    const double x_step = niceInterval(x_axis->max() - x_axis->min(), std::max(2, int(plot.width() / 90)));
-    x_axis->setTickInterval(x_step);  // Qt skips an unchanged interval...
-    // ...but not an unchanged label format: QValueAxis::setLabelFormat always signals, and the chart
-    // then re-lays out the axis and re-shapes every label, at every live redraw.
-    const QString x_format = x_step >= 1 ? QStringLiteral("%.0f") : QStringLiteral("%g");
-    if (x_axis->labelFormat() != x_format) x_axis->setLabelFormat(x_format);
-    const double y_step = niceInterval(y_linear->max() - y_linear->min(), std::max(2, int(plot.height() / 45)));
-    y_linear->setTickInterval(y_step);
-  }
-
-  /// Ticks at round multiples of an interval chosen for the range. The interval follows minChanged /
-  /// maxChanged, which Qt Charts emits before it lays the axis out for the new range: set after that
-  /// (on rangeChanged), a zoom-out would first lay out one tick per old interval, possibly millions.
-  void useDynamicTicks(QValueAxis* axis) {
-    axis->setTickInterval(1);
-    axis->setTickAnchor(0);
-    axis->setTickType(QValueAxis::TicksDynamic);
-    QObject::connect(axis, &QValueAxis::minChanged, owner, [this] { updateTicks(); });
-    QObject::connect(axis, &QValueAxis::maxChanged, owner, [this] { updateTicks(); });
-  }
-
-  /// Both y axes stay in the chart and the series move between them: removing an axis from a QChart
-  /// leaves its grid and labels on screen until a deferred delete runs.
-  void createYAxes() {
-    y_linear = new QValueAxis;
-    useDynamicTicks(y_linear);
-    y_linear->setLabelFormat(QStringLiteral("%g"));
-    y_log = new QLogValueAxis;
-    y_log->setBase(10);
-    y_log->setLabelFormat(QStringLiteral("%g"));
-    y_log->setMinorTickCount(8);
-    y_log->setRange(1, 10);
-    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(y_linear), static_cast<QAbstractAxis*>(y_log)}) {
-      styleAxis(axis, y_label);
-      chart->addAxis(axis, Qt::AlignLeft);
-    }
-    y_log->setVisible(false);
-    y_axis = y_linear;
-  }
-
   /// The points drawn are dropped first (a log axis warns about non-positive ones); redraw afterwards.
-  void useYAxis(QAbstractAxis* axis) {
-    if (axis == y_axis) return;
+  void useLogY(bool on) {
+    std::vector<QLineSeries*> lines;
     for (auto& s : series) {
       s->displayed.clear();
-      for (QLineSeries* line : {s->faint, s->line}) {
-        line->clear();
-        line->detachAxis(y_axis);
-        line->attachAxis(axis);
-      }
+      lines.push_back(s->faint);
+      lines.push_back(s->line);
     }
-    y_axis->setVisible(false);
-    axis->setVisible(true);
-    y_axis = axis;
+    axes->useLogY(on, lines);
   }
 
   QString readoutText(double step) const {
@@ -493,16 +357,12 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
   legend->setFont(legend_font);
   d_->chart = chart;
 
-  d_->x_axis = new QValueAxis;
-  d_->useDynamicTicks(d_->x_axis);
   d_->x_label = tr("step");
-  styleAxis(d_->x_axis, d_->x_label);
-  chart->addAxis(d_->x_axis, Qt::AlignBottom);
-  connect(d_->x_axis, &QValueAxis::rangeChanged, this, [this] {
-    if (!d_->fitting) scheduleRedraw();  // a zoom: decimate the new window
+  d_->axes = std::make_unique<ChartAxes>(chart, this, d_->x_label, y_label);
+  connect(d_->axes->x(), &QValueAxis::rangeChanged, this, [this] {
+    if (!d_->axes->fitting()) scheduleRedraw();  // a zoom: decimate the new window
   });
-  d_->createYAxes();
-  d_->fitAxes(Bounds());
+  d_->axes->fit(Bounds());
 
   d_->view = new View(chart, this);
   auto* layout = new QVBoxLayout(this);
@@ -529,7 +389,7 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
     if (isVisible()) d_->redraw();  // hidden charts (other tabs) catch up in showEvent
   });
   connect(chart, &QChart::plotAreaChanged, this, [this] {
-    d_->updateTicks();
+    d_->axes->updateTicks();
     scheduleRedraw();
   });
 }
@@ -537,8 +397,7 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
 MetricChart::~MetricChart() {
   // The chart goes before d_ so no signal of its teardown reaches a half-destroyed Impl.
   d_->timer.stop();
-  d_->x_axis->disconnect(this);
-  d_->y_linear->disconnect(this);
+  d_->axes->disconnect(this);
   d_->chart->disconnect(this);
   delete d_->view;
 }
@@ -550,7 +409,7 @@ void MetricChart::scheduleRedraw() {
 
 void MetricChart::setXLabel(const QString& label) {
   d_->x_label = label;
-  d_->x_axis->setTitleText(label);
+  d_->axes->setXTitle(label);
 }
 
 void MetricChart::setRedrawDelay(int milliseconds) { d_->timer.setInterval(std::max(0, milliseconds)); }
@@ -570,8 +429,8 @@ void MetricChart::addSeries(const QString& key, const QString& label, const QCol
     created->line = new QLineSeries;
     d_->chart->addSeries(created->faint);  // first, so it lies under the bold curve
     d_->chart->addSeries(created->line);
-    d_->attachAxes(created->faint);
-    d_->attachAxes(created->line);
+    d_->axes->attach(created->faint);
+    d_->axes->attach(created->line);
     for (QLegendMarker* marker : d_->chart->legend()->markers(created->faint)) marker->setVisible(false);
     s = created.get();
     d_->series.push_back(std::move(created));
@@ -631,7 +490,7 @@ void MetricChart::setPoints(const QString& key, const QVector<QPointF>& points) 
   }
   s->raw = points;
   d_->resetCache(*s);
-  d_->fit_tight = true;
+  d_->axes->fitTightNext();
   scheduleRedraw();
 }
 
@@ -664,7 +523,7 @@ void MetricChart::setLogScale(bool on) {
   if (on == d_->log_y) return;
   d_->chart->zoomReset();
   d_->log_y = on;
-  d_->useYAxis(on ? static_cast<QAbstractAxis*>(d_->y_log) : d_->y_linear);
+  d_->useLogY(on);
   d_->invalidateAll();
   d_->redraw();
 }
@@ -702,7 +561,8 @@ void MetricChart::onHover(const QPointF& view_pos) {
   d_->hover_pos = view_pos;
   d_->hovering = true;
   const double fraction = (chart_pos.x() - plot.left()) / plot.width();
-  const double step = d_->x_axis->min() + fraction * (d_->x_axis->max() - d_->x_axis->min());
+  const QValueAxis* x = d_->axes->x();
+  const double step = x->min() + fraction * (x->max() - x->min());
   const QPointF top = d_->chart->mapToScene(QPointF(chart_pos.x(), plot.top()));
   const QPointF bottom = d_->chart->mapToScene(QPointF(chart_pos.x(), plot.bottom()));
   d_->crosshair->setLine(QLineF(top, bottom));
