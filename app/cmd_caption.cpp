@@ -21,14 +21,22 @@ struct CaptionArgs {
   bool greedy = false, json = false, sample = false;
   int max_len = 0;
   std::optional<std::uint64_t> seed;
-  std::shared_ptr<std::optional<bool>> mirror_nouns = std::make_shared<std::optional<bool>>();
+  std::shared_ptr<NounReadingArgs> nouns = std::make_shared<NounReadingArgs>();
 };
 }  // namespace
 
-void add_mirror_nouns_flags(CLI::App& app, std::shared_ptr<std::optional<bool>> mirror) {
-  app.add_flag_callback("--mirror-nouns", [mirror] { *mirror = true; },
+void add_noun_reading_flags(CLI::App& app, std::shared_ptr<NounReadingArgs> args) {
+  app.add_flag_callback("--mirror-nouns", [args] { args->mirror = true; },
                         "Recognise class nouns in the image and in its mirror (default: for models trained with --mirror-items)");
-  app.add_flag_callback("--no-mirror-nouns", [mirror] { *mirror = false; }, "Recognise class nouns in the image alone");
+  app.add_flag_callback("--no-mirror-nouns", [args] { args->mirror = false; }, "Recognise class nouns in the image alone");
+  app.add_flag_callback("--cut-out-nouns", [args] { args->cut_outs = true; },
+                        "Also read class nouns from each object cut out alone and named by the model's item classifier "
+                        "(default: for models that have one)");
+  app.add_flag_callback("--no-cut-out-nouns", [args] { args->cut_outs = false; },
+                        "Read class nouns from the decoder alone (and the mirror)");
+  app.add_option_function<double>("--cut-out-weight", [args](double w) { args->cut_out_weight = w; },
+                                  "Weight of the cut-outs' naming against the decoder's (default 4)")
+      ->check(CLI::Range(0.0, 100.0));
 }
 
 Runner add_caption_command(CLI::App& app) {
@@ -41,7 +49,7 @@ Runner add_caption_command(CLI::App& app) {
   app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
   app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)");
   app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)");
-  add_mirror_nouns_flags(app, a->mirror_nouns);
+  add_noun_reading_flags(app, a->nouns);
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     Captioner captioner(a->model, a->device);
@@ -50,7 +58,9 @@ Runner add_caption_command(CLI::App& app) {
     opts.max_len = a->max_len;
     opts.sample_glimpses = a->sample;
     opts.seed = a->seed;
-    opts.mirror_nouns = *a->mirror_nouns;
+    opts.mirror_nouns = a->nouns->mirror;
+    opts.cut_out_nouns = a->nouns->cut_outs;
+    opts.cut_out_weight = a->nouns->cut_out_weight;
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : a->images) {

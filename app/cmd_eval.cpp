@@ -26,7 +26,7 @@ struct EvalArgs {
   int beam = 3;
   bool greedy = false, json = false, sample_glimpses = false, class_head = false;
   FashionScenesOptions scenes;
-  std::shared_ptr<std::optional<bool>> mirror_nouns = std::make_shared<std::optional<bool>>();
+  std::shared_ptr<NounReadingArgs> nouns = std::make_shared<NounReadingArgs>();
 };
 
 void print_row(const char* name, const GroundingScore& g) {
@@ -64,7 +64,7 @@ Runner add_eval_command(CLI::App& app) {
   app.add_flag("--greedy", a->greedy, "Greedy decoding");
   app.add_flag("--sample-glimpses", a->sample_glimpses,
                "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
-  add_mirror_nouns_flags(app, a->mirror_nouns);
+  add_noun_reading_flags(app, a->nouns);
   app.add_flag("--class-head", a->class_head,
                "Built-in scenes: also name every object with the encoder's auxiliary class head on its pooled annotations, "
                "in the scenes and drawn alone (COUNT single items of the split): how well the encoder tells the classes apart");
@@ -96,8 +96,10 @@ Runner add_eval_command(CLI::App& app) {
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
     opts.sample_glimpses = a->sample_glimpses;
-    opts.mirror_nouns = *a->mirror_nouns;
-    const bool mirror = captioner.reads_mirror(opts);
+    opts.mirror_nouns = a->nouns->mirror;
+    opts.cut_out_nouns = a->nouns->cut_outs;
+    opts.cut_out_weight = a->nouns->cut_out_weight;
+    const bool mirror = captioner.reads_mirror(opts), cut_outs = captioner.reads_cut_outs(opts);
     const auto e = evaluate_scenes(captioner, scenes, opts);
     std::optional<std::pair<ClassHeadScore, ClassHeadScore>> class_head;  // scene objects, single items
     if (a->class_head) {
@@ -115,6 +117,7 @@ Runner add_eval_command(CLI::App& app) {
       j["dataset"] = scenes.describe();
       j["beam"] = opts.beam;
       j["mirror_nouns"] = mirror;
+      j["cut_out_nouns"] = cut_outs;
       if (class_head) {
         j["class_head"] = {{"scene_objects", class_head->first.accuracy}, {"scene_object_count", class_head->first.items},
                            {"single_items", class_head->second.accuracy}, {"single_item_count", class_head->second.items}};
@@ -122,9 +125,10 @@ Runner add_eval_command(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%s on %s (%s%s)\n", a->model.c_str(), scenes.describe().c_str(),
+    std::printf("%s on %s (%s%s%s)\n", a->model.c_str(), scenes.describe().c_str(),
                 opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy",
-                mirror ? ", class nouns recognised in the mirror too" : "");
+                mirror ? ", class nouns recognised in the mirror too" : "",
+                cut_outs ? ", class nouns read from cut-outs too" : "");
     std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
                 e.bleu[2], e.bleu[3], e.rouge_l, e.cider);
     if (e.grounding.phrase.count == 0 && !is_builtin_dataset(a->dataset)) return 0;  // no object boxes to ground on

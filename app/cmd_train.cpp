@@ -55,6 +55,11 @@ Runner add_train_command(CLI::App& app) {
                "Built-in CNN: pad every strided block on both sides (annotations centred 3.5 px up-left of their "
                "cell, as models saved before centred cells)")
       ->group(model);
+  app.add_flag("--item-classifier,!--no-item-classifier", c.model.item_classifier,
+               "Keep a frozen copy of the pretrained encoder and class head that names each object of a scene cut "
+               "out alone, for captions' class nouns (needs the encoder pretraining)")
+      ->capture_default_str()
+      ->group(model);
   app.add_flag("--residual-blocks,!--plain-blocks", c.model.encoder_residual,
                "Built-in CNN: blocks that keep their input's width and resolution add that input before the ReLU "
                "(--plain-blocks: as models saved before the option)")

@@ -22,7 +22,13 @@ Runner add_score_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 
-/// --mirror-nouns / --no-mirror-nouns (CaptionOptions::mirror_nouns; neither: the model's default).
-void add_mirror_nouns_flags(CLI::App& app, std::shared_ptr<std::optional<bool>> mirror);
+/// How captions read class nouns: --mirror-nouns / --no-mirror-nouns (CaptionOptions::mirror_nouns),
+/// --cut-out-nouns / --no-cut-out-nouns (CaptionOptions::cut_out_nouns) and --cut-out-weight;
+/// unset: the model's defaults.
+struct NounReadingArgs {
+  std::optional<bool> mirror, cut_outs;
+  std::optional<double> cut_out_weight;
+};
+void add_noun_reading_flags(CLI::App& app, std::shared_ptr<NounReadingArgs> args);
 
 }  // namespace fovea::cli

@@ -51,6 +51,15 @@ bool Captioner::mirrors_nouns_by_default() const { return impl_->trained_mirrore
 bool Captioner::reads_mirror(const CaptionOptions& options) const {
   return !options.sample_glimpses && options.mirror_nouns.value_or(mirrors_nouns_by_default());
 }
+bool Captioner::cuts_out_nouns_by_default() const {
+  const auto& net = impl_->ckpt.model.net;
+  return !impl_->class_nouns.empty() && !net->item_classifier.is_empty() && net->item_classifier->filled();
+}
+
+bool Captioner::reads_cut_outs(const CaptionOptions& options) const {
+  return !options.sample_glimpses && options.cut_out_nouns.value_or(cuts_out_nouns_by_default());
+}
+
 ClassHeadScore Captioner::name_objects_with_class_head(const SceneSource& source, std::size_t count,
                                                       std::int64_t image_size) {
   auto& m = impl_->ckpt.model;
@@ -77,6 +86,14 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
                                 "Fashion-MNIST nouns");
   }
   if (reads_mirror(options)) d.mirrored_tokens = impl_->class_nouns;
+  if (options.cut_out_nouns == true && !cuts_out_nouns_by_default()) {
+    throw std::invalid_argument(impl_->path + ": class nouns from cut-outs need a model with an item classifier (trained "
+                                "with the encoder pretraining) and the ten Fashion-MNIST nouns");
+  }
+  if (reads_cut_outs(options)) {
+    d.cut_out_tokens = impl_->class_nouns;
+    if (options.cut_out_weight) d.cut_out_weight = *options.cut_out_weight;
+  }
   if (options.sample_glimpses && options.seed) torch::manual_seed(*options.seed);
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
   std::vector<CaptionResult> out;
@@ -123,7 +140,8 @@ nlohmann::json Captioner::info() const {
                       {"annotation_dim", m.config.annotation_dim},
                       {"vocabulary", m.vocab.size()},
                       {"model", to_json(m.config)},
-                      {"mirror_nouns", mirrors_nouns_by_default()}};
+                      {"mirror_nouns", mirrors_nouns_by_default()},
+                      {"cut_out_nouns", cuts_out_nouns_by_default()}};
   const auto& t = impl_->ckpt.training;
   if (t.is_object()) {
     j["steps"] = t.value("step", 0);

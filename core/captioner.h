@@ -45,6 +45,12 @@ struct CaptionOptions {
   /// Class nouns recognised in the image and its mirror (DecodeOptions::mirrored_tokens; expected
   /// α only). Unset: on for models trained with mirrored items (`fovea train --mirror-items`).
   std::optional<bool> mirror_nouns;
+  /// Class nouns also read from cut-outs: each object of a plain-background image named alone by
+  /// the model's item classifier (DecodeOptions::cut_out_tokens; expected α only). Unset: on for
+  /// models that have one (`fovea train` keeps its pretrained encoder's copy).
+  std::optional<bool> cut_out_nouns;
+  /// The cut-outs' weight against the decoder's own split (DecodeOptions::cut_out_weight); unset: its default.
+  std::optional<double> cut_out_weight;
 };
 
 class Captioner {
@@ -69,6 +75,12 @@ class Captioner {
   /// Whether captions made with these options recognise class nouns in the mirror too: never with
   /// sampled glimpses; else options.mirror_nouns, or the model's default when it is unset.
   bool reads_mirror(const CaptionOptions& options) const;
+  /// Whether the model has a filled item classifier and the Fashion-MNIST nouns, so that captions
+  /// read class nouns from cut-outs too when CaptionOptions leaves it unset.
+  bool cuts_out_nouns_by_default() const;
+  /// Whether captions made with these options read class nouns from cut-outs: never with sampled
+  /// glimpses; else options.cut_out_nouns, or the model's default when it is unset.
+  bool reads_cut_outs(const CaptionOptions& options) const;
   /// Names the objects of the first `count` scenes of `source` (images of image_size px; single
   /// items may come on smaller canvases) with the encoder's auxiliary class head on each object's
   /// pooled annotations: how well the encoder tells the classes apart, apart from the decoder.

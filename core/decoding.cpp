@@ -67,6 +67,12 @@ DecoderState select_rows(const DecoderState& s, const torch::Tensor& idx) {
 /// Whether the options read class nouns in the mirror too (expected α only).
 bool reads_mirror(const DecodeOptions& o) { return !o.mirrored_tokens.empty() && o.glimpse == Glimpse::Expected; }
 
+/// Whether the options read class nouns from cut-outs too (expected α, a filled item classifier).
+bool reads_cut_outs(const DecodeOptions& o, ShowAttendTellImpl& net) {
+  return !o.cut_out_tokens.empty() && o.glimpse == Glimpse::Expected && !net.item_classifier.is_empty() &&
+         net.item_classifier->filled();
+}
+
 /// The mirrored tokens as a tensor on `device`, or undefined when mirroring is off.
 torch::Tensor mirrored_token_tensor(const DecodeOptions& o, const torch::Tensor& mirrored, const torch::Device& device) {
   if (!mirrored.defined() || !reads_mirror(o)) return {};
@@ -92,6 +98,44 @@ DecodedWord make_word(std::int64_t token, float lp, const AttendResult& r, std::
 
 }  // namespace
 
+CutOutBatch CutOutBatch::rows(const torch::Tensor& index) const {
+  if (!defined()) return {};
+  return {cells.index_select(0, index), classes.index_select(0, index)};
+}
+
+CutOutBatch CutOutBatch::expand(std::int64_t b) const {
+  if (!defined()) return {};
+  return {cells.expand({b, -1, -1}), classes.expand({b, -1, -1})};
+}
+
+CutOutBatch pad_cut_outs(const std::vector<ObjectCutOuts>& per_image, std::int64_t cells, std::int64_t classes,
+                         const torch::Device& device) {
+  std::int64_t most = 1;
+  for (const auto& o : per_image) most = std::max(most, o.count());
+  const auto B = std::int64_t(per_image.size());
+  CutOutBatch out{torch::zeros({B, most, cells}, torch::TensorOptions().device(device)),
+                  torch::zeros({B, most, classes}, torch::TensorOptions().device(device))};
+  for (std::int64_t i = 0; i < B; ++i) {
+    const auto& o = per_image[std::size_t(i)];
+    if (o.count() == 0) continue;
+    out.cells[i].narrow(0, 0, o.count()).copy_(o.cells);
+    out.classes[i].narrow(0, 0, o.count()).copy_(o.classes);
+  }
+  return out;
+}
+
+torch::Tensor with_cut_out_share(torch::Tensor lp, const torch::Tensor& alpha, const CutOutBatch& cut_outs,
+                                 const torch::Tensor& tokens, double weight) {
+  const auto on_object = torch::bmm(cut_outs.cells, alpha.unsqueeze(2)).squeeze(2);  // (b, N): α mass on each
+  const auto mass = on_object.sum(1, true);                                           // (b, 1)
+  const auto named = torch::bmm(on_object.unsqueeze(1), cut_outs.classes).squeeze(1) / mass.clamp_min(1e-6);
+  const auto w = weight * mass.clamp(0, 1);
+  const auto own = lp.index_select(1, tokens);
+  const auto share = torch::logsumexp(own, 1, true);
+  const auto split = (torch::softmax(own, 1) + w * named) / (1 + w);
+  return lp.index_copy(1, tokens, share + torch::log(split.clamp_min(1e-30)));
+}
+
 torch::Tensor with_mirrored_share(torch::Tensor lp, const torch::Tensor& lp_mirror, const torch::Tensor& tokens) {
   const auto own = lp.index_select(1, tokens);
   const auto share = torch::logsumexp(own, 1, true);
@@ -106,7 +150,8 @@ std::vector<std::int64_t> DecodedCaption::tokens() const {
 }
 
 std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::Tensor& annotations,
-                                          const DecodeOptions& options, const torch::Tensor& mirrored) {
+                                          const DecodeOptions& options, const torch::Tensor& mirrored,
+                                          const CutOutBatch& cut_outs) {
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
   auto& dec = *net.decoder;
@@ -118,6 +163,9 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   auto a = annotations;
   const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
   auto m = mirror_tokens.defined() ? mirrored : torch::Tensor();
+  const bool cut = cut_outs.defined() && options.glimpse == Glimpse::Expected && !options.cut_out_tokens.empty();
+  const auto cut_tokens = cut ? torch::tensor(options.cut_out_tokens, torch::kLong).to(device) : torch::Tensor();
+  auto objects = cut ? cut_outs : CutOutBatch{};
   auto proj = dec.project_annotations(a);
   auto state = dec.initial_state(a);
   DecoderState mirror_state = m.defined() ? dec.initial_state(m) : DecoderState{};
@@ -136,6 +184,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
       mirror = mirror_step(dec, emb, gates, mirror_state, r, m);
       lp = with_mirrored_share(lp, mirror.log_probs, mirror_tokens);
     }
+    if (cut) lp = with_cut_out_share(lp, r.alpha, objects, cut_tokens, options.cut_out_weight);
     auto [best_lp, best] = lp.max(1);
     auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
     auto beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
@@ -160,6 +209,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
         m = m.index_select(0, idx);
         mirror_state = select_rows(mirror.state, idx);
       }
+      if (cut) objects = objects.rows(idx);
       proj = proj.index_select(0, idx);
       state = select_rows(r.state, idx);
       prev = best.index_select(0, idx);
@@ -197,7 +247,7 @@ std::vector<std::int64_t> largest_first(const double* v, std::int64_t n, std::in
 }  // namespace
 
 DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options,
-                           const torch::Tensor& mirrored) {
+                           const torch::Tensor& mirrored, const CutOutBatch& cut_outs) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(0) == 1, "beam search takes one image's annotations (1, L, D), got ",
               annotations.sizes());
   TORCH_CHECK(options.beam >= 1, "beam width must be at least 1, got ", options.beam);
@@ -219,6 +269,8 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   auto state = dec.initial_state(annotations);
   const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
   DecoderState mirror_state = mirror_tokens.defined() ? dec.initial_state(mirrored) : DecoderState{};
+  const bool cut = cut_outs.defined() && options.glimpse == Glimpse::Expected && !options.cut_out_tokens.empty();
+  const auto cut_tokens = cut ? torch::tensor(options.cut_out_tokens, torch::kLong).to(device) : torch::Tensor();
 
   for (std::int64_t t = 0; t <= max_len; ++t) {
     const auto b = std::int64_t(live.size());
@@ -237,6 +289,7 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
       mirror = mirror_step(dec, emb, gates, mirror_state, r, mirrored.expand({b, -1, -1}));
       lp = with_mirrored_share(lp, mirror.log_probs, mirror_tokens);
     }
+    if (cut) lp = with_cut_out_share(lp, r.alpha, cut_outs.expand(b), cut_tokens, options.cut_out_weight);
     lp = lp.to(torch::kDouble);
     const auto K = lp.size(1);
     auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1}).cpu().contiguous();
@@ -302,11 +355,18 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
   auto annotations = net.encode(images);
   const bool mirror = reads_mirror(options);
   const auto mirrored = mirror ? mirrored_annotations(net, images) : torch::Tensor();
-  if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored);
+  CutOutBatch cut_outs;
+  if (reads_cut_outs(options, net)) {
+    const auto& c = net.decoder->config();
+    cut_outs = pad_cut_outs(name_cut_out_objects(*net.item_classifier, images, c.grid_h, c.grid_w), c.grid_h * c.grid_w,
+                            std::int64_t(options.cut_out_tokens.size()), images.device());
+  }
+  if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored, cut_outs);
   std::vector<DecodedCaption> out;
   for (std::int64_t i = 0; i < annotations.size(0); ++i) {
+    const auto one = torch::tensor({i}, torch::kLong).to(images.device());
     out.push_back(beam_search(net, annotations.narrow(0, i, 1), options,
-                              mirror ? mirrored.narrow(0, i, 1) : torch::Tensor()));
+                              mirror ? mirrored.narrow(0, i, 1) : torch::Tensor(), cut_outs.rows(one)));
   }
   return out;
 }

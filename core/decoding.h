@@ -19,6 +19,13 @@ struct DecodeOptions {
   /// the same words, reads the mirror's annotations where the image's α points (cells flipped
   /// back). Everything else, the α shown included, is the image's. Empty: off.
   std::vector<std::int64_t> mirrored_tokens;
+  /// Class nouns also read from cut-outs (expected α only; the model needs a filled item
+  /// classifier): the class nouns' tokens in class order. Each object of a plain-background image
+  /// is cut out and named alone by the item classifier (name_cut_out_objects), and at each step
+  /// the split of these tokens' share is mixed with the classifier's naming of the objects the
+  /// step's α falls on, weighted by cut_out_weight times the α mass on them. Empty: off.
+  std::vector<std::int64_t> cut_out_tokens;
+  double cut_out_weight = 4.0;  ///< chosen on the validation split (docs/attention.md, "Cut-outs")
 };
 
 struct DecodedWord {
@@ -39,16 +46,36 @@ struct DecodedCaption {
 /// The decoded caption as the inference API reports it (words, α, β, log p).
 CaptionResult to_caption_result(const DecodedCaption& d, const CaptionModel& m);
 
+/// The objects' cut-out namings of a batch of images, padded to one tensor each (images with
+/// fewer objects get zero rows, which weigh nothing).
+struct CutOutBatch {
+  torch::Tensor cells;    ///< (B, N, L)
+  torch::Tensor classes;  ///< (B, N, C)
+  bool defined() const { return cells.defined(); }
+  CutOutBatch rows(const torch::Tensor& index) const;  ///< index_select over images
+  CutOutBatch expand(std::int64_t b) const;            ///< one image's, repeated b times
+};
+CutOutBatch pad_cut_outs(const std::vector<ObjectCutOuts>& per_image, std::int64_t cells, std::int64_t classes,
+                         const torch::Device& device);
+
 /// Greedy decoding of a batch of annotations (B, L, D), finished rows dropped from the work.
 /// mirrored: the mirror image's annotations in the image's cell order (mirrored_annotations), for
-/// options.mirrored_tokens; undefined = off.
+/// options.mirrored_tokens; undefined = off. cut_outs: the images' objects named alone, for
+/// options.cut_out_tokens; undefined = off.
 std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::Tensor& annotations,
-                                          const DecodeOptions& options, const torch::Tensor& mirrored = {});
+                                          const DecodeOptions& options, const torch::Tensor& mirrored = {},
+                                          const CutOutBatch& cut_outs = {});
 
 /// Beam search for one image's annotations (1, L, D). Returns the best finished hypothesis, or
 /// the best unfinished one when no beam reaches <end> within max_len words.
 DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options,
-                           const torch::Tensor& mirrored = {});
+                           const torch::Tensor& mirrored = {}, const CutOutBatch& cut_outs = {});
+
+/// Log-probabilities lp (b, K) whose `tokens` keep their total probability, their split mixed
+/// with the cut-outs' naming of the objects under alpha (b, L): split' = (split + w q) / (1 + w),
+/// q = the objects' class probabilities weighted by the α mass on each, w = weight × that mass.
+torch::Tensor with_cut_out_share(torch::Tensor lp, const torch::Tensor& alpha, const CutOutBatch& cut_outs,
+                                 const torch::Tensor& tokens, double weight);
 
 /// Log-probabilities lp (b, K) whose `tokens` keep their total probability, split among them as
 /// the average of lp's split and lp_mirror's (both log-softmax outputs).

@@ -36,7 +36,12 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
      << model.config.annotation_dim << " annotation grid\n";
   md << "- Decoder: embedding " << model.config.embed_dim << ", attention " << model.config.attention_dim << ", LSTM "
      << model.config.hidden_dim << ", dropout " << model.config.dropout << ", beta gate "
-     << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n\n";
+     << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n";
+  if (!model.net.is_empty() && !model.net->item_classifier.is_empty() && model.net->item_classifier->filled()) {
+    md << "- Item classifier: a frozen copy of the encoder and class head as the pretraining left them; captions' "
+          "class nouns also read each object of a plain-background image cut out alone (and in its mirror)\n";
+  }
+  md << "\n";
   md << "## Training\n\n";
   if (pretrains_encoder(config)) {
     md << "- Encoder pretraining: " << config.pretrain_steps << " steps of " << config.pretrain_batch

@@ -37,6 +37,11 @@ struct ModelConfig {
   /// batch-normalised convolution before the ReLU (a residual block, He et al. 2016); false: the
   /// plain blocks of models saved before the option.
   bool encoder_residual = false;
+  /// Built-in CNN: the model keeps a frozen copy of its encoder and class head as the encoder
+  /// pretraining left them (ItemClassifier), which names each object of a plain-background
+  /// image seen alone at decoding (docs/attention.md, "Cut-outs"). false: models saved before the
+  /// option, and runs without the pretraining.
+  bool item_classifier = false;
   std::string backbone_path;        ///< TorchScript encoder file; empty = built-in CNN
   bool backbone_trainable = false;  ///< fine-tune the TorchScript backbone
   std::int64_t annotation_dim = 0;  ///< D (derived from the encoder; checked on load)

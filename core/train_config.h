@@ -13,7 +13,12 @@
 namespace fovea {
 
 struct TrainConfig {
-  ModelConfig model;
+  /// With an item classifier (ModelConfig::item_classifier): kept from the encoder pretraining.
+  ModelConfig model = [] {
+    ModelConfig m;
+    m.item_classifier = true;
+    return m;
+  }();
   /// fashion-scenes (built in), karpathy:PATH (a Karpathy split file) or coco:PATH (a COCO
   /// captions file); the last two read their images from images_dir through an image cache.
   std::string dataset = "fashion-scenes";

@@ -62,6 +62,10 @@ void TrainingSession::start_new() {
     for (const auto& c : data_.train->get(i).captions) captions.push_back(tokenize(c));
   }
   auto vocab = Vocabulary::build(captions, config_.min_count);
+  // The item classifier is the pretraining's copy of the encoder, or the one init_from has.
+  if (config_.model.item_classifier && !pretrains_encoder(config_)) {
+    config_.model.item_classifier = !config_.init_from.empty() && load_checkpoint(config_.init_from).model.config.item_classifier;
+  }
   model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
   config_.model = model_.config;
   if (!config_.init_from.empty()) initialise_from(config_.init_from);
@@ -176,14 +180,19 @@ void TrainingSession::initialise_from(const std::string& path) {
   }
   auto a = to_json(source.model.config), b = to_json(model_.config);
   a.erase("attention"), b.erase("attention");
+  a.erase("item_classifier"), b.erase("item_classifier");  // copied when both have one
   if (a != b) {
     throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
   }
   torch::NoGradGuard no_grad;
   auto src_params = source.model.net->named_parameters();
   auto src_buffers = source.model.net->named_buffers();
-  for (auto& p : model_.net->named_parameters()) p.value().copy_(src_params[p.key()]);
-  for (auto& b2 : model_.net->named_buffers()) b2.value().copy_(src_buffers[b2.key()]);
+  for (auto& p : model_.net->named_parameters()) {
+    if (const auto* from = src_params.find(p.key())) p.value().copy_(*from);
+  }
+  for (auto& b2 : model_.net->named_buffers()) {
+    if (const auto* from = src_buffers.find(b2.key())) b2.value().copy_(*from);
+  }
   message("initialised from " + path);
 }
 

@@ -68,7 +68,10 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
       record.item_accuracy = accuracy / double(window);
       record.lr = r.lr;
       record.elapsed_s = elapsed();
-      if (last) record.held_out_accuracy = state_.pretrain_held_out_accuracy = score_held_out_items(pretraining);
+      if (last) {
+        record.held_out_accuracy = state_.pretrain_held_out_accuracy = score_held_out_items(pretraining);
+        keep_item_classifier();
+      }
       metrics_ << to_json(record).dump() << "\n" << std::flush;
       if (cb_.on_pretrain_record) cb_.on_pretrain_record(record);
       if (state_.pretrain_step % (10 * config_.log_every) == 0 || last) {
@@ -94,6 +97,13 @@ void TrainingSession::make_item_canvases() {
   item_canvases_ = std::make_unique<FashionScenes>(
       "train", item_canvases_begin_ + std::size_t(total_steps_ * config_.item_batch), scenes->items(),
       single_item_options(scenes->options()));
+}
+
+void TrainingSession::keep_item_classifier() {
+  auto& net = *model_.net;
+  if (net.item_classifier.is_empty()) return;
+  net.item_classifier->copy_from(*net.encoder, *net.aux_class);
+  message("item classifier: a frozen copy of the pretrained encoder and class head, to name cut-out objects");
 }
 
 double TrainingSession::score_held_out_items(EncoderPretraining& pretraining) {

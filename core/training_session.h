@@ -63,6 +63,9 @@ class TrainingSession {
   /// TrainConfig::item_weight: the single-item canvases the captioning steps name, the items after
   /// the pretraining's (step k names item_batch of them from item_canvases_begin_ + k item_batch).
   void make_item_canvases();
+  /// When the pretraining ends: the model's item classifier (if it has one) becomes a frozen copy
+  /// of the encoder and class head as they are now.
+  void keep_item_classifier();
   /// After the pretraining: how its class head names single items it never saw (the validation
   /// split's items), said and returned; -1 when the validation data are not the built-in scenes.
   double score_held_out_items(EncoderPretraining& pretraining);
