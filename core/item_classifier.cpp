@@ -94,6 +94,8 @@ std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, 
   const auto canvas_grid = canvas / 8;
   SegmentOptions segments;
   segments.max_side = canvas;
+  segments.merge_gap = 2;             // a garment split by its dark parts is one object...
+  segments.merge_side = canvas - 4;   // ... no larger than the largest item the canvases hold
   std::vector<ObjectCutOuts> out(std::size_t(images.size(0)));
   std::vector<torch::Tensor> canvases, canvas_cells;
   std::vector<std::size_t> owner;  // image of each object

@@ -10,7 +10,9 @@
 namespace fovea {
 
 struct ObjectSegment {
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< bounding box of its pixels (x1, y1 exclusive)
+  /// Bounding box (x1, y1 exclusive) of its pixels brighter than a tenth of its brightest (above
+  /// the background): without the faint halo resampling leaves, as the built-in scenes' boxes.
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   std::vector<int> pixels;              ///< y * width + x of each of its pixels
   int width() const { return x1 - x0; }
   int height() const { return y1 - y0; }
@@ -22,6 +24,11 @@ struct SegmentOptions {
   /// Segments wider or taller than this are dropped (not one object: several touching, or a
   /// photograph's textured background); 0 = no limit.
   int max_side = 0;
+  /// Segments whose boxes are at most this many px apart are joined when the box around both
+  /// stays within merge_side (a garment whose dark parts, below the background, split it);
+  /// 0 = never.
+  int merge_gap = 0;
+  int merge_side = 0;
   /// Images whose background colour covers less than this share of the pixels have no plain
   /// background: no segments.
   double min_background_share = 0.3;

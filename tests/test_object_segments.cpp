@@ -58,6 +58,25 @@ TEST(ObjectSegments, FindsEachObjectOnAPlainBackgroundLargestFirst) {
   EXPECT_EQ(segment_objects(gap, narrow).size(), 2u);
 }
 
+TEST(ObjectSegments, PartsOfOneObjectAreJoinedAndItsBoxLeavesTheFaintHaloOut) {
+  RgbImage im(64, 64, 20);
+  fill(im, 10, 10, 20, 30, 200, 200, 200);  // a garment's two halves, 2 px apart
+  fill(im, 22, 10, 30, 30, 200, 200, 200);
+  fill(im, 30, 10, 31, 30, 30, 30, 30);     // and a faint halo on its right edge (10 above the background)
+  fill(im, 50, 10, 60, 30, 200, 200, 200);  // a neighbour 19 px away
+  EXPECT_EQ(segment_objects(im).size(), 3u);
+  SegmentOptions join;
+  join.merge_gap = 2;
+  join.merge_side = 24;
+  const auto joined = segment_objects(im, join);
+  ASSERT_EQ(joined.size(), 2u) << "the halves are one object, the neighbour another";
+  EXPECT_EQ(joined[0].x0, 10);
+  EXPECT_EQ(joined[0].x1, 30) << "the halo's column is in the segment, not in its box";
+  EXPECT_EQ(joined[0].pixels.size(), 200u + 160u + 20u);
+  join.merge_side = 18;  // the halves together would be larger than one object
+  EXPECT_EQ(segment_objects(im, join).size(), 3u);
+}
+
 TEST(ObjectSegments, ImagesWithoutAPlainBackgroundHaveNone) {
   RgbImage noise(48, 48);
   std::mt19937 rng(3);

@@ -91,7 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
     connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
       statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
-      updateMirrorSwitch();
+      updateNounSwitches();
     });
   }
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
@@ -185,9 +185,10 @@ void MainWindow::applyDecoding() {
   fovea::CaptionOptions o;
   o.beam = greedy_->isChecked() ? 1 : beam_->value();
   o.sample_glimpses = sample_glimpses_->isChecked();
-  if (!mirror_nouns_->isChecked()) o.mirror_nouns = false;  // checked: the model's default
+  if (!mirror_nouns_->isChecked()) o.mirror_nouns = false;    // checked: the model's default
+  if (!cut_out_nouns_->isChecked()) o.cut_out_nouns = false;  // likewise
   beam_->setEnabled(!greedy_->isChecked());
-  updateMirrorSwitch();
+  updateNounSwitches();
   primary_->setCaptionOptions(o);
   compare_->setCaptionOptions(o);
 }
@@ -201,13 +202,19 @@ void MainWindow::setMirrorNouns(bool on) { mirror_nouns_->setChecked(on); }
 
 bool MainWindow::mirrorSwitchEnabled() const { return mirror_nouns_->isEnabled(); }
 
+void MainWindow::setCutOutNouns(bool on) { cut_out_nouns_->setChecked(on); }
+
+bool MainWindow::cutOutSwitchEnabled() const { return cut_out_nouns_->isEnabled(); }
+
 void MainWindow::setSampleGlimpses(bool on) { sample_glimpses_->setChecked(on); }
 
-void MainWindow::updateMirrorSwitch() {
-  bool reads_mirror = false;
+void MainWindow::updateNounSwitches() {
+  bool reads_mirror = false, reads_cut_outs = false;
   for (const ExplorerPanel* panel : {primary_, compare_}) {
     const auto* model = panel->session()->model();
-    if (model && model->mirror_nouns && (panel == primary_ || !panel->isHidden())) reads_mirror = true;
+    if (!model || (panel != primary_ && panel->isHidden())) continue;
+    reads_mirror |= model->mirror_nouns;
+    reads_cut_outs |= model->cut_out_nouns;
   }
   const bool sampled = sample_glimpses_->isChecked();
   mirror_nouns_->setEnabled(reads_mirror && !sampled);
@@ -217,6 +224,13 @@ void MainWindow::updateMirrorSwitch() {
           ? tr("Models trained on mirrored items: read the class nouns in the image and in its mirror "
                "(the \u03B1 shown stays the image's); off: in the image alone")
           : tr("The model shown was not trained on mirrored items: it reads the class nouns in the image alone"));
+  cut_out_nouns_->setEnabled(reads_cut_outs && !sampled);
+  cut_out_nouns_->setToolTip(
+      sampled ? tr("Sampled glimpses read every word from the decoder alone")
+      : reads_cut_outs
+          ? tr("Models with an item classifier: each object of a plain-background image is also cut out and named "
+               "alone, and the class nouns follow that where \u03B1 falls; off: the decoder alone")
+          : tr("The model shown has no item classifier (it was trained without the encoder pretraining)"));
 }
 
 void MainWindow::applyOverlayStyle() {
@@ -306,7 +320,7 @@ void MainWindow::setCompareVisible(bool visible) {
     compare_->setUserCaption(user_caption_->text());
     splitter_->setSizes({1, 1});
   }
-  updateMirrorSwitch();
+  updateNounSwitches();
 }
 
 void MainWindow::setUserCaption(const QString& text) {

@@ -43,6 +43,12 @@ class MainWindow : public QMainWindow {
   /// Whether the mirror switch can change anything: a shown model reads nouns in the mirror and
   /// glimpses are not sampled.
   bool mirrorSwitchEnabled() const;
+  /// Class nouns also read from each object cut out alone, for models with an item classifier
+  /// (on by default); off: from the decoder alone.
+  void setCutOutNouns(bool on);
+  /// Whether the cut-out switch can change anything: a shown model has an item classifier and
+  /// glimpses are not sampled.
+  bool cutOutSwitchEnabled() const;
   void setSampleGlimpses(bool on);
   /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
   bool exportFigure(const QString& path);
@@ -71,7 +77,9 @@ class MainWindow : public QMainWindow {
   void showError(const QString& message);
   void clearError();
   void applyDecoding();
-  void updateMirrorSwitch();
+  /// Enables the mirror and cut-out switches where they can change the captions shown, with
+  /// tooltips that say why not.
+  void updateNounSwitches();
   void applyOverlayStyle();
   void captionArrived();
   void addRecent(const QString& path);
@@ -100,6 +108,7 @@ class MainWindow : public QMainWindow {
   QCheckBox* greedy_ = nullptr;
   QCheckBox* sample_glimpses_ = nullptr;
   QCheckBox* mirror_nouns_ = nullptr;
+  QCheckBox* cut_out_nouns_ = nullptr;
   QComboBox* colormap_ = nullptr;
   QSlider* opacity_ = nullptr;
   QSlider* speed_ = nullptr;
