@@ -305,6 +305,10 @@ void NewRunDialog::buildPages() {
           tr("Built-in CNN: blocks that keep their input's width and resolution add that input before the ReLU "
              "(off: plain blocks, as models saved before the option)"),
           [](const Config& c) { return c.model.encoder_residual; }, [](Config& c, bool v) { c.model.encoder_residual = v; });
+  addFlag(model, "item-classifier", tr("Item classifier"),
+          tr("Keep a frozen copy of the pretrained encoder and class head: captions' class nouns also read each "
+             "garment cut out alone (needs the encoder pretraining; off: as models saved before the option)"),
+          [](const Config& c) { return c.model.item_classifier; }, [](Config& c, bool v) { c.model.item_classifier = v; });
   addInt(model, "embed-dim", tr("Embedding size m"), tr("Word embedding size"), 1, 4096,
          [](const Config& c) { return c.model.embed_dim; }, [](Config& c, std::int64_t v) { c.model.embed_dim = v; });
   addInt(model, "attention-dim", tr("Attention size"), tr("Hidden size of the attention MLP f_att"), 1, 4096,
