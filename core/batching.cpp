@@ -31,33 +31,37 @@ std::pair<torch::Tensor, torch::Tensor> pad_captions(const std::vector<std::vect
   return {tokens, lengths};
 }
 
+std::vector<std::int64_t> cells_in_box(int x0, int y0, int x1, int y1, int width, int height, std::int64_t gh,
+                                       std::int64_t gw) {
+  const double cw = double(width) / double(gw), ch = double(height) / double(gh);
+  std::vector<std::int64_t> cells;
+  for (std::int64_t r = 0; r < gh; ++r) {
+    for (std::int64_t c = 0; c < gw; ++c) {
+      const double cx = (double(c) + 0.5) * cw, cy = (double(r) + 0.5) * ch;
+      if (cx >= x0 && cx < x1 && cy >= y0 && cy < y1) cells.push_back(r * gw + c);
+    }
+  }
+  if (cells.empty()) {
+    const auto r = std::clamp<std::int64_t>(std::int64_t((y0 + y1) * 0.5 / ch), 0, gh - 1);
+    const auto c = std::clamp<std::int64_t>(std::int64_t((x0 + x1) * 0.5 / cw), 0, gw - 1);
+    cells.push_back(r * gw + c);
+  }
+  return cells;
+}
+
 bool cell_labels(const Scene& scene, std::int64_t gh, std::int64_t gw, std::int64_t* classes, std::int64_t* colours) {
   std::fill(classes, classes + gh * gw, 0);
   std::fill(colours, colours + gh * gw, 0);
   if (scene.objects.empty()) return false;
   const auto& palette = scene_colours();
-  const double cw = double(scene.image.width) / double(gw), ch = double(scene.image.height) / double(gh);
   for (const auto& o : scene.objects) {
     std::int64_t colour = 0;
     for (std::size_t k = 0; k < palette.size(); ++k) {
       if (palette[k].name == o.colour) colour = std::int64_t(k) + 1;
     }
-    bool any = false;
-    for (std::int64_t r = 0; r < gh; ++r) {
-      for (std::int64_t c = 0; c < gw; ++c) {
-        const double cx = (double(c) + 0.5) * cw, cy = (double(r) + 0.5) * ch;
-        if (cx >= o.x0 && cx < o.x1 && cy >= o.y0 && cy < o.y1) {
-          classes[r * gw + c] = o.class_id + 1;
-          colours[r * gw + c] = colour;
-          any = true;
-        }
-      }
-    }
-    if (!any) {
-      const auto r = std::min<std::int64_t>(gh - 1, std::int64_t((o.y0 + o.y1) * 0.5 / ch));
-      const auto c = std::min<std::int64_t>(gw - 1, std::int64_t((o.x0 + o.x1) * 0.5 / cw));
-      classes[r * gw + c] = o.class_id + 1;
-      colours[r * gw + c] = colour;
+    for (const auto cell : cells_in_box(o.x0, o.y0, o.x1, o.y1, scene.image.width, scene.image.height, gh, gw)) {
+      classes[cell] = o.class_id + 1;
+      colours[cell] = colour;
     }
   }
   return true;

@@ -26,6 +26,10 @@ struct Batch {
 /// Per-cell labels of a scene on a grid_h x grid_w grid: cells whose centre lies in an object's
 /// box get (class + 1, colour + 1); an object too small to hold a centre labels the cell under its
 /// own centre. Returns false when the scene has no objects (no labels).
+/// The cells (row-major indices) of a grid_h x grid_w grid over a width x height image whose
+/// centres lie in the box [x0, x1) x [y0, y1); when none does, the cell under the box's centre.
+std::vector<std::int64_t> cells_in_box(int x0, int y0, int x1, int y1, int width, int height, std::int64_t grid_h,
+                                       std::int64_t grid_w);
 bool cell_labels(const Scene& scene, std::int64_t grid_h, std::int64_t grid_w, std::int64_t* classes, std::int64_t* colours);
 
 /// For each word of `words` (a caption of `scene`), the object it names: a colour word followed

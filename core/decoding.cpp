@@ -79,6 +79,12 @@ torch::Tensor mirrored_token_tensor(const DecodeOptions& o, const torch::Tensor&
   return torch::tensor(o.mirrored_tokens, torch::kLong).to(device);
 }
 
+/// The cut-out tokens as a tensor on `device`, or undefined when cut-outs are not read.
+torch::Tensor cut_out_token_tensor(const DecodeOptions& o, const CutOutBatch& cut_outs, const torch::Device& device) {
+  if (!cut_outs.defined() || o.cut_out_tokens.empty() || o.glimpse != Glimpse::Expected) return {};
+  return torch::tensor(o.cut_out_tokens, torch::kLong).to(device);
+}
+
 torch::Tensor sample_mask(std::int64_t b, const DecodeOptions& o, const torch::Device& d) {
   if (o.glimpse != Glimpse::Sampled) return {};
   return torch::ones({b}, torch::TensorOptions().dtype(torch::kBool).device(d));
@@ -101,6 +107,11 @@ DecodedWord make_word(std::int64_t token, float lp, const AttendResult& r, std::
 CutOutBatch CutOutBatch::rows(const torch::Tensor& index) const {
   if (!defined()) return {};
   return {cells.index_select(0, index), classes.index_select(0, index)};
+}
+
+CutOutBatch CutOutBatch::row(std::int64_t i) const {
+  if (!defined()) return {};
+  return {cells.narrow(0, i, 1), classes.narrow(0, i, 1)};
 }
 
 CutOutBatch CutOutBatch::expand(std::int64_t b) const {
@@ -163,9 +174,9 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   auto a = annotations;
   const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
   auto m = mirror_tokens.defined() ? mirrored : torch::Tensor();
-  const bool cut = cut_outs.defined() && options.glimpse == Glimpse::Expected && !options.cut_out_tokens.empty();
-  const auto cut_tokens = cut ? torch::tensor(options.cut_out_tokens, torch::kLong).to(device) : torch::Tensor();
-  auto objects = cut ? cut_outs : CutOutBatch{};
+  const auto cut_tokens = cut_out_token_tensor(options, cut_outs, device);
+  const bool cut = cut_tokens.defined();
+  auto objects = cut_outs;
   auto proj = dec.project_annotations(a);
   auto state = dec.initial_state(a);
   DecoderState mirror_state = m.defined() ? dec.initial_state(m) : DecoderState{};
@@ -269,8 +280,8 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   auto state = dec.initial_state(annotations);
   const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
   DecoderState mirror_state = mirror_tokens.defined() ? dec.initial_state(mirrored) : DecoderState{};
-  const bool cut = cut_outs.defined() && options.glimpse == Glimpse::Expected && !options.cut_out_tokens.empty();
-  const auto cut_tokens = cut ? torch::tensor(options.cut_out_tokens, torch::kLong).to(device) : torch::Tensor();
+  const auto cut_tokens = cut_out_token_tensor(options, cut_outs, device);
+  const bool cut = cut_tokens.defined();
 
   for (std::int64_t t = 0; t <= max_len; ++t) {
     const auto b = std::int64_t(live.size());
@@ -364,9 +375,8 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
   if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored, cut_outs);
   std::vector<DecodedCaption> out;
   for (std::int64_t i = 0; i < annotations.size(0); ++i) {
-    const auto one = torch::tensor({i}, torch::kLong).to(images.device());
     out.push_back(beam_search(net, annotations.narrow(0, i, 1), options,
-                              mirror ? mirrored.narrow(0, i, 1) : torch::Tensor(), cut_outs.rows(one)));
+                              mirror ? mirrored.narrow(0, i, 1) : torch::Tensor(), cut_outs.row(i)));
   }
   return out;
 }

@@ -53,6 +53,7 @@ struct CutOutBatch {
   torch::Tensor classes;  ///< (B, N, C)
   bool defined() const { return cells.defined(); }
   CutOutBatch rows(const torch::Tensor& index) const;  ///< index_select over images
+  CutOutBatch row(std::int64_t i) const;               ///< image i's, as a batch of one (a view)
   CutOutBatch expand(std::int64_t b) const;            ///< one image's, repeated b times
 };
 CutOutBatch pad_cut_outs(const std::vector<ObjectCutOuts>& per_image, std::int64_t cells, std::int64_t classes,

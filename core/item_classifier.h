@@ -53,8 +53,4 @@ struct ObjectCutOuts {
 std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, const torch::Tensor& images,
                                                  std::int64_t grid_h, std::int64_t grid_w);
 
-/// The cells of a grid_h x grid_w grid over a side x side image whose centres lie in the box
-/// [x0, x1) x [y0, y1) (the nearest cell to the box's centre when none does), as 0/1 floats.
-torch::Tensor box_cells(int x0, int y0, int x1, int y1, int side, std::int64_t grid_h, std::int64_t grid_w);
-
 }  // namespace fovea

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "core/checkpoint.h"
 #include "core/dataset_source.h"
 #include "core/fashion_scenes.h"
+#include "core/module_state.h"
 #include "core/model_card.h"
 #include "core/run_state.h"
 #include "core/runtime.h"
@@ -62,13 +64,15 @@ void TrainingSession::start_new() {
     for (const auto& c : data_.train->get(i).captions) captions.push_back(tokenize(c));
   }
   auto vocab = Vocabulary::build(captions, config_.min_count);
+  std::optional<LoadedCheckpoint> source;
+  if (!config_.init_from.empty()) source = load_checkpoint(config_.init_from);
   // The item classifier is the pretraining's copy of the encoder, or the one init_from has.
   if (config_.model.item_classifier && !pretrains_encoder(config_)) {
-    config_.model.item_classifier = !config_.init_from.empty() && load_checkpoint(config_.init_from).model.config.item_classifier;
+    config_.model.item_classifier = source && source->model.config.item_classifier;
   }
   model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
   config_.model = model_.config;
-  if (!config_.init_from.empty()) initialise_from(config_.init_from);
+  if (source) initialise_from(*source);
   if (config_.pretrain_steps > 0 && !pretrains_encoder(config_)) {
     message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder, untrained");
     state_.pretrain_step = config_.pretrain_steps;
@@ -173,8 +177,8 @@ void TrainingSession::message(const std::string& m) const {
   if (cb_.on_message) cb_.on_message(m);
 }
 
-void TrainingSession::initialise_from(const std::string& path) {
-  auto source = load_checkpoint(path);
+void TrainingSession::initialise_from(const LoadedCheckpoint& source) {
+  const auto& path = source.path;
   if (source.model.vocab.words() != model_.vocab.words()) {
     throw std::runtime_error(path + ": its vocabulary differs from the one built from this run's training data");
   }
@@ -184,15 +188,7 @@ void TrainingSession::initialise_from(const std::string& path) {
   if (a != b) {
     throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
   }
-  torch::NoGradGuard no_grad;
-  auto src_params = source.model.net->named_parameters();
-  auto src_buffers = source.model.net->named_buffers();
-  for (auto& p : model_.net->named_parameters()) {
-    if (const auto* from = src_params.find(p.key())) p.value().copy_(*from);
-  }
-  for (auto& b2 : model_.net->named_buffers()) {
-    if (const auto* from = src_buffers.find(b2.key())) b2.value().copy_(*from);
-  }
+  copy_matching_state(*model_.net, *source.model.net);
   message("initialised from " + path);
 }
 

@@ -38,7 +38,7 @@ class TrainingSession {
  private:
   void message(const std::string& m) const;
   /// Copies the weights of another checkpoint with the same architecture and vocabulary.
-  void initialise_from(const std::string& path);
+  void initialise_from(const LoadedCheckpoint& source);
   /// Writes a checkpoint, then waits until the pause flag clears or stop is set.
   void wait_while_paused(std::int64_t epoch);
   void report_progress(std::int64_t epoch, bool paused);
