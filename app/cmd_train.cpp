@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -124,6 +125,13 @@ Runner add_train_command(CLI::App& app) {
                  "Captioning learning rate: epoch (times --lr-decay after every epoch) or cosine (step by step from --lr to --lr-min)")
       ->check(CLI::IsMember({"epoch", "cosine"}))->group(opt)->capture_default_str();
   app.add_option("--lr-min", c.lr_min, "The cosine schedule's learning rate at the last step")->group(opt)->capture_default_str();
+  app.add_option("--weight-averaging", c.weight_averaging,
+                 "Decay of a moving average of the weights over the captioning steps, validated and kept as best.ckpt "
+                 "(e.g. 0.999; 0: off, the last step's weights)")
+      ->group(opt)->capture_default_str();
+  app.add_flag("--score-unaveraged", c.score_unaveraged,
+               "With --weight-averaging: also validate the last step's weights (logged as unaveraged_*)")
+      ->group(opt);
   app.add_option("--warmup-steps", c.warmup_steps,
                  "Captioning steps over which the learning rate rises linearly from lr/N to lr (0: none)")
       ->group(opt)->capture_default_str();
@@ -202,8 +210,19 @@ Runner add_train_command(CLI::App& app) {
                     v.bleu[0], v.bleu[3], v.cider);
       std::string text = line;
       if (v.has_grounding) {
-        std::snprintf(line, sizeof line, ", phrase pointing %.1f%%, alpha in box %.1f%%", 100 * v.pointing, 100 * v.alpha_in_box);
+        std::snprintf(line, sizeof line, ", phrase pointing %.1f%%, alpha in box %.1f%%, absent nouns %.2f%%",
+                      100 * v.pointing, 100 * v.alpha_in_box, 100 * v.absent_nouns);
         text += line;
+      }
+      if (v.averaged) text += " (weight average)";
+      if (!std::isnan(v.unaveraged_bleu4)) {
+        std::snprintf(line, sizeof line, "; last step's weights: BLEU-4 %.3f CIDEr-D %.3f", v.unaveraged_bleu4, v.unaveraged_cider);
+        text += line;
+        if (v.has_grounding) {
+          std::snprintf(line, sizeof line, ", phrase pointing %.1f%%, absent nouns %.2f%%", 100 * v.unaveraged_pointing,
+                        100 * v.unaveraged_absent_nouns);
+          text += line;
+        }
       }
       if (v.improved) text += " (best so far, saved best.ckpt)";
       bar.message(text);

@@ -111,6 +111,7 @@ void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOpt
     archive.write("optimizer", opt);
   }
   if (options.rng_state) archive.write("rng/cpu", compat::cpu_rng_state());
+  for (const auto& [name, t] : options.extra) archive.write("extra/" + name, t.detach().to(torch::kCPU));
   std::ostringstream blob_stream;
   archive.save_to(blob_stream);
   const std::string blob = blob_stream.str();
@@ -192,6 +193,20 @@ LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device) 
   out.model.net->to(device);
   out.model.net->encoder->to_device(device);
   out.model.net->eval();
+  return out;
+}
+
+std::vector<torch::Tensor> read_checkpoint_extra(const LoadedCheckpoint& ckpt, const std::vector<std::string>& names,
+                                                 torch::Device device) {
+  torch::serialize::InputArchive archive;
+  std::istringstream in(ckpt.archive);
+  archive.load_from(in, device);
+  std::vector<torch::Tensor> out;
+  for (const auto& name : names) {
+    torch::Tensor t;
+    if (!archive.try_read("extra/" + name, t)) fail(ckpt.path, "'" + name + "' is missing");
+    out.push_back(t);
+  }
   return out;
 }
 

@@ -24,6 +24,8 @@ struct SaveOptions {
   torch::optim::Optimizer* optimizer = nullptr;  ///< nullptr: weights only (for inference)
   nlohmann::json training = nullptr;             ///< train config + progress; null for weights only
   bool rng_state = true;
+  /// Further tensors to keep with the weights (a run's weight average), each under "extra/" + name.
+  std::vector<std::pair<std::string, torch::Tensor>> extra;
 };
 
 void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOptions& options = {});
@@ -38,6 +40,11 @@ struct LoadedCheckpoint {
 
 /// Loads and checks a checkpoint; the model is put on `device` in eval mode.
 LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device = torch::kCPU);
+
+/// The tensors of SaveOptions::extra saved under these names, in order; throws CheckpointError
+/// naming the file and the first one missing.
+std::vector<torch::Tensor> read_checkpoint_extra(const LoadedCheckpoint& ckpt, const std::vector<std::string>& names,
+                                                 torch::Device device = torch::kCPU);
 
 /// Restores optimizer state and RNG state saved with the checkpoint (for --resume).
 void restore_training_state(const LoadedCheckpoint& ckpt, torch::optim::Optimizer& optimizer, torch::Device device);

@@ -69,6 +69,10 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   if (config.warmup_steps > 0) md << ", warmed up over " << config.warmup_steps << " steps";
   if (config.encoder_lr_scale != 1.0) md << "; the encoder's " << config.encoder_lr_scale << " times that";
   md << "\n";
+  if (config.weight_averaging > 0) {
+    md << "- Weights: the moving average over the captioning steps (decay " << config.weight_averaging
+       << "), not the last step's\n";
+  }
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";
   const auto precision = resolve_precision(config.precision, model.device);

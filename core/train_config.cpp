@@ -30,6 +30,10 @@ void TrainConfig::validate() const {
     throw std::invalid_argument("the cosine schedule falls from lr to lr_min: lr_min " + std::to_string(lr_min) +
                                 " is above lr " + std::to_string(lr));
   }
+  if (!(weight_averaging == 0 || (weight_averaging > 0 && weight_averaging < 1))) {
+    throw std::invalid_argument("weight_averaging must be 0 (off) or a decay in (0, 1), got " +
+                                std::to_string(weight_averaging));
+  }
   if (batch_size <= 0) throw std::invalid_argument("batch size must be positive");
   if (epochs <= 0) throw std::invalid_argument("epochs must be positive");
   if (max_steps < 0) throw std::invalid_argument("max_steps must be >= 0");
@@ -124,6 +128,8 @@ nlohmann::json to_json(const TrainConfig& c) {
           {"lr_decay", c.lr_decay},
           {"lr_schedule", c.lr_schedule},
           {"lr_min", c.lr_min},
+          {"weight_averaging", c.weight_averaging},
+          {"score_unaveraged", c.score_unaveraged},
           {"batch_size", c.batch_size},
           {"epochs", c.epochs},
           {"max_steps", c.max_steps},
@@ -189,6 +195,8 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
     c.lr_decay = j.value("lr_decay", 1.0);
     c.lr_schedule = j.value("lr_schedule", std::string("epoch"));  // runs from before it: per epoch
     c.lr_min = j.value("lr_min", TrainConfig{}.lr_min);
+    c.weight_averaging = j.value("weight_averaging", 0.0);  // runs from before it: the last step's weights
+    c.score_unaveraged = j.value("score_unaveraged", false);
     c.batch_size = j.at("batch_size").get<std::int64_t>();
     c.epochs = j.at("epochs").get<std::int64_t>();
     c.max_steps = j.at("max_steps").get<std::int64_t>();

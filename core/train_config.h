@@ -59,6 +59,13 @@ struct TrainConfig {
   /// `epochs`; lr_decay unused).
   std::string lr_schedule = "epoch";
   double lr_min = 1e-5;  ///< the cosine schedule's rate at the last step
+  /// Decay of a moving average of the weights over the captioning steps (core/weight_average.h):
+  /// validation, best.ckpt and so the shipped model use the average, last.ckpt keeps both.
+  /// 0 = off: the last step's weights.
+  double weight_averaging = 0;
+  /// With weight averaging: each validation also scores the last step's weights (logged as
+  /// unaveraged_*), to see what the average buys; costs a second validation.
+  bool score_unaveraged = false;
   double lr = 1e-3;  // the paper used 4e-4 with 512-wide layers; the small default model learns faster at 1e-3
   std::int64_t batch_size = 64;
   /// 6, not 10, since encoder pretraining (11 minutes): with the pretrained encoder the absent

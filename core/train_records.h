@@ -3,6 +3,7 @@
 /// and per line of samples.jsonl, plus per-step progress. Torch-free value types, so the GUI's
 /// dashboards receive them through queued signals and read them back from past runs.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct ValidationRecord {
   double absent_nouns = 0;      ///< share of generated nouns naming an object not in the scene
   bool improved = false;
   double best_bleu4 = 0;
+  /// TrainConfig::weight_averaging: the scores above are the average's; with score_unaveraged,
+  /// these are the last step's weights' (NaN when not scored).
+  bool averaged = false;
+  double unaveraged_bleu4 = std::numeric_limits<double>::quiet_NaN();
+  double unaveraged_cider = std::numeric_limits<double>::quiet_NaN();
+  double unaveraged_pointing = std::numeric_limits<double>::quiet_NaN();
+  double unaveraged_absent_nouns = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// A window of encoder pretraining steps (kind "pretrain"): before the first captioning step, so

@@ -81,6 +81,7 @@ void TrainingSession::start_new() {
     message("batch-norm statistics not frozen: the encoder is neither pretrained nor initialised from a model");
   }
   make_optimizer();
+  make_weight_average();
   fs::create_directories(config_.out_dir);
   std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
   std::ofstream(samples_path(config_.out_dir), std::ios::trunc);
@@ -100,6 +101,16 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   make_optimizer();
   restore_training_state(ckpt, *optimizer_, device_);
   state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
+  make_weight_average();
+  if (average_ && state_.weight_average_updates > 0) {
+    const auto tracked = averaged_state(*model_.net);
+    std::vector<std::string> names;
+    for (const auto& [name, t] : tracked) names.push_back("weight_average/" + name);
+    const auto tensors = read_checkpoint_extra(ckpt, names, device_);
+    WeightAverage::NamedTensors saved;
+    for (std::size_t i = 0; i < tracked.size(); ++i) saved.emplace_back(tracked[i].first, tensors[i]);
+    average_->load(saved, state_.weight_average_updates);
+  }
   truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
   truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
   write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
@@ -260,9 +271,20 @@ void TrainingSession::make_optimizer() {
   optimizer_ = std::make_unique<torch::optim::Adam>(std::move(groups), torch::optim::AdamOptions(config_.lr));
 }
 
+void TrainingSession::make_weight_average() {
+  average_.reset();
+  if (config_.weight_averaging > 0) {
+    average_ = std::make_unique<WeightAverage>(averaged_state(*model_.net), config_.weight_averaging);
+  }
+}
+
 void TrainingSession::save_last() {
   SaveOptions full;
   full.optimizer = optimizer_.get();
+  if (average_) {
+    state_.weight_average_updates = average_->updates();
+    for (const auto& [name, t] : average_->state()) full.extra.emplace_back("weight_average/" + name, t);
+  }
   full.training = to_json(state_, config_);
   save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
 }

@@ -19,7 +19,9 @@
 #include "core/encoder_pretraining.h"
 #include "core/fashion_scenes.h"
 #include "core/run_state.h"
+#include "core/scene_evaluation.h"
 #include "core/trainer.h"
+#include "core/weight_average.h"
 
 namespace fovea {
 
@@ -80,6 +82,10 @@ class TrainingSession {
   void validate(std::int64_t epoch);
   /// Writes last.ckpt: weights, optimiser and counters, to resume from.
   void save_last();
+  /// config_.weight_averaging: the average of the model's weights over the captioning steps.
+  void make_weight_average();
+  /// Validation scores of the model's weights as they are now (batch-norm statistics recalibrated).
+  SceneEvaluation score_validation();
 
   /// make_optimizer()'s param group of the encoder when --encoder-lr-scale is not 1 (one group otherwise).
   static constexpr std::size_t kEncoderGroup = 1;
@@ -89,6 +95,7 @@ class TrainingSession {
   torch::Device device_{torch::kCPU};
   CaptionModel model_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<WeightAverage> average_;  ///< null when config_.weight_averaging is 0
   RunState state_;
   std::int64_t steps_per_epoch_ = 1, total_steps_ = 0;
   std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine

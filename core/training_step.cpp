@@ -116,6 +116,7 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
   if (!roots.empty()) torch::autograd::backward(roots, grads);
   const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), config_.grad_clip);
   optimizer_->step();
+  if (average_) average_->update();
   const double baseline_used = state_.baseline.value;
   if (hard && terms.sampled > 0) state_.baseline.update(terms.reward);
   ++state_.step;

@@ -78,11 +78,26 @@ void TrainingSession::write_samples(std::int64_t epoch) {
   if (cb_.on_samples) cb_.on_samples(record);
 }
 
-void TrainingSession::validate(std::int64_t epoch) {
+SceneEvaluation TrainingSession::score_validation() {
   calibrate_batch_norm();  // best.ckpt is saved with these statistics too
-  const auto e = evaluate_scenes([this](const std::vector<RgbImage>& images) { return caption_greedy(images); },
-                                 *data_.val, 100);
+  return evaluate_scenes([this](const std::vector<RgbImage>& images) { return caption_greedy(images); }, *data_.val,
+                         100);
+}
+
+void TrainingSession::validate(std::int64_t epoch) {
   ValidationRecord v;
+  if (average_ && config_.score_unaveraged) {
+    const auto raw = score_validation();
+    v.unaveraged_bleu4 = raw.bleu[3];
+    v.unaveraged_cider = raw.cider;
+    v.unaveraged_pointing = raw.grounding.phrase.pointing();
+    v.unaveraged_absent_nouns = raw.grounding.absent_noun_rate();
+  }
+  // With weight averaging, the average is scored and kept as best.ckpt; the last step's weights
+  // (and their batch-norm statistics) come back when `averaged` goes out of scope.
+  AveragedWeights averaged(average_.get());
+  v.averaged = average_ && average_->started();
+  const auto e = score_validation();
   v.step = state_.step;
   v.epoch = epoch;
   for (int i = 0; i < 4; ++i) v.bleu[i] = e.bleu[i];

@@ -149,6 +149,52 @@ TEST(Training, ResumeAfterACrashReproducesTheUninterruptedRun) {
   }
 }
 
+TEST(Training, WeightAveragingValidatesAndKeepsTheAverageAndResumesIt) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("average");
+  auto config = test::tiny_training(dir / "straight");
+  config.weight_averaging = 0.95;
+  config.score_unaveraged = true;
+  config.max_steps = 300;
+  config.checkpoint_every = 50;
+  config.train_scenes = 48;  // 3 batches per epoch
+  const auto straight = train(config);
+  expect_learned(config, straight);  // best.ckpt, the average, captions its scenes
+
+  // Validation scores the average, and the last step's weights beside it.
+  bool validated = false;
+  for (const auto& m : read_metrics(config.out_dir)) {
+    if (m["kind"] != "val") continue;
+    validated = true;
+    EXPECT_TRUE(m.value("averaged", false));
+    EXPECT_TRUE(m.contains("unaveraged_bleu4") && m.contains("unaveraged_absent_nouns"));
+  }
+  EXPECT_TRUE(validated);
+  // best.ckpt holds the average, last.ckpt the last step's weights.
+  auto best = load_checkpoint(best_checkpoint_path(config.out_dir));
+  auto last = load_checkpoint(last_checkpoint_path(config.out_dir));
+  const auto w = best.model.net->named_parameters()["decoder.att_score.weight"];
+  EXPECT_FALSE(torch::equal(w, last.model.net->named_parameters()["decoder.att_score.weight"]));
+
+  // Stopped at step 110 (last checkpoint at 100) and resumed: the same average at the end.
+  auto crashed = config;
+  crashed.out_dir = dir / "crashed";
+  std::atomic<bool> stop{false};
+  TrainCallbacks cb;
+  cb.stop = &stop;
+  cb.on_progress = [&](const TrainProgress& p) {
+    if (p.step == 102) fs::copy_file(last_checkpoint_path(crashed.out_dir), dir / "at100.ckpt");
+    if (p.step == 110) stop = true;
+  };
+  EXPECT_TRUE(train(crashed, cb).interrupted);
+  fs::copy_file(dir / "at100.ckpt", last_checkpoint_path(crashed.out_dir), fs::copy_options::overwrite_existing);
+  EXPECT_EQ(resume_training(crashed.out_dir).steps, 300);
+  auto resumed_best = load_checkpoint(best_checkpoint_path(crashed.out_dir));
+  for (const auto& p : best.model.net->named_parameters()) {
+    EXPECT_TRUE(torch::allclose(p.value(), resumed_best.model.net->named_parameters()[p.key()])) << p.key();
+  }
+}
+
 TEST(Training, FreshScenesChangeTheScenesOfLaterEpochsOnly) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("fresh");

@@ -391,6 +391,11 @@ void NewRunDialog::buildPages() {
             [](Config& c, const std::string& v) { c.lr_schedule = v; });
   addReal(optimisation, "lr-min", tr("Last rate (cosine)"), tr("The cosine schedule's learning rate at the last step"), 0, 1,
           6, [](const Config& c) { return c.lr_min; }, [](Config& c, double v) { c.lr_min = v; });
+  addReal(optimisation, "weight-averaging", tr("Weight averaging"),
+          tr("Decay of a moving average of the weights over the captioning steps, validated and kept as the best "
+             "model (0: off, the last step's weights)"),
+          0, 0.99999, 5, [](const Config& c) { return c.weight_averaging; },
+          [](Config& c, double v) { c.weight_averaging = v; });
   addInt(optimisation, "batch", tr("Batch size"), tr("Captions per step"), 1, 4096,
          [](const Config& c) { return c.batch_size; }, [](Config& c, std::int64_t v) { c.batch_size = v; });
   addInt(optimisation, "epochs", tr("Epochs"), tr("Passes over the training data"), 1, 10000,
