@@ -70,6 +70,26 @@ void expect_learned(const TrainConfig& config, const TrainResult& r) {
   EXPECT_GE(training_captions_right(best_checkpoint_path(config.out_dir), config), 0.75);
 }
 
+/// `config` run again in `out_dir` and "killed" at step `kill_at`, as a crash leaves it: last.ckpt
+/// from step `checkpoint_at` (checkpoint_every), metrics.jsonl with lines past it and a half-written
+/// last line; then resumed to the end.
+TrainResult crash_and_resume(TrainConfig config, const std::string& out_dir, std::int64_t checkpoint_at,
+                             std::int64_t kill_at) {
+  config.out_dir = out_dir;
+  const auto kept = out_dir + ".at_checkpoint";
+  std::atomic<bool> stop{false};
+  TrainCallbacks cb;
+  cb.stop = &stop;
+  cb.on_progress = [&](const TrainProgress& p) {
+    if (p.step == checkpoint_at + 2) fs::copy_file(last_checkpoint_path(out_dir), kept);
+    if (p.step == kill_at) stop = true;
+  };
+  EXPECT_TRUE(train(config, cb).interrupted);
+  fs::copy_file(kept, last_checkpoint_path(out_dir), fs::copy_options::overwrite_existing);
+  std::ofstream(metrics_path(out_dir), std::ios::app) << "{\"step\": " << kill_at + 1 << ", \"kind\": \"tra";  // cut mid-line
+  return resume_training(out_dir);
+}
+
 }  // namespace
 
 TEST(Training, TinySoftModelLearnsItsScenes) {
@@ -116,29 +136,15 @@ TEST(Training, ResumeAfterACrashReproducesTheUninterruptedRun) {
 
   // The same run, "killed" at step 17: its last checkpoint is from step 10 and metrics.jsonl
   // holds lines past it that must be dropped.
-  auto crashed = config;
-  crashed.out_dir = dir / "crashed";
-  std::atomic<bool> stop{false};
-  TrainCallbacks cb;
-  cb.stop = &stop;
-  cb.on_progress = [&](const TrainProgress& p) {
-    if (p.step == 12) fs::copy_file(last_checkpoint_path(crashed.out_dir), dir / "at10.ckpt");
-    if (p.step == 17) stop = true;
-  };
-  auto interrupted = train(crashed, cb);
-  EXPECT_TRUE(interrupted.interrupted);
-  fs::copy_file(dir / "at10.ckpt", last_checkpoint_path(crashed.out_dir), fs::copy_options::overwrite_existing);
-  std::ofstream(metrics_path(crashed.out_dir), std::ios::app) << "{\"step\": 18, \"kind\": \"tra";  // cut mid-line
-
-  auto resumed = resume_training(crashed.out_dir);
-  EXPECT_EQ(resumed.steps, 40);
+  const auto crashed = dir / "crashed";
+  EXPECT_EQ(crash_and_resume(config, crashed, 10, 17).steps, 40);
 
   auto a = load_checkpoint(last_checkpoint_path(config.out_dir));
-  auto b = load_checkpoint(last_checkpoint_path(crashed.out_dir));
+  auto b = load_checkpoint(last_checkpoint_path(crashed));
   for (const auto& p : a.model.net->named_parameters()) {
     EXPECT_TRUE(torch::equal(p.value(), b.model.net->named_parameters()[p.key()])) << p.key();
   }
-  auto ma = read_metrics(config.out_dir), mb = read_metrics(crashed.out_dir);
+  auto ma = read_metrics(config.out_dir), mb = read_metrics(crashed);
   ASSERT_EQ(ma.size(), mb.size());
   for (std::size_t i = 0; i < ma.size(); ++i) {
     EXPECT_EQ(ma[i]["step"], mb[i]["step"]);
@@ -177,19 +183,9 @@ TEST(Training, WeightAveragingValidatesAndKeepsTheAverageAndResumesIt) {
   EXPECT_FALSE(torch::equal(w, last.model.net->named_parameters()["decoder.att_score.weight"]));
 
   // Stopped at step 110 (last checkpoint at 100) and resumed: the same average at the end.
-  auto crashed = config;
-  crashed.out_dir = dir / "crashed";
-  std::atomic<bool> stop{false};
-  TrainCallbacks cb;
-  cb.stop = &stop;
-  cb.on_progress = [&](const TrainProgress& p) {
-    if (p.step == 102) fs::copy_file(last_checkpoint_path(crashed.out_dir), dir / "at100.ckpt");
-    if (p.step == 110) stop = true;
-  };
-  EXPECT_TRUE(train(crashed, cb).interrupted);
-  fs::copy_file(dir / "at100.ckpt", last_checkpoint_path(crashed.out_dir), fs::copy_options::overwrite_existing);
-  EXPECT_EQ(resume_training(crashed.out_dir).steps, 300);
-  auto resumed_best = load_checkpoint(best_checkpoint_path(crashed.out_dir));
+  const auto crashed = dir / "crashed";
+  EXPECT_EQ(crash_and_resume(config, crashed, 100, 110).steps, 300);
+  auto resumed_best = load_checkpoint(best_checkpoint_path(crashed));
   for (const auto& p : best.model.net->named_parameters()) {
     EXPECT_TRUE(torch::allclose(p.value(), resumed_best.model.net->named_parameters()[p.key()])) << p.key();
   }
