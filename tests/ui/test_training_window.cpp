@@ -148,6 +148,26 @@ class TrainingWindowTest : public QObject {
     QVERIFY(QDir().mkpath(runs_));
   }
 
+  void validationChartsShowTheLastStepsWeightsBesideAWeightAverage() {
+    TrainingDashboard dash;
+    const QString id = QStringLiteral("runs/avg");
+    dash.addRun(id, QStringLiteral("avg"), false);
+    fovea::ValidationRecord v;
+    v.step = 100;
+    v.bleu[3] = 0.5;
+    dash.addValidationRecord(id, v);  // a run without --score-unaveraged: no dashed curve
+    QCOMPARE(dash.pointCount(id, "bleu4"), 1);
+    QCOMPARE(dash.pointCount(id, "unaveraged_bleu4"), 0);
+    v.step = 200;
+    v.averaged = true;
+    v.unaveraged_bleu4 = 0.4;
+    v.unaveraged_cider = 2.0;
+    dash.addValidationRecord(id, v);
+    QCOMPARE(dash.pointCount(id, "unaveraged_bleu4"), 1);
+    QCOMPARE(dash.points(id, "unaveraged_bleu4").front(), QPointF(200, 0.4));
+    QCOMPARE(dash.points(id, "unaveraged_cider").front(), QPointF(200, 2.0));
+  }
+
   void theTrainingThreadStepsAsideForTheGuiThread() {
 #ifdef __linux__
     TrainingRun run;
