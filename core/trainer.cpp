@@ -23,6 +23,9 @@ namespace fovea {
 namespace fs = std::filesystem;
 using Clock = TrainingSession::Clock;
 
+/// Where last.ckpt keeps the weight average: one checkpoint extra per averaged tensor.
+const std::string kWeightAverageExtra = "weight_average/";
+
 TrainData make_train_data(const TrainConfig& c, const std::function<void(const std::string&)>& message) {
   TrainData d;
   if (!is_builtin_dataset(c.dataset)) {
@@ -105,7 +108,7 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   if (average_ && state_.weight_average_updates > 0) {
     const auto tracked = averaged_state(*model_.net);
     std::vector<std::string> names;
-    for (const auto& [name, t] : tracked) names.push_back("weight_average/" + name);
+    for (const auto& [name, t] : tracked) names.push_back(kWeightAverageExtra + name);
     const auto tensors = read_checkpoint_extra(ckpt, names, device_);
     WeightAverage::NamedTensors saved;
     for (std::size_t i = 0; i < tracked.size(); ++i) saved.emplace_back(tracked[i].first, tensors[i]);
@@ -283,7 +286,7 @@ void TrainingSession::save_last() {
   full.optimizer = optimizer_.get();
   if (average_) {
     state_.weight_average_updates = average_->updates();
-    for (const auto& [name, t] : average_->state()) full.extra.emplace_back("weight_average/" + name, t);
+    for (const auto& [name, t] : average_->state()) full.extra.emplace_back(kWeightAverageExtra + name, t);
   }
   full.training = to_json(state_, config_);
   save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
