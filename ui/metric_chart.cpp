@@ -2,6 +2,8 @@
 
 #include "ui/chart_axes.h"
 #include "ui/curve_math.h"
+#include "ui/curve_points.h"
+#include "ui/metric_chart_view.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -10,22 +12,12 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QGraphicsLayout>
 #include <QGraphicsLineItem>
 #include <QGraphicsScene>
-#include <QImage>
 #include <QLabel>
-#include <QMenu>
-#include <QMessageBox>
-#include <QMouseEvent>
 #include <QPainter>
-#include <QRegularExpression>
-#include <QRubberBand>
-#include <QSaveFile>
-#include <QSvgGenerator>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -42,35 +34,23 @@ namespace {
 
 constexpr int kRedrawDelayMs = 100;
 constexpr double kMaxSmoothing = 0.999;
-constexpr int kMinDragPx = 6;       // a shorter rubber band drag is a click, not a zoom
 constexpr int kFaintAlpha = 60;     // raw curve under the smoothed one
 constexpr qreal kLinePenWidth = 1.6;
 const QSize kDefaultExportSize(800, 500);
 const QString kSeparator = QStringLiteral(" \u00B7 ");
-
-QString writeError(const QString& path, const QString& reason) {
-  return QStringLiteral("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason);
-}
 
 void setPointSize(QFont& font, qreal points, bool bold) {
   font.setPointSizeF(points);
   font.setBold(bold);
 }
 
-/// One curve: its raw points, the drawable (and smoothed) version cached, and the two Qt Charts series
-/// drawing it. The cache grows in place while points arrive in step order and is rebuilt otherwise.
+/// One curve: its points (and what is drawn of them) and the two Qt Charts series drawing it.
 struct Series {
   QString key;
   QString label;
   QColor color;
   bool dashed = false;
-  QVector<QPointF> raw;
-
-  int consumed = 0;           // raw points already looked at by the cache
-  QVector<QPointF> usable;    // finite (positive when log), sorted by step
-  QVector<QPointF> smoothed;  // empty when smoothing is 0
-  Bounds bounds;              // of usable (smoothed lies inside: the EMA is a weighted mean)
-  Ema ema;
+  CurvePoints points;
 
   QVector<QPointF> displayed;  // as last handed to `line`
   bool dirty = true;
@@ -80,65 +60,6 @@ struct Series {
 };
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------------
-
-/// The chart view: rubber band zoom, double click resets, crosshair on hover, context menu.
-class MetricChart::View : public QChartView {
- public:
-  View(QChart* chart, MetricChart* owner) : QChartView(chart, owner), owner_(owner) {
-    setRubberBand(QChartView::RectangleRubberBand);
-    setRenderHint(QPainter::Antialiasing);
-    setFrameShape(QFrame::NoFrame);
-    setMouseTracking(true);
-    viewport()->setMouseTracking(true);
-  }
-
- protected:
-  void mousePressEvent(QMouseEvent* event) override {
-    if (event->button() == Qt::LeftButton) press_pos_ = event->position().toPoint();
-    QChartView::mousePressEvent(event);
-  }
-
-  void mouseMoveEvent(QMouseEvent* event) override {
-    QChartView::mouseMoveEvent(event);
-    owner_->onHover(event->position());
-  }
-
-  void mouseReleaseEvent(QMouseEvent* event) override {
-    if (event->button() == Qt::RightButton) {  // QChartView would zoom out; the context menu is ours
-      event->accept();
-      return;
-    }
-    const bool click = (event->position().toPoint() - press_pos_).manhattanLength() < kMinDragPx;
-    if (event->button() == Qt::LeftButton && click) {
-      if (auto* band = findChild<QRubberBand*>()) band->hide();
-      event->accept();
-      return;
-    }
-    QChartView::mouseReleaseEvent(event);
-  }
-
-  void mouseDoubleClickEvent(QMouseEvent* event) override {
-    if (event->button() != Qt::LeftButton) return QChartView::mouseDoubleClickEvent(event);
-    owner_->resetZoom();
-    event->accept();
-  }
-
-  void leaveEvent(QEvent* event) override {
-    owner_->onLeave();
-    QChartView::leaveEvent(event);
-  }
-
-  void contextMenuEvent(QContextMenuEvent* event) override {
-    owner_->showContextMenu(event->globalPos());
-    event->accept();
-  }
-
- private:
-  MetricChart* owner_;
-  QPoint press_pos_;
-};
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -168,61 +89,20 @@ struct MetricChart::Impl {
     return nullptr;
   }
 
-  void resetCache(Series& s) const {
-    s.consumed = 0;
-    s.usable.clear();
-    s.smoothed.clear();
-    s.bounds = Bounds();
-    s.ema = Ema{smoothing};
+  /// A new series, or a change of smoothing or axis: the series' drawn points are redone.
+  void resetView(Series& s) const {
+    s.points.setView(smoothing, log_y);
     s.dirty = true;
   }
 
   void invalidateAll() {
-    for (auto& s : series) resetCache(*s);
-  }
-
-  void addUsable(Series& s, const QPointF& p) const {
-    s.usable.append(p);
-    s.bounds.add(p);
-    if (smoothing > 0) s.smoothed.append(QPointF(p.x(), s.ema.next(p.y())));
-  }
-
-  /// Points that arrived out of step order: sort them all and start over.
-  void rebuildSorted(Series& s) const {
-    resetCache(s);
-    QVector<QPointF> sorted;
-    sorted.reserve(s.raw.size());
-    for (const QPointF& p : s.raw)
-      if (isUsable(p, log_y)) sorted.append(p);
-    std::stable_sort(sorted.begin(), sorted.end(), lessX);
-    for (const QPointF& p : sorted) addUsable(s, p);
-    s.consumed = int(s.raw.size());
-  }
-
-  /// The curve drawn bold (smoothed when smoothing is on), brought up to date with the raw points.
-  const QVector<QPointF>& curve(Series& s) const {
-    if (s.consumed == 0) {
-      s.usable.reserve(s.raw.size());
-      if (smoothing > 0) s.smoothed.reserve(s.raw.size());
-    }
-    for (; s.consumed < s.raw.size(); ++s.consumed) {
-      const QPointF& p = s.raw[s.consumed];
-      if (!isUsable(p, log_y)) continue;
-      if (!s.usable.isEmpty() && p.x() < s.usable.back().x()) {
-        rebuildSorted(s);
-        break;
-      }
-      addUsable(s, p);
-    }
-    return smoothing > 0 ? s.smoothed : s.usable;
+    for (auto& s : series) resetView(*s);
   }
 
   Bounds dataBounds() const {
     Bounds all;
-    for (const auto& s : series) {
-      curve(*s);
-      if (s->bounds.valid()) all.unite(s->bounds);
-    }
+    for (const auto& s : series)
+      if (s->points.bounds().valid()) all.unite(s->points.bounds());
     return all;
   }
 
@@ -242,13 +122,13 @@ struct MetricChart::Impl {
   }
 
   void draw(Series& s, const Frame& frame) {
-    const QVector<QPointF>& points = curve(s);
+    const QVector<QPointF>& points = s.points.curve();
     s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
     s.line->replace(s.displayed);
     const bool lone = s.displayed.size() == 1;  // a line through one point draws nothing: show a dot
     if (s.line->pointsVisible() != lone) s.line->setPointsVisible(lone);
     if (smoothing > 0)
-      s.faint->replace(decimate(s.usable, frame.x0, frame.x1, frame.buckets));
+      s.faint->replace(decimate(s.points.usable(), frame.x0, frame.x1, frame.buckets));
     else if (s.faint->count() > 0)
       s.faint->clear();
     s.frame = frame;
@@ -292,7 +172,7 @@ struct MetricChart::Impl {
     double header = step;
     double best = std::numeric_limits<double>::infinity();
     for (const auto& s : series) {
-      const QVector<QPointF>& points = curve(*s);
+      const QVector<QPointF>& points = s->points.curve();
       if (points.isEmpty()) continue;
       const QPointF p = points[nearestIndex(points, step)];
       hits.push_back({s.get(), p});
@@ -433,6 +313,7 @@ void MetricChart::addSeries(const QString& key, const QString& label, const QCol
     d_->axes->attach(created->line);
     for (QLegendMarker* marker : d_->chart->legend()->markers(created->faint)) marker->setVisible(false);
     s = created.get();
+    d_->resetView(*s);  // smoothed as the chart's other curves are
     d_->series.push_back(std::move(created));
   }
   s->label = label;
@@ -477,7 +358,7 @@ void MetricChart::append(const QString& key, double step, double value) {
     qWarning("MetricChart::append: no series '%s' in '%s'", qPrintable(key), qPrintable(d_->title));
     return;
   }
-  s->raw.append(QPointF(step, value));  // the cache catches up at the next redraw
+  s->points.append(QPointF(step, value));  // what is drawn catches up at the next redraw
   s->dirty = true;
   scheduleRedraw();
 }
@@ -488,20 +369,20 @@ void MetricChart::setPoints(const QString& key, const QVector<QPointF>& points) 
     qWarning("MetricChart::setPoints: no series '%s' in '%s'", qPrintable(key), qPrintable(d_->title));
     return;
   }
-  s->raw = points;
-  d_->resetCache(*s);
+  s->points.setAll(points);
+  s->dirty = true;
   d_->axes->fitTightNext();
   scheduleRedraw();
 }
 
 int MetricChart::pointCount(const QString& key) const {
   const Series* s = d_->find(key);
-  return s ? int(s->raw.size()) : 0;
+  return s ? int(s->points.raw().size()) : 0;
 }
 
 QVector<QPointF> MetricChart::rawPoints(const QString& key) const {
   const Series* s = d_->find(key);
-  return s ? s->raw : QVector<QPointF>();
+  return s ? s->points.raw() : QVector<QPointF>();
 }
 
 QVector<QPointF> MetricChart::displayedPoints(const QString& key) const {
@@ -590,80 +471,17 @@ void MetricChart::onLeave() {
   }
 }
 
-// --- context menu ---------------------------------------------------------------------------------------
+// --- what exports write -------------------------------------------------------------------------------
 
-void MetricChart::showContextMenu(const QPoint& global_pos) {
-  QMenu menu(this);
-  QAction* reset = menu.addAction(tr("Reset Zoom"), this, &MetricChart::resetZoom);
-  reset->setEnabled(isZoomed());
-  menu.addSeparator();
-  menu.addAction(tr("Export PNG…"), this, [this] { exportWithDialog(QStringLiteral("png")); });
-  menu.addAction(tr("Export SVG…"), this, [this] { exportWithDialog(QStringLiteral("svg")); });
-  menu.addAction(tr("Export CSV…"), this, [this] { exportWithDialog(QStringLiteral("csv")); });
-  menu.exec(global_pos);
-}
+QSize MetricChart::exportSize() const { return d_->exportSize(); }
 
-void MetricChart::exportWithDialog(const QString& kind) {
-  QString base = d_->title.toLower();
-  base.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
-  if (base.isEmpty() || base == QLatin1String("-")) base = QStringLiteral("chart");
-  const QString filter = kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')');
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), base + QLatin1Char('.') + kind, filter);
-  if (path.isEmpty()) return;
-  QString error;
-  const bool ok = kind == QLatin1String("png")   ? exportPng(path, &error)
-                  : kind == QLatin1String("svg") ? exportSvg(path, &error)
-                                                 : exportCsv(path, &error);
-  if (!ok) QMessageBox::warning(this, tr("Export Chart"), error);
-}
+void MetricChart::renderTo(QPainter& painter, const QSize& size) const { d_->render(painter, size); }
 
-// --- export ---------------------------------------------------------------------------------------------
-
-bool MetricChart::exportPng(const QString& path, QString* error) const {
-  const QSize size = d_->exportSize();
-  QImage image(size, QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::white);
-  {
-    QPainter painter(&image);
-    d_->render(painter, size);
-  }
-  QSaveFile file(path);
-  const bool ok = file.open(QIODevice::WriteOnly) && image.save(&file, "PNG") && file.commit();
-  if (!ok && error) *error = writeError(path, file.errorString());
-  return ok;
-}
-
-bool MetricChart::exportSvg(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = writeError(path, file.errorString());
-    return false;
-  }
-  const QSize size = d_->exportSize();
-  QSvgGenerator svg;
-  svg.setOutputDevice(&file);
-  svg.setSize(size);
-  svg.setViewBox(QRect(QPoint(0, 0), size));
-  svg.setTitle(d_->title);
-  {
-    QPainter painter(&svg);
-    d_->render(painter, size);
-  }
-  const bool ok = file.commit();
-  if (!ok && error) *error = writeError(path, file.errorString());
-  return ok;
-}
-
-bool MetricChart::exportCsv(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = writeError(path, file.errorString());
-    return false;
-  }
+QByteArray MetricChart::csvText() const {
   QByteArray out = "series," + csvField(d_->x_label).toUtf8() + ",value\n";
   for (const auto& s : d_->series) {
     const QByteArray name = csvField(s->label).toUtf8();
-    for (const QPointF& p : s->raw) {
+    for (const QPointF& p : s->points.raw()) {
       out += name;
       out += ',';
       out += csvNumber(p.x()).toLatin1();
@@ -672,9 +490,7 @@ bool MetricChart::exportCsv(const QString& path, QString* error) const {
       out += '\n';
     }
   }
-  const bool ok = file.write(out) == out.size() && file.commit();
-  if (!ok && error) *error = writeError(path, file.errorString());
-  return ok;
+  return out;
 }
 
 }  // namespace fovea::ui

@@ -5,6 +5,7 @@
 /// (TensorBoard's debiased EMA) and min/max-decimated to about 2 points per pixel, redrawn at most
 /// every ~100 ms, so live curves with 100k+ points stay cheap. Rubber-band zoom (double click
 /// resets), a crosshair with a read-out, and PNG/SVG/CSV export (also from the right-click menu).
+#include <QByteArray>
 #include <QColor>
 #include <QPointF>
 #include <QString>
@@ -13,6 +14,8 @@
 #include <QWidget>
 
 #include <memory>
+
+class QPainter;
 
 namespace fovea::ui {
 
@@ -91,6 +94,10 @@ class MetricChart : public QWidget {
   void onLeave();
   void showContextMenu(const QPoint& global_pos);
   void exportWithDialog(const QString& kind);
+  // What the exports write (metric_chart_export.cpp).
+  QSize exportSize() const;  ///< the widget's size when it has one, else 800x500
+  void renderTo(QPainter& painter, const QSize& size) const;
+  QByteArray csvText() const;
 
   std::unique_ptr<Impl> d_;
 };

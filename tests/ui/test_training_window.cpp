@@ -240,6 +240,29 @@ class TrainingWindowTest : public QObject {
     QVERIFY2(y_moves.count() <= 6, qPrintable(QString::number(y_moves.count())));
   }
 
+  void aCurveAddedToAChartThatAlreadySmoothsIsSmoothed() {
+    MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setSmoothing(0.9);  // the slider moved before this run was opened
+    for (const QString& run : {QStringLiteral("live"), QStringLiteral("past")}) chart.addSeries(run, run, Qt::blue, false);
+    QVector<QPointF> zigzag;
+    for (int step = 1; step <= 200; ++step) {
+      zigzag.append({double(step), step % 2 ? 3.0 : 1.0});
+      chart.append(QStringLiteral("live"), step, zigzag.back().y());
+    }
+    chart.setPoints(QStringLiteral("past"), zigzag);
+    chart.redrawNow();
+    for (const QString& run : {QStringLiteral("live"), QStringLiteral("past")}) {
+      const auto drawn = chart.displayedPoints(run);
+      QVERIFY(!drawn.isEmpty());
+      // Smoothed with weight 0.9, the zigzag between 1 and 3 settles within 0.2 of its mean.
+      for (const QPointF& p : drawn)
+        if (p.x() > 50) QVERIFY2(std::abs(p.y() - 2.0) < 0.2, qPrintable(run + QString(": %1 at %2").arg(p.y()).arg(p.x())));
+    }
+  }
+
   void aFinishedRunsCurvesFillTheirAxes() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
     chart.resize(400, 300);

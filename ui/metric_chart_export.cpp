@@ -1,0 +1,101 @@
+// MetricChart's context menu and exports: PNG and SVG of the chart as drawn (axes, legend, curves,
+// no crosshair), CSV of the raw points, each written to a temporary file and renamed (QSaveFile).
+#include "ui/metric_chart.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QImage>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+namespace fovea::ui {
+
+namespace {
+
+QString writeError(const QString& path, const QString& reason) {
+  return QStringLiteral("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason);
+}
+
+}  // namespace
+
+// --- context menu ---------------------------------------------------------------------------------------
+
+void MetricChart::showContextMenu(const QPoint& global_pos) {
+  QMenu menu(this);
+  QAction* reset = menu.addAction(tr("Reset Zoom"), this, &MetricChart::resetZoom);
+  reset->setEnabled(isZoomed());
+  menu.addSeparator();
+  menu.addAction(tr("Export PNG…"), this, [this] { exportWithDialog(QStringLiteral("png")); });
+  menu.addAction(tr("Export SVG…"), this, [this] { exportWithDialog(QStringLiteral("svg")); });
+  menu.addAction(tr("Export CSV…"), this, [this] { exportWithDialog(QStringLiteral("csv")); });
+  menu.exec(global_pos);
+}
+
+void MetricChart::exportWithDialog(const QString& kind) {
+  QString base = title().toLower();
+  base.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+  if (base.isEmpty() || base == QLatin1String("-")) base = QStringLiteral("chart");
+  const QString filter = kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')');
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), base + QLatin1Char('.') + kind, filter);
+  if (path.isEmpty()) return;
+  QString error;
+  const bool ok = kind == QLatin1String("png")   ? exportPng(path, &error)
+                  : kind == QLatin1String("svg") ? exportSvg(path, &error)
+                                                 : exportCsv(path, &error);
+  if (!ok) QMessageBox::warning(this, tr("Export Chart"), error);
+}
+
+// --- export ---------------------------------------------------------------------------------------------
+
+bool MetricChart::exportPng(const QString& path, QString* error) const {
+  const QSize size = exportSize();
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::white);
+  {
+    QPainter painter(&image);
+    renderTo(painter, size);
+  }
+  QSaveFile file(path);
+  const bool ok = file.open(QIODevice::WriteOnly) && image.save(&file, "PNG") && file.commit();
+  if (!ok && error) *error = writeError(path, file.errorString());
+  return ok;
+}
+
+bool MetricChart::exportSvg(const QString& path, QString* error) const {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    if (error) *error = writeError(path, file.errorString());
+    return false;
+  }
+  const QSize size = exportSize();
+  QSvgGenerator svg;
+  svg.setOutputDevice(&file);
+  svg.setSize(size);
+  svg.setViewBox(QRect(QPoint(0, 0), size));
+  svg.setTitle(title());
+  {
+    QPainter painter(&svg);
+    renderTo(painter, size);
+  }
+  const bool ok = file.commit();
+  if (!ok && error) *error = writeError(path, file.errorString());
+  return ok;
+}
+
+bool MetricChart::exportCsv(const QString& path, QString* error) const {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    if (error) *error = writeError(path, file.errorString());
+    return false;
+  }
+  const QByteArray out = csvText();
+  const bool ok = file.write(out) == out.size() && file.commit();
+  if (!ok && error) *error = writeError(path, file.errorString());
+  return ok;
+}
+
+}  // namespace fovea::ui
