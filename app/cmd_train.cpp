@@ -182,20 +182,16 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--samples", c.sample_count, "Validation images in those snapshots")->group(run)->capture_default_str();
 
   app.add_flag("--paper", a->paper,
-               "The paper's exact objective: no auxiliary loss, no attention supervision, h0/c0 from the mean "
-               "annotation, penalty summed over cells (overrides those options)")
+               "The paper's exact objective: no auxiliary loss, no encoder pretraining or single items, no attention "
+               "supervision, h0/c0 from the mean annotation, penalty summed over cells (overrides those options)")
       ->group(obj);
 
   return [a, &app]() -> int {
     if (app.count("--encoder-widths")) a->config.model.fit_strides_to_widths(app.count("--encoder-strides") > 0);
-    if (a->paper) {
-      TrainConfig paper;
-      apply_paper_objective(paper);
-      a->config.aux_weight = paper.aux_weight;
-      a->config.object_class_weight = paper.object_class_weight;
-      a->config.attention_supervision = paper.attention_supervision;
-      a->init_state = to_string(paper.model.init_state);
-      a->penalty_reduction = to_string(paper.objective.reduction);
+    if (a->paper) {  // the whole of it, the encoder pretraining and single items included
+      apply_paper_objective(a->config);
+      a->init_state = to_string(a->config.model.init_state);  // these two are parsed into the config below
+      a->penalty_reduction = to_string(a->config.objective.reduction);
     }
     ProgressBar bar;
     TrainCallbacks cb;

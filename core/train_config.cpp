@@ -97,6 +97,7 @@ TrainConfig recommended_train_config() {
 void apply_paper_objective(TrainConfig& c) {
   c.aux_weight = 0;
   c.pretrain_steps = 0;
+  c.item_weight = 0;
   c.object_class_weight = 0;
   c.attention_supervision = 0;
   c.model.init_state = InitState::Mean;

@@ -20,7 +20,7 @@ expect_error() {  # expect_error "text that must appear" command...
 # and the models learn nothing (the hard model then captioned with an empty sentence now and then).
 # fp32: the same numerics on every machine.
 TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
-      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --max-objects 1 --threads 1 --precision fp32 --pretrain-steps 0)
+      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --max-objects 1 --threads 1 --precision fp32 --pretrain-steps 0 --item-weight 0)
 
 echo "== train, kill -9, resume"
 "$FOVEA" train --out run "${TINY[@]}" --max-steps 3000 --checkpoint-every 20 --log-every 5 > train1.log 2>&1 &
@@ -39,6 +39,13 @@ grep -q "resuming at step" train2.log || fail "resume did not report its step"
 jq -s -e '[.[] | select(.kind=="train") | .step] as $s | ($s | length) > 10 and ($s == ($s | sort | unique)) and ($s[-1] == 200)' \
   run/metrics.jsonl > /dev/null || fail "metrics.jsonl steps are not a clean sequence up to 200"
 [ -f run/best.ckpt ] && [ -f run/MODEL_CARD.md ] || fail "missing best.ckpt or MODEL_CARD.md"
+
+echo "== --paper: the paper's objective overrides the recipe's, the encoder pretraining and single items included"
+"$FOVEA" train --out paper "${TINY[@]:0:${#TINY[@]}-4}" --paper --pretrain-steps 50 --item-weight 1 --max-steps 2 > paper.log 2>&1 \
+  || { cat paper.log; fail "--paper training failed"; }
+grep -q "pretraining the encoder" paper.log && { cat paper.log; fail "--paper pretrained the encoder"; }
+jq -e '.pretrain_steps == 0 and .item_weight == 0 and .aux_weight == 0 and .attention_supervision == 0 and .model.init_state == "mean"' \
+  paper/config.json > /dev/null || { cat paper/config.json; fail "--paper left part of the recipe on"; }
 
 echo "== hard attention run with every logged field"
 "$FOVEA" train --out hard --attention hard "${TINY[@]}" --init-from run/best.ckpt --max-steps 20 --log-every 5 > hard.log 2>&1 || { cat hard.log; fail "hard training failed"; }
