@@ -61,7 +61,8 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.lr_decay = 1.0;  // tiny epochs of two steps: no per-epoch decay
   t.epochs = 1000;
   t.max_steps = 300;
-  t.pretrain_steps = 0;  // captioning steps alone (Training.PretrainsTheEncoder... turns it on)
+  t.pretrain_steps = 0;  // captioning steps alone (Training.PretrainsTheEncoder... turns it on),
+  t.item_weight = 0;     // without single items (Training.SingleItemsWhileCaptioning... turns them on)
   t.patience = 1000;
   t.threads = 1;
   t.device = "cpu";
