@@ -12,12 +12,20 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 
+#include <functional>
+
 namespace fovea::ui {
 
 namespace {
 
-QString writeError(const QString& path, const QString& reason) {
-  return QStringLiteral("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason);
+/// Writes `path` through a temporary file renamed into place when `write` succeeds; false with
+/// "Cannot write PATH: reason" in *error otherwise.
+bool saveAtomically(const QString& path, QString* error, const std::function<bool(QSaveFile&)>& write) {
+  QSaveFile file(path);
+  const bool ok = file.open(QIODevice::WriteOnly) && write(file) && file.commit();
+  if (!ok && error)
+    *error = QStringLiteral("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+  return ok;
 }
 
 }  // namespace
@@ -59,43 +67,26 @@ bool MetricChart::exportPng(const QString& path, QString* error) const {
     QPainter painter(&image);
     renderTo(painter, size);
   }
-  QSaveFile file(path);
-  const bool ok = file.open(QIODevice::WriteOnly) && image.save(&file, "PNG") && file.commit();
-  if (!ok && error) *error = writeError(path, file.errorString());
-  return ok;
+  return saveAtomically(path, error, [&](QSaveFile& file) { return image.save(&file, "PNG"); });
 }
 
 bool MetricChart::exportSvg(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = writeError(path, file.errorString());
-    return false;
-  }
-  const QSize size = exportSize();
-  QSvgGenerator svg;
-  svg.setOutputDevice(&file);
-  svg.setSize(size);
-  svg.setViewBox(QRect(QPoint(0, 0), size));
-  svg.setTitle(title());
-  {
+  return saveAtomically(path, error, [&](QSaveFile& file) {
+    const QSize size = exportSize();
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(title());
     QPainter painter(&svg);
     renderTo(painter, size);
-  }
-  const bool ok = file.commit();
-  if (!ok && error) *error = writeError(path, file.errorString());
-  return ok;
+    return painter.end();
+  });
 }
 
 bool MetricChart::exportCsv(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = writeError(path, file.errorString());
-    return false;
-  }
   const QByteArray out = csvText();
-  const bool ok = file.write(out) == out.size() && file.commit();
-  if (!ok && error) *error = writeError(path, file.errorString());
-  return ok;
+  return saveAtomically(path, error, [&](QSaveFile& file) { return file.write(out) == out.size(); });
 }
 
 }  // namespace fovea::ui

@@ -32,7 +32,6 @@ using Config = fovea::TrainConfig;
 
 }  // namespace
 
-
 NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     : QDialog(parent), runs_root_(runs_root), tabs_(new QTabWidget), error_(new QLabel) {
   setWindowTitle(tr("New training run"));
