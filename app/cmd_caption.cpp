@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
 #include "core/captioner.h"
+#include "core/cut_out_defaults.h"
 #include "core/image_io.h"
 
 namespace fovea::cli {
@@ -34,9 +36,14 @@ void add_noun_reading_flags(CLI::App& app, std::shared_ptr<NounReadingArgs> args
                         "(default: for models that have one)");
   app.add_flag_callback("--no-cut-out-nouns", [args] { args->cut_outs = false; },
                         "Read class nouns from the decoder alone (and the mirror)");
-  app.add_option_function<double>("--cut-out-weight", [args](double w) { args->cut_out_weight = w; },
-                                  "Weight of the cut-outs' naming against the decoder's (default 4)")
+  std::ostringstream weight_help;
+  weight_help << "Weight of the cut-outs' naming against the decoder's (default " << kDefaultCutOutWeight << ")";
+  app.add_option_function<double>("--cut-out-weight", [args](double w) { args->cut_out_weight = w; }, weight_help.str())
       ->check(CLI::Range(0.0, 100.0));
+  app.add_option_function<int>("--cut-out-shift", [args](int px) { args->cut_out_shift = px; },
+                               "Each cut-out is also named shifted by this many px along both diagonals, its "
+                               "views averaged (default " + std::to_string(kDefaultCutOutShift) + "; 0: centred and mirrored only)")
+      ->check(CLI::Range(0, 8));
 }
 
 Runner add_caption_command(CLI::App& app) {
@@ -61,6 +68,7 @@ Runner add_caption_command(CLI::App& app) {
     opts.mirror_nouns = a->nouns->mirror;
     opts.cut_out_nouns = a->nouns->cut_outs;
     opts.cut_out_weight = a->nouns->cut_out_weight;
+    opts.cut_out_shift = a->nouns->cut_out_shift;
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : a->images) {

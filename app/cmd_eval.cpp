@@ -11,6 +11,7 @@
 #include "app/commands.h"
 #include "core/coco_captions.h"
 #include "core/dataset_source.h"
+#include "core/cut_out_defaults.h"
 #include "core/encoder_pretraining.h"
 #include "core/fashion_scenes.h"
 #include "core/scene_evaluation.h"
@@ -99,6 +100,7 @@ Runner add_eval_command(CLI::App& app) {
     opts.mirror_nouns = a->nouns->mirror;
     opts.cut_out_nouns = a->nouns->cut_outs;
     opts.cut_out_weight = a->nouns->cut_out_weight;
+    opts.cut_out_shift = a->nouns->cut_out_shift;
     const bool mirror = captioner.reads_mirror(opts), cut_outs = captioner.reads_cut_outs(opts);
     const auto e = evaluate_scenes(captioner, scenes, opts);
     std::optional<std::pair<ClassHeadScore, ClassHeadScore>> class_head;  // scene objects, single items
@@ -118,6 +120,10 @@ Runner add_eval_command(CLI::App& app) {
       j["beam"] = opts.beam;
       j["mirror_nouns"] = mirror;
       j["cut_out_nouns"] = cut_outs;
+      if (cut_outs) {
+        j["cut_out_weight"] = opts.cut_out_weight.value_or(kDefaultCutOutWeight);
+        j["cut_out_shift"] = opts.cut_out_shift.value_or(kDefaultCutOutShift);
+      }
       if (class_head) {
         j["class_head"] = {{"scene_objects", class_head->first.accuracy}, {"scene_object_count", class_head->first.items},
                            {"single_items", class_head->second.accuracy}, {"single_item_count", class_head->second.items}};

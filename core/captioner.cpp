@@ -93,6 +93,7 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   if (reads_cut_outs(options)) {
     d.cut_out_tokens = impl_->class_nouns;
     if (options.cut_out_weight) d.cut_out_weight = *options.cut_out_weight;
+    if (options.cut_out_shift) d.cut_out_views.shift = *options.cut_out_shift;
   }
   if (options.sample_glimpses && options.seed) torch::manual_seed(*options.seed);
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);

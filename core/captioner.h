@@ -51,6 +51,9 @@ struct CaptionOptions {
   std::optional<bool> cut_out_nouns;
   /// The cut-outs' weight against the decoder's own split (DecodeOptions::cut_out_weight); unset: its default.
   std::optional<double> cut_out_weight;
+  /// Px each cut-out is also shifted by, along both diagonals (CutOutViews::shift; 0: centred and
+  /// mirrored only); unset: its default.
+  std::optional<int> cut_out_shift;
 };
 
 class Captioner {

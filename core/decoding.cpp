@@ -369,7 +369,7 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
   CutOutBatch cut_outs;
   if (reads_cut_outs(options, net)) {
     const auto& c = net.decoder->config();
-    cut_outs = pad_cut_outs(name_cut_out_objects(*net.item_classifier, images, c.grid_h, c.grid_w), c.grid_h * c.grid_w,
+    cut_outs = pad_cut_outs(name_cut_out_objects(*net.item_classifier, images, c.grid_h, c.grid_w, options.cut_out_views), c.grid_h * c.grid_w,
                             std::int64_t(options.cut_out_tokens.size()), images.device());
   }
   if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored, cut_outs);

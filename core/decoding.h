@@ -25,7 +25,8 @@ struct DecodeOptions {
   /// the split of these tokens' share is mixed with the classifier's naming of the objects the
   /// step's α falls on, weighted by cut_out_weight times the α mass on them. Empty: off.
   std::vector<std::int64_t> cut_out_tokens;
-  double cut_out_weight = 4.0;  ///< chosen on the validation split (docs/attention.md, "Cut-outs")
+  double cut_out_weight = kDefaultCutOutWeight;  ///< chosen on the validation split (docs/attention.md, "Row 67")
+  CutOutViews cut_out_views;    ///< the views each cut-out is named in
 };
 
 struct DecodedWord {

@@ -69,7 +69,7 @@ torch::Tensor ItemClassifierImpl::classify(const torch::Tensor& canvases, const 
 }
 
 std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, const torch::Tensor& images,
-                                                 std::int64_t grid_h, std::int64_t grid_w) {
+                                                 std::int64_t grid_h, std::int64_t grid_w, const CutOutViews& views) {
   torch::NoGradGuard no_grad;
   const auto device = images.device();
   const int canvas = int(classifier.canvas());
@@ -79,7 +79,14 @@ std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, 
   segments.merge_gap = 2;             // a garment split by its dark parts is one object...
   segments.merge_side = canvas - 4;   // ... no larger than the largest item the canvases hold
   std::vector<ObjectCutOuts> out(std::size_t(images.size(0)));
-  std::vector<RgbImage> canvases;  // each object's cut-out and its mirror, in turn
+  std::vector<std::pair<int, int>> shifts = {{0, 0}};
+  if (views.shift > 0) {
+    for (const int sx : {-views.shift, views.shift}) {
+      for (const int sy : {-views.shift, views.shift}) shifts.emplace_back(sx, sy);
+    }
+  }
+  const auto per_object = std::int64_t(2 * shifts.size());
+  std::vector<RgbImage> canvases;  // each object's views, in turn
   std::vector<torch::Tensor> canvas_cells;
   std::int64_t objects = 0;
   for (std::int64_t i = 0; i < images.size(0); ++i) {
@@ -88,9 +95,11 @@ std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, 
     std::vector<torch::Tensor> cells;
     for (const auto& s : segment_objects(image, segments)) {
       for (const bool mirror : {false, true}) {
-        int box[4];
-        canvases.push_back(cut_out(image, s, canvas, mirror, background, box));
-        canvas_cells.push_back(box_cells(box[0], box[1], box[2], box[3], canvas, canvas_grid, canvas_grid));
+        for (const auto& [sx, sy] : shifts) {
+          int box[4];
+          canvases.push_back(cut_out(image, s, canvas, mirror, background, box, sx, sy));
+          canvas_cells.push_back(box_cells(box[0], box[1], box[2], box[3], canvas, canvas_grid, canvas_grid));
+        }
       }
       cells.push_back(box_cells(s.x0, s.y0, s.x1, s.y1, image.width, grid_h, grid_w));
       ++objects;
@@ -101,7 +110,7 @@ std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, 
   std::vector<const RgbImage*> ptrs;
   for (const auto& c : canvases) ptrs.push_back(&c);
   const auto probs = classifier.classify(images_to_tensor(ptrs, canvas).to(device), torch::stack(canvas_cells).to(device));
-  const auto averaged = probs.view({objects, 2, probs.size(1)}).mean(1);  // image and mirror
+  const auto averaged = probs.view({objects, per_object, probs.size(1)}).mean(1);
   std::int64_t begin = 0;
   for (auto& o : out) {
     const auto n = o.count();

@@ -7,6 +7,7 @@
 /// (DecodeOptions::cut_out_tokens; docs/attention.md, "Cut-outs").
 #include <vector>
 
+#include "core/cut_out_defaults.h"
 #include "core/encoder.h"
 #include "core/image.h"
 
@@ -43,14 +44,22 @@ TORCH_MODULE(ItemClassifier);
 /// What the item classifier says about each object found in one image.
 struct ObjectCutOuts {
   torch::Tensor cells;    ///< (n, L): 1 where the image's grid cell centre lies in the object's box
-  torch::Tensor classes;  ///< (n, classes): the object's class probabilities, image and mirror averaged
+  torch::Tensor classes;  ///< (n, classes): the object's class probabilities, averaged over its views
   std::int64_t count() const { return cells.defined() ? cells.size(0) : 0; }
+};
+
+/// The views each object is named in (test-time augmentation): centred and mirrored, and with
+/// `shift` > 0 each of the two also moved by ±shift px along both diagonals (ten views). Their
+/// class probabilities are averaged.
+struct CutOutViews {
+  int shift = kDefaultCutOutShift;  ///< px; 0: the centred cut-out and its mirror only (docs/attention.md, "Row 67")
 };
 
 /// Finds the objects of each image (segment_objects; none on images without a plain background)
 /// and names each with `classifier`. images: (B, 3, S, S) in [0, 1] as the encoder takes them;
 /// grid: the decoder's annotation grid. Results on the images' device.
 std::vector<ObjectCutOuts> name_cut_out_objects(ItemClassifierImpl& classifier, const torch::Tensor& images,
-                                                 std::int64_t grid_h, std::int64_t grid_w);
+                                                 std::int64_t grid_h, std::int64_t grid_w,
+                                                 const CutOutViews& views = {});
 
 }  // namespace fovea

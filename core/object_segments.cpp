@@ -111,9 +111,10 @@ std::vector<ObjectSegment> segment_objects(const RgbImage& image, const SegmentO
 }
 
 RgbImage cut_out(const RgbImage& image, const ObjectSegment& segment, int canvas, bool mirror, int background,
-                 int box[4]) {
+                 int box[4], int shift_x, int shift_y) {
   RgbImage out(canvas, canvas, std::uint8_t(background));
-  const int ox = (segment.x0 + segment.x1) / 2 - canvas / 2, oy = (segment.y0 + segment.y1) / 2 - canvas / 2;
+  const int ox = (segment.x0 + segment.x1) / 2 - canvas / 2 - shift_x;
+  const int oy = (segment.y0 + segment.y1) / 2 - canvas / 2 - shift_y;
   for (const int i : segment.pixels) {
     const int x = i % image.width - ox, y = i / image.width - oy;
     if (x < 0 || y < 0 || x >= canvas || y >= canvas) continue;

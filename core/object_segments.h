@@ -46,9 +46,10 @@ double background_share(const RgbImage& image, int level);
 std::vector<ObjectSegment> segment_objects(const RgbImage& image, const SegmentOptions& options = {});
 
 /// The segment cut out onto a canvas of side `canvas` filled with the image's background, centred
-/// on the segment's box, everything but the segment's own pixels left as background; mirrored
-/// left-right when `mirror`. Also returns, through `box`, where the segment lies on the canvas.
+/// on the segment's box (moved by `shift_x`, `shift_y` px: a shifted view), everything but the
+/// segment's own pixels left as background; then mirrored left-right when `mirror`. Also returns,
+/// through `box`, where the segment lies on the canvas.
 RgbImage cut_out(const RgbImage& image, const ObjectSegment& segment, int canvas, bool mirror, int background,
-                 int box[4] = nullptr);
+                 int box[4] = nullptr, int shift_x = 0, int shift_y = 0);
 
 }  // namespace fovea

@@ -4,6 +4,7 @@
 set -euo pipefail
 FOVEA="$1"
 WORK="$2"
+MODELS="$(cd "$(dirname "$0")/../models" && pwd)"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK"
@@ -51,6 +52,15 @@ echo "== hard attention run with every logged field"
 "$FOVEA" train --out hard --attention hard "${TINY[@]}" --init-from run/best.ckpt --max-steps 20 --log-every 5 > hard.log 2>&1 || { cat hard.log; fail "hard training failed"; }
 jq -s -e 'map(select(.kind=="train"))[0] | has("baseline") and has("reward") and has("reward_var") and has("entropy") and has("tokens_per_s")' \
   hard/metrics.jsonl > /dev/null || fail "hard metrics lack REINFORCE fields"
+
+echo "== eval: the shipped model reads class nouns from cut-outs, in the views it reports"
+"$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 4 --json > cut_outs.json 2> /dev/null || fail "eval of the shipped model failed"
+jq -e '.cut_out_nouns and .cut_out_shift == 2 and .cut_out_weight == 6' cut_outs.json > /dev/null \
+  || { cat cut_outs.json; fail "eval did not report the default cut-out views"; }
+"$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 4 --cut-out-shift 0 --cut-out-weight 2.5 --json > cut_outs0.json 2> /dev/null \
+  || fail "eval --cut-out-shift 0 failed"
+jq -e '.cut_out_shift == 0 and .cut_out_weight == 2.5' cut_outs0.json > /dev/null || { cat cut_outs0.json; fail "--cut-out-shift 0 not applied"; }
+expect_error "cut-out-shift" "$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 4 --cut-out-shift 9
 
 echo "== eval: the class head's own naming of objects, in scenes and alone"
 "$FOVEA" eval --model run/best.ckpt --count 20 --class-head --json > class_head.json 2> /dev/null || fail "eval --class-head failed"

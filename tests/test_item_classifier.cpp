@@ -167,6 +167,24 @@ TEST(ItemClassifier, ARunKeepsItsPretrainedEncoderWhichNamesCutOutGarments) {
   EXPECT_GT(found, 190) << "each scene's garment found";
   EXPECT_GT(double(right) / found, 0.4) << right << " of " << found;
 
+  // Named in the centred cut-out and its mirror only, it still names them; the shifted views
+  // (the default) change what it says.
+  CutOutViews two_views;
+  two_views.shift = 0;
+  const auto centred = name_cut_out_objects(*net.item_classifier, images_to_tensor(ptrs, 48),
+                                            ckpt.model.config.grid_h, ckpt.model.config.grid_w, two_views);
+  int right_centred = 0;
+  double changed = 0;
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    if (centred[i].count() == 0) continue;
+    ASSERT_EQ(centred[i].count(), cut_outs[i].count());
+    EXPECT_TRUE(torch::equal(centred[i].cells, cut_outs[i].cells)) << "the object's cells in the image do not move";
+    right_centred += centred[i].classes[0].argmax().item<int>() == test_scenes.get(i).objects[0].class_id;
+    changed += (centred[i].classes - cut_outs[i].classes).abs().sum().item<double>();
+  }
+  EXPECT_GT(double(right_centred) / found, 0.4) << right_centred << " of " << found;
+  EXPECT_GT(changed, 0.01) << "the shifted views changed nothing";
+
   // A run without the pretraining has nothing to copy: no item classifier.
   auto plain = test::tiny_training(dir / "plain");
   plain.model.item_classifier = true;

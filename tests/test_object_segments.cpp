@@ -115,6 +115,24 @@ TEST(ObjectSegments, CutOutCentresTheObjectAloneOnTheBackground) {
   EXPECT_EQ(box[0], 6);
   EXPECT_EQ(box[2], 26);
   EXPECT_EQ(mirrored.at(31 - 6, 11)[0], cut.at(6, 11)[0]);
+
+  // A shifted view: the same pixels moved by (3, -2) px, then mirrored when asked.
+  const auto shifted = cut_out(im, orange, 32, false, 12, box, 3, -2);
+  EXPECT_EQ(box[0], 9);
+  EXPECT_EQ(box[1], 9);
+  EXPECT_EQ(box[2], 29);
+  EXPECT_EQ(box[3], 19);
+  for (int y = 0; y < 32; ++y) {
+    for (int x = 0; x < 32; ++x) {
+      const int sx = x - 3, sy = y + 2;
+      const bool inside = sx >= 0 && sy >= 0 && sx < 32 && sy < 32;
+      EXPECT_EQ(shifted.at(x, y)[0], inside ? cut.at(sx, sy)[0] : 12) << x << "," << y;
+    }
+  }
+  const auto shifted_mirror = cut_out(im, orange, 32, true, 12, box, 3, -2);
+  EXPECT_EQ(box[0], 32 - 29);
+  EXPECT_EQ(box[2], 32 - 9);
+  EXPECT_EQ(shifted_mirror.at(31 - 9, 9)[0], shifted.at(9, 9)[0]);
 }
 
 TEST(ObjectSegments, EachGarmentOfTheBuiltInScenesIsOneSegment) {

@@ -1,0 +1,14 @@
+#pragma once
+/// How class nouns are read from cut-outs by default (torch-free: the CLI's help and the GUI
+/// read these too). Chosen on 4000 validation scenes: docs/attention.md, "Row 67".
+
+namespace fovea {
+
+/// Weight of the item classifier's naming of the objects under α against the decoder's own split
+/// of the class nouns (DecodeOptions::cut_out_weight).
+inline constexpr double kDefaultCutOutWeight = 6.0;
+/// Px each cut-out is also shifted by along both diagonals, its ten views averaged
+/// (CutOutViews::shift; 0: centred and mirrored only).
+inline constexpr int kDefaultCutOutShift = 2;
+
+}  // namespace fovea
