@@ -26,7 +26,7 @@ struct TrainConfig {
   bool skip_bad_images = false;  ///< leave unreadable images out instead of stopping
   std::string cache_dir;         ///< where decoded images are cached (empty: ~/.cache/fovea)
   /// Built-in scenes to generate; on disk: at most this many (0: all). 40000 scenes for 8 epochs
-  /// grounds and recognises better than 20000 for 16 (docs/attention.md rows 10 and 11); 6 epochs
+  /// grounds and recognises better than 20000 for 16 (docs/attention.md rows 10 and 11); 4 epochs
   /// of them and the encoder pretraining fit the 30-minute budget with bf16 products.
   std::size_t train_scenes = 40000;
   std::size_t val_scenes = 500;
@@ -53,7 +53,7 @@ struct TrainConfig {
   /// scenes have other statistics than single items, and re-estimating them undid most of the
   /// pretraining at once (docs/attention.md). Only for an encoder that arrives trained.
   bool freeze_bn_stats = false;
-  double lr_decay = 0.7;  ///< the learning rate is lr * lr_decay^epoch: about 1.7e-4 in the last of 6 epochs
+  double lr_decay = 0.55;  ///< the learning rate is lr * lr_decay^epoch: about 1.7e-4 in the last of 4 epochs
   /// How the captioning learning rate falls: "epoch" (lr * lr_decay^epoch, constant within an
   /// epoch) or "cosine" (step by step from lr at the first step to lr_min at the last step of
   /// `epochs`; lr_decay unused).
@@ -68,10 +68,10 @@ struct TrainConfig {
   bool score_unaveraged = false;
   double lr = 1e-3;  // the paper used 4e-4 with 512-wide layers; the small default model learns faster at 1e-3
   std::int64_t batch_size = 64;
-  /// 6, not 10, since encoder pretraining (11 minutes): with the pretrained encoder the absent
-  /// nouns stop falling after two or three epochs, and the pretraining's minutes buy more than
-  /// epochs do (docs/attention.md rows 25-33).
-  std::int64_t epochs = 6;
+  /// 4, not 10, since encoder pretraining: with the pretrained encoder the absent nouns stop
+  /// falling after two or three epochs, and the pretraining's minutes buy more than epochs do
+  /// (docs/attention.md rows 25-33; 4 epochs after 14000 pretraining steps: rows 69-70).
+  std::int64_t epochs = 4;
   std::int64_t max_steps = 0;  ///< 0 = no limit besides epochs
   double grad_clip = 5.0;
   ObjectiveOptions objective;
@@ -92,8 +92,9 @@ struct TrainConfig {
   /// 0 = off, the paper's setting. Built-in scenes and Fovea's own encoder only; skipped when
   /// starting from init_from's weights. With no pretraining and 10 epochs the captions named an
   /// absent class for 8.9% of nouns, with 12000 steps and 6 epochs 6.1% (docs/attention.md rows
-  /// 25-33); 10000 steps keep the full-resolution first block's run within 30 minutes (row 41).
-  std::int64_t pretrain_steps = 10000;
+  /// 25-33). 14000 steps and 4 epochs (rows 69-70) name absent classes less often than 10000 and
+  /// 6 (row 60) in about the same minutes: the item classifier is this pretraining's copy.
+  std::int64_t pretrain_steps = 14000;
   std::int64_t pretrain_batch = 128;
   /// Peak learning rate of the pretraining: reached after a short linear warm-up, then a cosine
   /// down to a twentieth of it. The items are easy to fit and not overfitted (held-out items are
