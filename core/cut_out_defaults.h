@@ -1,6 +1,7 @@
 #pragma once
-/// How class nouns are read from cut-outs by default (torch-free: the CLI's help and the GUI
-/// read these too). Chosen on 4000 validation scenes: docs/attention.md, "Row 67".
+/// How class nouns are read from cut-outs by default (torch-free, so that the CLI's help and
+/// `fovea eval --json` state them without the decoder's headers). Chosen on 4000 validation
+/// scenes: docs/attention.md, "Row 67".
 
 namespace fovea {
 
