@@ -321,24 +321,23 @@ Runner add_bench_command(CLI::App& app) {
       tc.max_steps = a->train_steps + 5;
       tc.pretrain_steps = 0;  // the captioning steps are what is timed
       tc.epochs = 1;
-      tc.threads = a->threads;
+      ::setenv("OMP_NUM_THREADS", std::to_string(a->threads).c_str(), 1);  // the trainer's thread count
       tc.device = a->device;
       tc.precision = a->precision;
-      tc.decoder_parts = a->parts;
-      tc.log_every = 1;
-      tc.checkpoint_every = 1000000;
       tc.out_dir = (std::filesystem::temp_directory_path() / ("fovea-bench-" + std::to_string(::getpid()))).string();
       std::filesystem::remove_all(tc.out_dir);
       std::vector<double> at;
       TrainCallbacks cb;
-      cb.on_record = [&](const TrainRecord& r) { at.push_back(r.elapsed_s); };
+      cb.on_progress = [&](const TrainProgress& p) {
+        if (p.pretrain_step >= p.pretrain_steps && p.step > std::int64_t(at.size())) at.push_back(p.elapsed_s);
+      };
       train(tc, cb);
       std::filesystem::remove_all(tc.out_dir);
       // Skip 5 warm-up steps; per-step seconds from the elapsed times.
       const double per_step = at.size() > 6 ? (at.back() - at[5]) / double(at.size() - 6) : 0;
       Timing t{per_step, per_step, per_step, int(at.size())};
       auto j = report("train_epoch_builtin", t, {{"batch", tc.batch_size}, {"image_size", tc.model.image_size}, {"steps_timed", int(at.size()) - 6},
-                       {"decoder_parts", a->parts == 0 ? "auto" : std::to_string(a->parts)}},
+                       {"decoder_parts", "auto"}},
                       a->threads, device);
       j["images_per_s"] = per_step > 0 ? tc.batch_size / per_step : 0;
       j["epoch_s"] = per_step * double(tc.train_scenes / tc.batch_size);

@@ -5,12 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
 #include "core/captioner.h"
-#include "core/cut_out_defaults.h"
 #include "core/image_io.h"
 
 namespace fovea::cli {
@@ -23,28 +21,8 @@ struct CaptionArgs {
   bool greedy = false, json = false, sample = false;
   int max_len = 0;
   std::optional<std::uint64_t> seed;
-  std::shared_ptr<NounReadingArgs> nouns = std::make_shared<NounReadingArgs>();
 };
 }  // namespace
-
-void add_noun_reading_flags(CLI::App& app, std::shared_ptr<NounReadingArgs> args) {
-  app.add_flag_callback("--mirror-nouns", [args] { args->mirror = true; },
-                        "Recognise class nouns in the image and in its mirror (default: for models trained with --mirror-items)");
-  app.add_flag_callback("--no-mirror-nouns", [args] { args->mirror = false; }, "Recognise class nouns in the image alone");
-  app.add_flag_callback("--cut-out-nouns", [args] { args->cut_outs = true; },
-                        "Also read class nouns from each object cut out alone and named by the model's item classifier "
-                        "(default: for models that have one)");
-  app.add_flag_callback("--no-cut-out-nouns", [args] { args->cut_outs = false; },
-                        "Read class nouns from the decoder alone (and the mirror)");
-  std::ostringstream weight_help;
-  weight_help << "Weight of the cut-outs' naming against the decoder's (default " << kDefaultCutOutWeight << ")";
-  app.add_option_function<double>("--cut-out-weight", [args](double w) { args->cut_out_weight = w; }, weight_help.str())
-      ->check(CLI::Range(0.0, 100.0));
-  app.add_option_function<int>("--cut-out-shift", [args](int px) { args->cut_out_shift = px; },
-                               "Each cut-out is also named shifted by this many px along both diagonals, its "
-                               "views averaged (default " + std::to_string(kDefaultCutOutShift) + "; 0: centred and mirrored only)")
-      ->check(CLI::Range(0, 8));
-}
 
 Runner add_caption_command(CLI::App& app) {
   auto a = std::make_shared<CaptionArgs>();
@@ -56,7 +34,6 @@ Runner add_caption_command(CLI::App& app) {
   app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
   app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)");
   app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)");
-  add_noun_reading_flags(app, a->nouns);
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     Captioner captioner(a->model, a->device);
@@ -65,10 +42,6 @@ Runner add_caption_command(CLI::App& app) {
     opts.max_len = a->max_len;
     opts.sample_glimpses = a->sample;
     opts.seed = a->seed;
-    opts.mirror_nouns = a->nouns->mirror;
-    opts.cut_out_nouns = a->nouns->cut_outs;
-    opts.cut_out_weight = a->nouns->cut_out_weight;
-    opts.cut_out_shift = a->nouns->cut_out_shift;
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : a->images) {

@@ -28,14 +28,8 @@ Runner add_data_command(CLI::App& app) {
   app.add_option("--out", a->out, "Output folder")->required();
   app.add_option("--count", a->count, "Number of scenes to write")->capture_default_str();
   app.add_option("--start", a->start, "Index of the first scene")->capture_default_str();
-  app.add_option("--seed", a->scenes.seed, "Seed of the built-in scenes (training uses 1)")->capture_default_str();
+  app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes (training uses 1)")->capture_default_str();
   app.add_option("--image-size", a->scenes.image_size, "Canvas side in pixels")->capture_default_str();
-  app.add_flag("--mirror-items", a->scenes.mirror_items, "Train split: mirror items at random, as training does");
-  app.add_flag("--uniform-items", a->scenes.uniform_items, "Train split: draw items uniformly within their class, as training does");
-  app.add_option("--erase-items", a->scenes.erase_items,
-                 "Train split: the probability that an item loses a random rectangle, as `fovea train --erase-items`")
-      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  app.add_option("--mnist-dir", a->scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->capture_default_str();
   return [a]() -> int {
     namespace fs = std::filesystem;
     FashionScenes scenes(a->split, a->start + a->count, a->scenes);

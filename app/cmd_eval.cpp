@@ -5,14 +5,11 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
 #include "core/coco_captions.h"
 #include "core/dataset_source.h"
-#include "core/cut_out_defaults.h"
-#include "core/encoder_pretraining.h"
 #include "core/fashion_scenes.h"
 #include "core/scene_evaluation.h"
 
@@ -22,12 +19,10 @@ namespace {
 struct EvalArgs {
   std::string model = "models/fashion-soft.ckpt", dataset = "fashion-scenes", split = "test", device = "cpu";
   std::size_t count = 1000;
-  std::string images, cache_dir, results, refs_out;
-  bool skip_bad = false;
+  std::string images, results, refs_out;
   int beam = 3;
-  bool greedy = false, json = false, sample_glimpses = false, class_head = false;
+  bool greedy = false, json = false, sample_glimpses = false;
   FashionScenesOptions scenes;
-  std::shared_ptr<NounReadingArgs> nouns = std::make_shared<NounReadingArgs>();
 };
 
 void print_row(const char* name, const GroundingScore& g) {
@@ -55,8 +50,6 @@ Runner add_eval_command(CLI::App& app) {
   app.add_option("--dataset", a->dataset, "fashion-scenes, karpathy:PATH/dataset_*.json or coco:PATH/captions_*.json")
       ->capture_default_str();
   app.add_option("--images", a->images, "Folder of the dataset's images (karpathy: and coco: datasets)");
-  app.add_flag("--skip-bad-images", a->skip_bad, "Leave missing or unreadable images out instead of stopping");
-  app.add_option("--cache-dir", a->cache_dir, "Where decoded, resized images are cached (default ~/.cache/fovea)");
   app.add_option("--split", a->split, "val, test, or train (the first COUNT scenes a model with the same --data-seed trained on: the train/test gap)")
       ->check(CLI::IsMember({"train", "val", "test"}))
       ->capture_default_str();
@@ -65,12 +58,7 @@ Runner add_eval_command(CLI::App& app) {
   app.add_flag("--greedy", a->greedy, "Greedy decoding");
   app.add_flag("--sample-glimpses", a->sample_glimpses,
                "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
-  add_noun_reading_flags(app, a->nouns);
-  app.add_flag("--class-head", a->class_head,
-               "Built-in scenes: also name every object with the encoder's auxiliary class head on its pooled annotations, "
-               "in the scenes and drawn alone (COUNT single items of the split): how well the encoder tells the classes apart");
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
-  app.add_option("--mnist-dir", a->scenes.mnist_dir, "Folder with the Fashion-MNIST idx files")->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
   app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
   app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
@@ -79,17 +67,12 @@ Runner add_eval_command(CLI::App& app) {
     Captioner captioner(a->model, a->device);
     a->scenes.image_size = int(captioner.config().image_size);
     check_dataset_name(a->dataset);
-    if (a->class_head && !is_builtin_dataset(a->dataset)) {
-      throw std::invalid_argument("--class-head needs the built-in fashion scenes (their objects' classes), not " + a->dataset);
-    }
     std::shared_ptr<const SceneSource> source;
     if (is_builtin_dataset(a->dataset)) {
       source = std::make_shared<FashionScenes>(a->split, a->count, a->scenes);
     } else {
       ImageCacheOptions cache;
       cache.image_size = a->scenes.image_size;
-      cache.skip_bad_images = a->skip_bad;
-      cache.cache_dir = a->cache_dir;
       source = open_dataset_split(a->dataset, a->images, a->split, cache, a->count, 0,
                                   [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); });
     }
@@ -97,19 +80,7 @@ Runner add_eval_command(CLI::App& app) {
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
     opts.sample_glimpses = a->sample_glimpses;
-    opts.mirror_nouns = a->nouns->mirror;
-    opts.cut_out_nouns = a->nouns->cut_outs;
-    opts.cut_out_weight = a->nouns->cut_out_weight;
-    opts.cut_out_shift = a->nouns->cut_out_shift;
-    const bool mirror = captioner.reads_mirror(opts), cut_outs = captioner.reads_cut_outs(opts);
     const auto e = evaluate_scenes(captioner, scenes, opts);
-    std::optional<std::pair<ClassHeadScore, ClassHeadScore>> class_head;  // scene objects, single items
-    if (a->class_head) {
-      const auto& fashion = dynamic_cast<const FashionScenes&>(*source);
-      const FashionScenes singles(a->split, a->count, fashion.items(), single_item_options(fashion.options()));
-      class_head.emplace(captioner.name_objects_with_class_head(scenes, a->count, a->scenes.image_size),
-                         captioner.name_objects_with_class_head(singles, a->count, singles.options().image_size));
-    }
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
     if (a->json) {
@@ -118,23 +89,11 @@ Runner add_eval_command(CLI::App& app) {
       j["split"] = a->split;
       j["dataset"] = scenes.describe();
       j["beam"] = opts.beam;
-      j["mirror_nouns"] = mirror;
-      j["cut_out_nouns"] = cut_outs;
-      if (cut_outs) {
-        j["cut_out_weight"] = opts.cut_out_weight.value_or(kDefaultCutOutWeight);
-        j["cut_out_shift"] = opts.cut_out_shift.value_or(kDefaultCutOutShift);
-      }
-      if (class_head) {
-        j["class_head"] = {{"scene_objects", class_head->first.accuracy}, {"scene_object_count", class_head->first.items},
-                           {"single_items", class_head->second.accuracy}, {"single_item_count", class_head->second.items}};
-      }
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%s on %s (%s%s%s)\n", a->model.c_str(), scenes.describe().c_str(),
-                opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy",
-                mirror ? ", class nouns recognised in the mirror too" : "",
-                cut_outs ? ", class nouns read from cut-outs too" : "");
+    std::printf("%s on %s (%s)\n", a->model.c_str(), scenes.describe().c_str(),
+                opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy");
     std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
                 e.bleu[2], e.bleu[3], e.rouge_l, e.cider);
     if (e.grounding.phrase.count == 0 && !is_builtin_dataset(a->dataset)) return 0;  // no object boxes to ground on
@@ -149,11 +108,6 @@ Runner add_eval_command(CLI::App& app) {
     std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
                 (long long)e.grounding.nouns);
     print_confusions(e.grounding);
-    if (class_head) {
-      std::printf("  class head on pooled annotations: %.2f%% of %zu scene objects, %.2f%% of %zu single items named right\n",
-                  100 * class_head->first.accuracy, class_head->first.items, 100 * class_head->second.accuracy,
-                  class_head->second.items);
-    }
     return 0;
   };
 }

@@ -3,7 +3,6 @@
 /// function that runs it (exit code).
 #include <functional>
 #include <memory>
-#include <optional>
 
 namespace CLI {
 class App;
@@ -21,15 +20,5 @@ Runner add_eval_command(CLI::App& app);
 Runner add_score_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
-
-/// How captions read class nouns: --mirror-nouns / --no-mirror-nouns (CaptionOptions::mirror_nouns),
-/// --cut-out-nouns / --no-cut-out-nouns (CaptionOptions::cut_out_nouns), --cut-out-weight and --cut-out-shift;
-/// unset: the model's defaults.
-struct NounReadingArgs {
-  std::optional<bool> mirror, cut_outs;
-  std::optional<double> cut_out_weight;
-  std::optional<int> cut_out_shift;
-};
-void add_noun_reading_flags(CLI::App& app, std::shared_ptr<NounReadingArgs> args);
 
 }  // namespace fovea::cli

@@ -21,18 +21,21 @@ std::string format_duration(double seconds) {
 
 ProgressBar::ProgressBar() : tty_(isatty(STDERR_FILENO) != 0) {}
 
-void ProgressBar::update(std::int64_t step, std::int64_t total, std::int64_t epoch, double loss, double tps, double eta) {
+void ProgressBar::update(const std::string& phase, std::int64_t step, std::int64_t total, double loss, double tps,
+                         double eta) {
   const double frac = total > 0 ? double(step) / double(total) : 0;
+  char speed[32] = "";
+  if (tps > 0) std::snprintf(speed, sizeof speed, " | %.0f tok/s", tps);
   if (tty_) {
     const int width = 24, filled = int(frac * width);
     std::string bar(std::size_t(filled), '#');
     bar.resize(width, '.');
-    std::fprintf(stderr, "\r[%s] step %lld/%lld (%5.1f%%) epoch %lld | loss %.4f | %.0f tok/s | ETA %s   ", bar.c_str(),
-                 (long long)step, (long long)total, 100 * frac, (long long)epoch + 1, loss, tps, format_duration(eta).c_str());
+    std::fprintf(stderr, "\r[%s] %s step %lld/%lld (%5.1f%%) | loss %.4f%s | ETA %s   ", bar.c_str(), phase.c_str(),
+                 (long long)step, (long long)total, 100 * frac, loss, speed, format_duration(eta).c_str());
     drawn_ = true;
-  } else if (step == total || step - last_printed_step_ >= 50) {
-    std::fprintf(stderr, "step %lld/%lld (%.1f%%) epoch %lld loss %.4f %.0f tok/s ETA %s\n", (long long)step,
-                 (long long)total, 100 * frac, (long long)epoch + 1, loss, tps, format_duration(eta).c_str());
+  } else if (step == total || step < last_printed_step_ || step - last_printed_step_ >= 50) {
+    std::fprintf(stderr, "%s step %lld/%lld (%.1f%%) loss %.4f%s ETA %s\n", phase.c_str(), (long long)step,
+                 (long long)total, 100 * frac, loss, speed, format_duration(eta).c_str());
     last_printed_step_ = step;
   }
   std::fflush(stderr);

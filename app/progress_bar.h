@@ -8,7 +8,9 @@ namespace fovea::cli {
 class ProgressBar {
  public:
   ProgressBar();
-  void update(std::int64_t step, std::int64_t total, std::int64_t epoch, double loss, double tokens_per_s, double eta_s);
+  /// `phase`: what the steps are ("pretraining", "epoch 2/4"); tokens_per_s 0: not shown.
+  void update(const std::string& phase, std::int64_t step, std::int64_t total, double loss, double tokens_per_s,
+              double eta_s);
   /// Prints a message on its own line without garbling the bar.
   void message(const std::string& text);
   void finish();

@@ -162,9 +162,7 @@ int main(int argc, char** argv) {
   config.val_scenes = 64;
   config.epochs = 1000;
   config.pretrain_steps = 0;  // straight to the captioning steps, snapshots and validations
-  config.sample_every = 5;
-  config.log_every = 1;
-  config.threads = cli.value(threads).toInt();
+  qputenv("OMP_NUM_THREADS", cli.value(threads).toUtf8());  // the trainer's thread count
   config.out_dir = tmp.filePath("run").toStdString();
 
   int snapshots = 0, validations = 0, records = 0;
@@ -224,7 +222,7 @@ int main(int argc, char** argv) {
                           {"config", {{"train", "shipped recipe, batch 64, 112 px"},
                                       {"animation_words_per_s", 8},
                                       {"timer_ms", 1}}},
-                          {"threads", config.threads},
+                          {"threads", cli.value(threads).toInt()},
                           {"seconds", measure_s},
                           {"train_steps", steps},
                           {"snapshots", snapshots},

@@ -34,12 +34,4 @@ int recalibrate_batch_norm(torch::nn::Module& module, int batches, const std::fu
   return int(layers.size());
 }
 
-int freeze_batch_norm_statistics(torch::nn::Module& module) {
-  int frozen = 0;
-  for (const auto& m : module.modules(/*include_self=*/true)) {
-    if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) bn->eval(), ++frozen;
-  }
-  return frozen;
-}
-
 }  // namespace fovea

@@ -6,7 +6,7 @@
 /// computed with weights that Adam has moved since; at the learning rates of the first epochs the
 /// difference (up to a tenth of a channel's variance) was enough to flip a greedy decoder from
 /// correct captions to lists that never end: validation BLEU-4 0.21 at one checkpoint, 0.82 for
-/// the same weights with statistics recomputed (docs/attention.md, "Validation dips"). Recomputing
+/// the same weights with statistics recomputed. Recomputing
 /// them with the current weights before the model is evaluated or saved removes those dips.
 #include <functional>
 
@@ -19,11 +19,5 @@ namespace fovea {
 /// and only the BatchNorm layers in training mode. Restores each layer's momentum and the module's
 /// training flag. Returns how many BatchNorm layers were recalibrated (0: `forward` was not called).
 int recalibrate_batch_norm(torch::nn::Module& module, int batches, const std::function<void(int)>& forward);
-
-/// Puts every BatchNorm2d in `module` in eval mode, the rest left as it is: the layers normalise
-/// with their running statistics and stop updating them, while their scale and shift still learn
-/// (call after module.train()). Fine-tuning an encoder whose statistics came from other images
-/// keeps the function it learned there. Returns how many layers it froze.
-int freeze_batch_norm_statistics(torch::nn::Module& module);
 
 }  // namespace fovea

@@ -5,8 +5,6 @@
 #include "core/batching.h"
 #include "core/checkpoint.h"
 #include "core/decoding.h"
-#include "core/encoder_pretraining.h"
-#include "core/fashion_mnist.h"
 #include "core/image_tensor.h"
 #include "core/objectives.h"
 #include "core/runtime.h"
@@ -17,8 +15,6 @@ namespace fovea {
 struct Captioner::Impl {
   LoadedCheckpoint ckpt;
   std::string path;
-  std::vector<std::int64_t> class_nouns;  ///< the Fashion-MNIST nouns' tokens (all ten, or none)
-  bool trained_mirrored = false;
 };
 
 std::string CaptionResult::text() const {
@@ -32,38 +28,6 @@ Captioner::Captioner(const std::string& model_path, const std::string& device) :
   impl_->ckpt.archive.clear();
   impl_->ckpt.archive.shrink_to_fit();
   impl_->path = model_path;
-  const auto& vocab = impl_->ckpt.model.vocab;
-  for (const auto& noun : fashion_class_nouns()) {
-    if (vocab.index(noun) == Vocabulary::kUnk) {
-      impl_->class_nouns.clear();
-      break;
-    }
-    impl_->class_nouns.push_back(vocab.index(noun));
-  }
-  const auto& t = impl_->ckpt.training;
-  if (t.is_object() && t.contains("config") && t["config"].contains("scenes")) {
-    impl_->trained_mirrored = t["config"]["scenes"].value("mirror_items", false);
-  }
-}
-
-bool Captioner::mirrors_nouns_by_default() const { return impl_->trained_mirrored && !impl_->class_nouns.empty(); }
-
-bool Captioner::reads_mirror(const CaptionOptions& options) const {
-  return !options.sample_glimpses && options.mirror_nouns.value_or(mirrors_nouns_by_default());
-}
-bool Captioner::cuts_out_nouns_by_default() const {
-  const auto& net = impl_->ckpt.model.net;
-  return !impl_->class_nouns.empty() && !net->item_classifier.is_empty() && net->item_classifier->filled();
-}
-
-bool Captioner::reads_cut_outs(const CaptionOptions& options) const {
-  return !options.sample_glimpses && options.cut_out_nouns.value_or(cuts_out_nouns_by_default());
-}
-
-ClassHeadScore Captioner::name_objects_with_class_head(const SceneSource& source, std::size_t count,
-                                                      std::int64_t image_size) {
-  auto& m = impl_->ckpt.model;
-  return fovea::name_objects_with_class_head(m.net, m.vocab, source, count, image_size, m.device);
 }
 
 Captioner::~Captioner() = default;
@@ -80,22 +44,10 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   DecodeOptions d;
   d.beam = std::max(1, options.beam);
   d.max_len = options.max_len;
-  d.glimpse = options.sample_glimpses ? Glimpse::Sampled : Glimpse::Expected;
-  if (options.mirror_nouns == true && impl_->class_nouns.empty()) {
-    throw std::invalid_argument(impl_->path + ": class nouns in the mirror need a model whose vocabulary has the ten "
-                                "Fashion-MNIST nouns");
-  }
-  if (reads_mirror(options)) d.mirrored_tokens = impl_->class_nouns;
-  if (options.cut_out_nouns == true && !cuts_out_nouns_by_default()) {
-    throw std::invalid_argument(impl_->path + ": class nouns from cut-outs need a model with an item classifier (trained "
-                                "with the encoder pretraining) and the ten Fashion-MNIST nouns");
-  }
-  if (reads_cut_outs(options)) {
-    d.cut_out_tokens = impl_->class_nouns;
-    if (options.cut_out_weight) d.cut_out_weight = *options.cut_out_weight;
-    if (options.cut_out_shift) d.cut_out_views.shift = *options.cut_out_shift;
-  }
-  if (options.sample_glimpses && options.seed) torch::manual_seed(*options.seed);
+  // Sampled glimpses are a hard model's; a soft model always attends with its expected α.
+  const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
+  d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
+  if (sampled && options.seed) torch::manual_seed(*options.seed);
   auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
   std::vector<CaptionResult> out;
   for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
@@ -140,9 +92,7 @@ nlohmann::json Captioner::info() const {
                       {"grid", {m.config.grid_h, m.config.grid_w}},
                       {"annotation_dim", m.config.annotation_dim},
                       {"vocabulary", m.vocab.size()},
-                      {"model", to_json(m.config)},
-                      {"mirror_nouns", mirrors_nouns_by_default()},
-                      {"cut_out_nouns", cuts_out_nouns_by_default()}};
+                      {"model", to_json(m.config)}};
   const auto& t = impl_->ckpt.training;
   if (t.is_object()) {
     j["steps"] = t.value("step", 0);

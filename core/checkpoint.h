@@ -24,7 +24,7 @@ struct SaveOptions {
   torch::optim::Optimizer* optimizer = nullptr;  ///< nullptr: weights only (for inference)
   nlohmann::json training = nullptr;             ///< train config + progress; null for weights only
   bool rng_state = true;
-  /// Further tensors to keep with the weights (a run's weight average), each under "extra/" + name.
+  /// Further tensors to keep with the weights, each under "extra/" + name.
   std::vector<std::pair<std::string, torch::Tensor>> extra;
 };
 

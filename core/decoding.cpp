@@ -41,48 +41,8 @@ torch::Tensor word_log_probs(DecoderImpl& dec, const torch::Tensor& emb, const A
   return lp;
 }
 
-/// The mirror's reading of a step: the mirror's annotations under the image's α (and β), one LSTM
-/// step from the mirror's own state with the same word.
-struct MirrorStep {
-  torch::Tensor log_probs;  ///< (b, K)
-  DecoderState state;
-};
-
-MirrorStep mirror_step(DecoderImpl& dec, const torch::Tensor& emb, const torch::Tensor& gates, const DecoderState& before,
-                       const AttendResult& r, const torch::Tensor& mirrored) {
-  const auto b = r.alpha.size(0);
-  auto m = mirrored.narrow(0, 0, b);
-  auto context = m.stride(0) == 0 ? torch::mm(r.alpha, m[0]) : torch::bmm(r.alpha.unsqueeze(1), m).squeeze(1);
-  context = context * r.beta.unsqueeze(1);
-  MirrorStep out;
-  out.state = dec.lstm_step(gates, context, before);
-  out.log_probs = torch::log_softmax(dec.output_logits(emb, out.state.h, context), 1);
-  return out;
-}
-
 DecoderState select_rows(const DecoderState& s, const torch::Tensor& idx) {
   return {s.h.index_select(0, idx), s.c.index_select(0, idx)};
-}
-
-/// Whether the options read class nouns in the mirror too (expected α only).
-bool reads_mirror(const DecodeOptions& o) { return !o.mirrored_tokens.empty() && o.glimpse == Glimpse::Expected; }
-
-/// Whether the options read class nouns from cut-outs too (expected α, a filled item classifier).
-bool reads_cut_outs(const DecodeOptions& o, ShowAttendTellImpl& net) {
-  return !o.cut_out_tokens.empty() && o.glimpse == Glimpse::Expected && !net.item_classifier.is_empty() &&
-         net.item_classifier->filled();
-}
-
-/// The mirrored tokens as a tensor on `device`, or undefined when mirroring is off.
-torch::Tensor mirrored_token_tensor(const DecodeOptions& o, const torch::Tensor& mirrored, const torch::Device& device) {
-  if (!mirrored.defined() || !reads_mirror(o)) return {};
-  return torch::tensor(o.mirrored_tokens, torch::kLong).to(device);
-}
-
-/// The cut-out tokens as a tensor on `device`, or undefined when cut-outs are not read.
-torch::Tensor cut_out_token_tensor(const DecodeOptions& o, const CutOutBatch& cut_outs, const torch::Device& device) {
-  if (!cut_outs.defined() || o.cut_out_tokens.empty() || o.glimpse != Glimpse::Expected) return {};
-  return torch::tensor(o.cut_out_tokens, torch::kLong).to(device);
 }
 
 torch::Tensor sample_mask(std::int64_t b, const DecodeOptions& o, const torch::Device& d) {
@@ -104,56 +64,6 @@ DecodedWord make_word(std::int64_t token, float lp, const AttendResult& r, std::
 
 }  // namespace
 
-CutOutBatch CutOutBatch::rows(const torch::Tensor& index) const {
-  if (!defined()) return {};
-  return {cells.index_select(0, index), classes.index_select(0, index)};
-}
-
-CutOutBatch CutOutBatch::row(std::int64_t i) const {
-  if (!defined()) return {};
-  return {cells.narrow(0, i, 1), classes.narrow(0, i, 1)};
-}
-
-CutOutBatch CutOutBatch::expand(std::int64_t b) const {
-  if (!defined()) return {};
-  return {cells.expand({b, -1, -1}), classes.expand({b, -1, -1})};
-}
-
-CutOutBatch pad_cut_outs(const std::vector<ObjectCutOuts>& per_image, std::int64_t cells, std::int64_t classes,
-                         const torch::Device& device) {
-  std::int64_t most = 1;
-  for (const auto& o : per_image) most = std::max(most, o.count());
-  const auto B = std::int64_t(per_image.size());
-  CutOutBatch out{torch::zeros({B, most, cells}, torch::TensorOptions().device(device)),
-                  torch::zeros({B, most, classes}, torch::TensorOptions().device(device))};
-  for (std::int64_t i = 0; i < B; ++i) {
-    const auto& o = per_image[std::size_t(i)];
-    if (o.count() == 0) continue;
-    out.cells[i].narrow(0, 0, o.count()).copy_(o.cells);
-    out.classes[i].narrow(0, 0, o.count()).copy_(o.classes);
-  }
-  return out;
-}
-
-torch::Tensor with_cut_out_share(torch::Tensor lp, const torch::Tensor& alpha, const CutOutBatch& cut_outs,
-                                 const torch::Tensor& tokens, double weight) {
-  const auto on_object = torch::bmm(cut_outs.cells, alpha.unsqueeze(2)).squeeze(2);  // (b, N): α mass on each
-  const auto mass = on_object.sum(1, true);                                           // (b, 1)
-  const auto named = torch::bmm(on_object.unsqueeze(1), cut_outs.classes).squeeze(1) / mass.clamp_min(1e-6);
-  const auto w = weight * mass.clamp(0, 1);
-  const auto own = lp.index_select(1, tokens);
-  const auto share = torch::logsumexp(own, 1, true);
-  const auto split = (torch::softmax(own, 1) + w * named) / (1 + w);
-  return lp.index_copy(1, tokens, share + torch::log(split.clamp_min(1e-30)));
-}
-
-torch::Tensor with_mirrored_share(torch::Tensor lp, const torch::Tensor& lp_mirror, const torch::Tensor& tokens) {
-  const auto own = lp.index_select(1, tokens);
-  const auto share = torch::logsumexp(own, 1, true);
-  const auto split = torch::log(0.5 * (torch::softmax(own, 1) + torch::softmax(lp_mirror.index_select(1, tokens), 1)));
-  return lp.index_copy(1, tokens, share + split);
-}
-
 std::vector<std::int64_t> DecodedCaption::tokens() const {
   std::vector<std::int64_t> t;
   for (const auto& w : words) t.push_back(w.token);
@@ -161,8 +71,7 @@ std::vector<std::int64_t> DecodedCaption::tokens() const {
 }
 
 std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::Tensor& annotations,
-                                          const DecodeOptions& options, const torch::Tensor& mirrored,
-                                          const CutOutBatch& cut_outs) {
+                                          const DecodeOptions& options) {
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
   auto& dec = *net.decoder;
@@ -172,14 +81,8 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   std::vector<DecodedCaption> out(static_cast<std::size_t>(B));
 
   auto a = annotations;
-  const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
-  auto m = mirror_tokens.defined() ? mirrored : torch::Tensor();
-  const auto cut_tokens = cut_out_token_tensor(options, cut_outs, device);
-  const bool cut = cut_tokens.defined();
-  auto objects = cut_outs;
   auto proj = dec.project_annotations(a);
   auto state = dec.initial_state(a);
-  DecoderState mirror_state = m.defined() ? dec.initial_state(m) : DecoderState{};
   auto prev = torch::full({B}, Vocabulary::kStart, torch::TensorOptions().dtype(torch::kLong).device(device));
   std::vector<std::int64_t> active(static_cast<std::size_t>(B));  // caller's row of each working row
   for (std::int64_t i = 0; i < B; ++i) active[std::size_t(i)] = i;
@@ -190,12 +93,6 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     auto gates = dec.decoding_word_gates(prev, emb);
     auto r = dec.attend_and_step(a, proj, gates, state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
-    MirrorStep mirror;
-    if (m.defined()) {
-      mirror = mirror_step(dec, emb, gates, mirror_state, r, m);
-      lp = with_mirrored_share(lp, mirror.log_probs, mirror_tokens);
-    }
-    if (cut) lp = with_cut_out_share(lp, r.alpha, objects, cut_tokens, options.cut_out_weight);
     auto [best_lp, best] = lp.max(1);
     auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
     auto beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
@@ -216,11 +113,6 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     if (keep.size() != std::size_t(b)) {  // drop finished rows from the work
       auto idx = torch::tensor(keep, torch::kLong).to(device);
       a = a.index_select(0, idx);
-      if (m.defined()) {
-        m = m.index_select(0, idx);
-        mirror_state = select_rows(mirror.state, idx);
-      }
-      if (cut) objects = objects.rows(idx);
       proj = proj.index_select(0, idx);
       state = select_rows(r.state, idx);
       prev = best.index_select(0, idx);
@@ -229,7 +121,6 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
       active.swap(next);
     } else {
       state = r.state;
-      mirror_state = mirror.state;
       prev = best;
     }
   }
@@ -257,8 +148,7 @@ std::vector<std::int64_t> largest_first(const double* v, std::int64_t n, std::in
 
 }  // namespace
 
-DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options,
-                           const torch::Tensor& mirrored, const CutOutBatch& cut_outs) {
+DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(0) == 1, "beam search takes one image's annotations (1, L, D), got ",
               annotations.sizes());
   TORCH_CHECK(options.beam >= 1, "beam width must be at least 1, got ", options.beam);
@@ -278,10 +168,6 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   std::vector<DecodedCaption> finished;
   auto proj1 = dec.project_annotations(annotations);
   auto state = dec.initial_state(annotations);
-  const auto mirror_tokens = mirrored_token_tensor(options, mirrored, device);
-  DecoderState mirror_state = mirror_tokens.defined() ? dec.initial_state(mirrored) : DecoderState{};
-  const auto cut_tokens = cut_out_token_tensor(options, cut_outs, device);
-  const bool cut = cut_tokens.defined();
 
   for (std::int64_t t = 0; t <= max_len; ++t) {
     const auto b = std::int64_t(live.size());
@@ -295,12 +181,6 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     auto gates = dec.decoding_word_gates(prev, emb);
     auto r = dec.attend_and_step(a, proj, gates, state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
-    MirrorStep mirror;
-    if (mirror_tokens.defined()) {
-      mirror = mirror_step(dec, emb, gates, mirror_state, r, mirrored.expand({b, -1, -1}));
-      lp = with_mirrored_share(lp, mirror.log_probs, mirror_tokens);
-    }
-    if (cut) lp = with_cut_out_share(lp, r.alpha, cut_outs.expand(b), cut_tokens, options.cut_out_weight);
     lp = lp.to(torch::kDouble);
     const auto K = lp.size(1);
     auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1}).cpu().contiguous();
@@ -345,7 +225,6 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     if (t == max_len) break;
     auto idx = torch::tensor(parents, torch::kLong).to(device);
     state = select_rows(r.state, idx);
-    if (mirror_tokens.defined()) mirror_state = select_rows(mirror.state, idx);
     live = std::move(next);
   }
   if (!finished.empty()) {
@@ -364,29 +243,12 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
   auto annotations = net.encode(images);
-  const bool mirror = reads_mirror(options);
-  const auto mirrored = mirror ? mirrored_annotations(net, images) : torch::Tensor();
-  CutOutBatch cut_outs;
-  if (reads_cut_outs(options, net)) {
-    const auto& c = net.decoder->config();
-    cut_outs = pad_cut_outs(name_cut_out_objects(*net.item_classifier, images, c.grid_h, c.grid_w, options.cut_out_views), c.grid_h * c.grid_w,
-                            std::int64_t(options.cut_out_tokens.size()), images.device());
-  }
-  if (options.beam <= 1) return greedy_decode(net, annotations, options, mirrored, cut_outs);
+  if (options.beam <= 1) return greedy_decode(net, annotations, options);
   std::vector<DecodedCaption> out;
   for (std::int64_t i = 0; i < annotations.size(0); ++i) {
-    out.push_back(beam_search(net, annotations.narrow(0, i, 1), options,
-                              mirror ? mirrored.narrow(0, i, 1) : torch::Tensor(), cut_outs.row(i)));
+    out.push_back(beam_search(net, annotations.narrow(0, i, 1), options));
   }
   return out;
-}
-
-torch::Tensor mirrored_annotations(ShowAttendTellImpl& net, const torch::Tensor& images) {
-  torch::NoGradGuard no_grad;
-  EvalModeGuard eval(net);
-  const auto& c = net.decoder->config();
-  auto m = net.encode(images.flip({3}));
-  return m.view({m.size(0), c.grid_h, c.grid_w, m.size(2)}).flip({2}).reshape({m.size(0), c.grid_h * c.grid_w, m.size(2)});
 }
 
 }  // namespace fovea

@@ -46,13 +46,6 @@ nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, const std::v
   }
   return seq;
 }
-/// The blocks that keep their input's width and resolution: residual with encoder_residual.
-std::vector<bool> residual_blocks(const std::vector<std::int64_t>& widths, const std::vector<std::int64_t>& strides,
-                                  bool residual) {
-  std::vector<bool> out(widths.size(), false);
-  for (std::size_t i = 1; residual && i < widths.size(); ++i) out[i] = strides[i] == 1 && widths[i] == widths[i - 1];
-  return out;
-}
 }  // namespace
 
 EncoderImpl::EncoderImpl(ModelConfig& config)
@@ -61,7 +54,6 @@ EncoderImpl::EncoderImpl(ModelConfig& config)
   if (config.backbone_path.empty()) {
     const auto strides = config.block_strides();
     third_strided_conv_ = third_strided_conv(strides);
-    residual_blocks_ = residual_blocks(config.encoder_widths, strides, config.encoder_residual);
     cnn_ = register_module("cnn", builtin_cnn(config.encoder_widths, strides, config.centred_cells));
   } else {
     try {
@@ -111,17 +103,12 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
   } else {
     fm = (images - 0.25) / 0.3;
     // Channels-last on the CPU: oneDNN convolves NHWC without reordering every layer's input and
-    // output (the shipped encoder's forward + backward, 64 images of 112 px in bf16: 171 -> 140 ms
-    // on one thread, docs/performance.md), and the (B, L, D) annotations below are then a view.
+    // output, and the (B, L, D) annotations below are then a view.
     if (fm.is_cpu()) fm = fm.contiguous(at::MemoryFormat::ChannelsLast);
     std::size_t index = 0;
-    torch::Tensor skip;  // a residual block's input
     for (auto& layer : *cnn_) {
       if (centred_cells_ && index == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
-      const auto block = index / kModulesPerBlock, part = index % kModulesPerBlock;
-      if (part == 0 && residual_blocks_[block]) skip = fm;
       fm = layer.forward(fm);
-      if (part == 1 && skip.defined()) fm = fm + std::exchange(skip, {});  // after the batch norm, before the ReLU
       ++index;
     }
   }

@@ -34,7 +34,6 @@ class EncoderImpl : public torch::nn::Module {
   bool trainable_ = false;
   bool centred_cells_ = true;
   std::size_t third_strided_conv_ = 0;  ///< module index in cnn_ padded on one side with centred cells
-  std::vector<bool> residual_blocks_;    ///< built-in CNN: which blocks add their input (encoder_residual)
 };
 TORCH_MODULE(Encoder);
 

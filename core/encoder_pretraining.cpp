@@ -33,29 +33,11 @@ EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& voc
   std::vector<torch::Tensor> params = net_->encoder->parameters();
   for (auto& p : net_->aux_class->parameters()) params.push_back(p);
   for (auto& p : net_->aux_colour->parameters()) params.push_back(p);
-  std::vector<torch::Tensor> trainable, decayed, kept;
+  std::vector<torch::Tensor> trainable;
   for (auto& p : params) {
-    if (!p.requires_grad()) continue;
-    trainable.push_back(p);
-    (p.dim() > 1 ? decayed : kept).push_back(p);  // convolution and linear weights; not biases, not batch norm
+    if (p.requires_grad()) trainable.push_back(p);
   }
-  const double lr = options.lr, weight_decay = options.weight_decay;
-  if (options.optimizer == "sgd") {
-    auto sgd = [&](double decay) { return torch::optim::SGDOptions(lr).momentum(0.9).nesterov(true).weight_decay(decay); };
-    std::vector<torch::optim::OptimizerParamGroup> groups;
-    groups.emplace_back(decayed, std::make_unique<torch::optim::SGDOptions>(sgd(weight_decay)));
-    groups.emplace_back(kept, std::make_unique<torch::optim::SGDOptions>(sgd(0)));
-    optimizer_ = std::make_unique<torch::optim::SGD>(std::move(groups), sgd(0));
-  } else if (options.optimizer != "adam") {
-    throw std::invalid_argument("pretraining optimizer must be adam or sgd, not " + options.optimizer);
-  } else if (weight_decay > 0) {
-    std::vector<torch::optim::OptimizerParamGroup> groups;
-    groups.emplace_back(decayed, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).weight_decay(weight_decay)));
-    groups.emplace_back(kept, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).weight_decay(0)));
-    optimizer_ = std::make_unique<torch::optim::AdamW>(std::move(groups), torch::optim::AdamWOptions(lr));
-  } else {
-    optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(lr));
-  }
+  optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(options.lr));
 }
 
 EncoderPretraining::~EncoderPretraining() = default;
@@ -74,7 +56,7 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   std::iota(idx.begin(), idx.end(), std::size_t(k * options_.batch));
   net_->train();
   compat::CpuBf16Autocast autocast(bf16_);
-  auto [loss, accuracy] = single_item_loss(net_, vocab_, *items_, idx, seed_, device_, options_.label_smoothing);
+  auto [loss, accuracy] = single_item_loss(net_, vocab_, *items_, idx, seed_, device_);
   autocast.end();
   optimizer_->zero_grad();
   loss.backward();
@@ -87,8 +69,7 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
 }
 
 SingleItemLoss single_item_loss(ShowAttendTell& net, const Vocabulary& vocab, const FashionScenes& canvases,
-                                const std::vector<std::size_t>& indices, std::uint64_t seed, torch::Device device,
-                                double label_smoothing) {
+                                const std::vector<std::size_t>& indices, std::uint64_t seed, torch::Device device) {
   const auto grid = canvases.options().image_size / 8;
   auto batch = make_batch(canvases, indices, vocab, canvases.options().image_size, seed, 0, 1, grid, grid);
   const auto annotations = net->encode(batch.images.to(device));
@@ -100,11 +81,10 @@ SingleItemLoss single_item_loss(ShowAttendTell& net, const Vocabulary& vocab, co
   auto [cls, col] = net->auxiliary_logits(annotations);
   auto [logits, target] = object_class_logits(net->aux_class, annotations, cell_class);
   namespace F = torch::nn::functional;
-  const auto smoothed = F::CrossEntropyFuncOptions().label_smoothing(label_smoothing);
   SingleItemLoss out;
-  out.loss = F::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1}), smoothed) +
+  out.loss = F::cross_entropy(cls.flatten(0, 1).to(torch::kFloat), cell_class.view({-1})) +
              F::cross_entropy(col.flatten(0, 1).to(torch::kFloat), batch.cell_colour.view({-1}).to(device)) +
-             F::cross_entropy(logits, target, smoothed);
+             F::cross_entropy(logits, target);
   out.accuracy = logits.detach().argmax(1).eq(target).to(torch::kFloat).mean();
   return out;
 }

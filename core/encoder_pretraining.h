@@ -3,16 +3,21 @@
 /// encoder and the auxiliary class and colour heads learn to name one tinted training item per
 /// small canvas, drawn at the scenes' item sizes. The decoder needs annotations that tell a shirt
 /// from a coat; the captioning objective teaches that slowly and the encoder's own accuracy bounds
-/// how often captions name a class that is not in the scene (docs/attention.md).
+/// how often captions name a class that is not in the scene.
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "core/class_head_score.h"
 #include "core/fashion_scenes.h"
 #include "core/show_attend_tell.h"
 
 namespace fovea {
+
+/// How well an encoder's auxiliary class head names objects.
+struct ClassHeadScore {
+  std::size_t items = 0;  ///< objects named
+  double accuracy = 0;    ///< share named right
+};
 
 /// The canvases: one item each at the sizes `scenes` draws (item sizes resolved), on the smallest
 /// multiple of 8 px that leaves the largest item 4 px of play (48 px for the built-in 30-44 px
@@ -29,14 +34,13 @@ struct PretrainStep {
 /// The pretraining's loss on one batch of single items: the per-cell class and colour
 /// cross-entropies plus the pooled class cross-entropy of each item, and the share of items the
 /// pooled class head named right. Forward only (in whatever autocast the caller holds); the caller
-/// steps. Used by the pretraining and, while captioning, by TrainConfig::item_weight.
+/// steps.
 struct SingleItemLoss {
   torch::Tensor loss;      ///< scalar, float
   torch::Tensor accuracy;  ///< scalar, no gradient
 };
 SingleItemLoss single_item_loss(ShowAttendTell& net, const Vocabulary& vocab, const FashionScenes& canvases,
-                                const std::vector<std::size_t>& indices, std::uint64_t seed, torch::Device device,
-                                double label_smoothing = 0);
+                                const std::vector<std::size_t>& indices, std::uint64_t seed, torch::Device device);
 
 /// Learning rate of step k of `steps`: a linear warm-up to `peak` over the first 200 steps (or
 /// tenth of them), then a cosine down to peak/20 at the last.
@@ -48,17 +52,10 @@ double pretraining_lr(double peak, std::int64_t k, std::int64_t steps);
 ClassHeadScore name_objects_with_class_head(ShowAttendTell& net, const Vocabulary& vocab, const SceneSource& source,
                                           std::size_t count, std::int64_t image_size, torch::Device device);
 
-/// How the pretraining steps: TrainConfig's pretrain_* fields.
+/// How the pretraining steps (Adam).
 struct PretrainingOptions {
   std::int64_t steps = 0, batch = 128;
   double lr = 2e-3;  ///< peak of pretraining_lr()
-  /// On the convolution and linear weights (not biases, not batch norm): decoupled (AdamW) with
-  /// "adam", the classic coupled L2 term with "sgd"; 0 = none.
-  double weight_decay = 0;
-  /// "adam", or "sgd": SGD with Nesterov momentum 0.9.
-  std::string optimizer = "adam";
-  /// Label smoothing of the class cross-entropies (per cell and pooled per item); 0 = none.
-  double label_smoothing = 0;
 };
 
 class EncoderPretraining {

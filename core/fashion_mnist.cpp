@@ -1,4 +1,5 @@
 #include "core/fashion_mnist.h"
+#include <cstdlib>
 
 #include <zlib.h>
 
@@ -7,6 +8,11 @@
 #include <stdexcept>
 
 namespace fovea {
+
+std::string fashion_mnist_dir() {
+  const char* dir = std::getenv("FOVEA_FASHION_MNIST");
+  return dir != nullptr && *dir != '\0' ? dir : kFashionMnistDir;
+}
 
 const std::vector<std::string>& fashion_class_nouns() {
   static const std::vector<std::string> nouns = {"top",   "trousers", "pullover", "dress", "coat",

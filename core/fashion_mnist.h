@@ -9,6 +9,8 @@ namespace fovea {
 
 /// Where Debian installs Fashion-MNIST.
 inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+/// Where the idx files are read from: $FOVEA_FASHION_MNIST when set, else kFashionMnistDir.
+std::string fashion_mnist_dir();
 
 /// The ten Fashion-MNIST classes as caption nouns (one token each).
 const std::vector<std::string>& fashion_class_nouns();
@@ -29,6 +31,6 @@ struct FashionMnist {
 FashionMnist read_fashion_mnist(const std::string& images_path, const std::string& labels_path);
 
 /// Reads the "train" (60k) or "test" (10k) split from `dir` (default: Debian's location).
-FashionMnist load_fashion_mnist_split(const std::string& split, const std::string& dir = kFashionMnistDir);
+FashionMnist load_fashion_mnist_split(const std::string& split, const std::string& dir = fashion_mnist_dir());
 
 }  // namespace fovea

@@ -63,20 +63,6 @@ std::vector<float> resize_item(const std::uint8_t* src, int rows, int cols, int 
   return out;
 }
 
-/// Random erasing: with probability p, zeroes a rectangle of 2-20% of the size x size item's area
-/// whose aspect ratio is between 1:3 and 3:1 (log-uniform), at a random place inside the item.
-void erase_rectangle(std::vector<float>& pixels, int size, double p, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  if (unit(rng) >= p) return;
-  const double area = (0.02 + 0.18 * unit(rng)) * size * size;
-  const double aspect = std::exp(std::log(1.0 / 3) + std::log(9.0) * unit(rng));
-  const int h = std::clamp(int(std::lround(std::sqrt(area * aspect))), 1, size);
-  const int w = std::clamp(int(std::lround(std::sqrt(area / aspect))), 1, size);
-  const int y0 = std::uniform_int_distribution<int>(0, size - h)(rng);
-  const int x0 = std::uniform_int_distribution<int>(0, size - w)(rng);
-  for (int y = y0; y < y0 + h; ++y) std::fill_n(pixels.begin() + std::ptrdiff_t(y) * size + x0, w, 0.0f);
-}
-
 std::string where_in_image(const SceneObject& o, int image_size) {
   const float cx = (o.x0 + o.x1) * 0.5f / image_size, cy = (o.y0 + o.y1) * 0.5f / image_size;
   const char* v = cy < 0.38f ? "top" : (cy > 0.62f ? "bottom" : "");
@@ -170,24 +156,13 @@ FashionScenes::FashionScenes(std::string split, std::size_t count, std::shared_p
   } else {
     item_begin_ = 0, item_end_ = n;
   }
-  if (draws_items_uniformly()) {
-    class_items_.resize(10);
-    for (std::size_t j = item_begin_; j < item_end_; ++j) {
-      const int c = items_->labels[j];
-      if (c >= 0 && c < 10) class_items_[std::size_t(c)].push_back(j);
-    }
-  }
 }
 
 std::string FashionScenes::describe() const {
   return "fashion-scenes/" + split_ + " (" + std::to_string(count_) + " scenes, " +
          std::to_string(options_.image_size) + "px, " + std::to_string(options_.min_objects) + "-" +
          std::to_string(options_.max_objects) + " objects, seed " + std::to_string(options_.seed) +
-         (draws_items_uniformly() ? ", items drawn uniformly" : "") + (mirrors_items() ? ", items mirrored at random" : "") +
-         (erases_items() > 0 ? ", a rectangle erased from " + std::to_string(int(std::lround(erases_items() * 100))) +
-                                   "% of the items"
-                             : "") +
-         ")";
+         (mirrors_items() ? ", items mirrored at random" : "") + ")";
 }
 
 Scene FashionScenes::get(std::size_t index) const {
@@ -199,7 +174,6 @@ Scene FashionScenes::get(std::size_t index) const {
   std::mt19937_64 rng(scene_seed);
   // Its own generator, so that mirroring leaves every other draw of the scene as it was.
   std::mt19937_64 mirror_rng(splitmix64(scene_seed ^ 0x6d6972726f72ULL));
-  std::mt19937_64 erase_rng(splitmix64(scene_seed ^ 0x6572617365ULL));
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
 
   const int S = options_.image_size;
@@ -217,13 +191,8 @@ Scene FashionScenes::get(std::size_t index) const {
   std::shuffle(class_ids.begin(), class_ids.end(), rng);
   std::shuffle(colour_ids.begin(), colour_ids.end(), rng);
 
-  // Items of each class in this split's range: uniformly among the class's items, or found by a
-  // deterministic random probe (the fixed benchmark's way; see FashionScenesOptions::uniform_items).
+  // An item of the class in this split's range: a random index probed forward to the class.
   auto pick_item = [&](int class_id) -> std::size_t {
-    if (!class_items_.empty() && !class_items_[std::size_t(class_id)].empty()) {
-      const auto& of_class = class_items_[std::size_t(class_id)];
-      return of_class[std::uniform_int_distribution<std::size_t>(0, of_class.size() - 1)(rng)];
-    }
     const std::size_t span = item_end_ - item_begin_;
     std::size_t i = item_begin_ + std::uniform_int_distribution<std::size_t>(0, span - 1)(rng);
     for (std::size_t k = 0; k < span; ++k) {
@@ -253,7 +222,6 @@ Scene FashionScenes::get(std::size_t index) const {
     const int class_id = items_->labels[item];
     const auto& colour = colours[colour_ids[n]];
     auto pixels = resize_item(items_->item(item), items_->rows, items_->cols, size);
-    if (erases_items() > 0) erase_rectangle(pixels, size, erases_items(), erase_rng);
     const bool mirrored = mirrors_items() && (mirror_rng() & 1u) != 0;
     SceneObject obj;
     obj.class_id = class_id;

@@ -22,20 +22,8 @@ struct FashionScenesOptions {
   /// Augmentation of the train split only: each item is mirrored left-right with probability 1/2
   /// (a mirrored garment is the same garment). Validation and test scenes never are, and
   /// positions, classes and colours are the same as without it.
-  bool mirror_items = false;
-  /// Augmentation of the train split only (random erasing, Zhong et al. 2017): with this
-  /// probability each item loses a random rectangle (2-20% of its area, aspect 1:3 to 3:1) before
-  /// it is drawn, so the encoder learns to name garments from any of their parts. Drawn from its
-  /// own generator: positions, classes, colours and mirroring are the same as without it (the boxes,
-  /// and so the spatial words of the captions, follow what is left visible).
-  double erase_items = 0;
-  /// Train split only: each object's item is drawn uniformly among its class's items. Without it
-  /// (and always in validation and test scenes, the fixed benchmark) a random index is probed
-  /// forward to the next item of the class, which picks an item in proportion to the run of other
-  /// classes before it: Fashion-MNIST's 60000 training items then count as about 31700 equally
-  /// likely ones (Kish's effective size), and some are drawn 100 times as often as others.
-  bool uniform_items = false;
-  std::string mnist_dir = kFashionMnistDir;
+  bool mirror_items = true;
+  std::string mnist_dir = fashion_mnist_dir();  ///< $FOVEA_FASHION_MNIST, else the Debian package's folder
 };
 
 /// `o` with item sizes of 0 replaced by their defaults for o.image_size.
@@ -64,12 +52,6 @@ class FashionScenes : public SceneSource {
   const std::shared_ptr<const FashionMnist>& items() const { return items_; }
   /// Whether this source mirrors its items (options().mirror_items, train split only).
   bool mirrors_items() const { return options_.mirror_items && split_ == "train"; }
-  /// The probability that an item of this source loses a rectangle (options().erase_items, train
-  /// split only; 0 elsewhere).
-  double erases_items() const { return split_ == "train" ? options_.erase_items : 0.0; }
-  /// Whether objects' items are drawn uniformly within their class (options().uniform_items,
-  /// train split only).
-  bool draws_items_uniformly() const { return options_.uniform_items && split_ == "train"; }
 
  private:
   std::string split_;
@@ -77,7 +59,6 @@ class FashionScenes : public SceneSource {
   FashionScenesOptions options_;
   std::shared_ptr<const FashionMnist> items_;
   std::size_t item_begin_ = 0, item_end_ = 0;  ///< the item range this split draws from
-  std::vector<std::vector<std::size_t>> class_items_;  ///< per class, its items in the range (uniform_items)
 };
 
 /// The five reference captions of a scene with these objects on a canvas of `image_size`.

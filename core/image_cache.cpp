@@ -25,6 +25,7 @@ constexpr char kMagic[8] = {'F', 'O', 'V', 'E', 'A', 'I', 'M', 'C'};
 constexpr std::uint32_t kVersion = 1;
 
 std::string default_cache_dir() {
+  if (const char* f = std::getenv("FOVEA_CACHE_DIR"); f && *f) return f;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "fovea").string();
   if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "fovea").string();
   return (fs::temp_directory_path() / "fovea-cache").string();
@@ -120,7 +121,7 @@ struct ImageCache::Impl {
         img = read_image(images[i].path);
       } catch (const std::exception& e) {
         if (!o.skip_bad_images) {
-          throw std::runtime_error(std::string(e.what()) + " (use --skip-bad-images to leave such images out)");
+          throw std::runtime_error(e.what());
         }
         skipped.push_back(images[i].path);
         continue;

@@ -18,8 +18,10 @@ namespace fovea {
 
 struct ImageCacheOptions {
   int image_size = 112;
-  bool skip_bad_images = false;  ///< leave unreadable images out (counted) instead of failing
-  std::string cache_dir;         ///< empty: $XDG_CACHE_HOME/fovea or ~/.cache/fovea
+  /// Leave unreadable images out (counted, named in the cache's skipped()) instead of failing.
+  bool skip_bad_images = true;
+  /// Empty: $FOVEA_CACHE_DIR, else $XDG_CACHE_HOME/fovea, else ~/.cache/fovea.
+  std::string cache_dir;
 };
 
 class ImageCache {

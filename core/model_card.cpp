@@ -27,7 +27,6 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
     md << ", strides";
     for (auto st : model.config.block_strides()) md << " " << st;
     md << "; " << (model.config.centred_cells ? "cells centred on their pixels" : "symmetric padding, cells 3.5 px up-left");
-    if (model.config.encoder_residual) md << "; residual blocks";
     md << ")";
   } else {
     md << "TorchScript backbone " << model.config.backbone_path;
@@ -37,42 +36,18 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "- Decoder: embedding " << model.config.embed_dim << ", attention " << model.config.attention_dim << ", LSTM "
      << model.config.hidden_dim << ", dropout " << model.config.dropout << ", beta gate "
      << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n";
-  if (!model.net.is_empty() && !model.net->item_classifier.is_empty() && model.net->item_classifier->filled()) {
-    md << "- Item classifier: a frozen copy of the encoder and class head as the pretraining left them; captions' "
-          "class nouns also read each object of a plain-background image cut out alone (and in its mirror)\n";
-  }
   md << "\n";
   md << "## Training\n\n";
   if (pretrains_encoder(config)) {
-    md << "- Encoder pretraining: " << config.pretrain_steps << " steps of " << config.pretrain_batch
-       << " single training items, named by the auxiliary class head ("
-       << (config.pretrain_optimizer == "sgd" ? "SGD with Nesterov momentum, " : "") << "peak learning rate "
-       << config.pretrain_lr << ", cosine";
-    if (config.pretrain_weight_decay > 0) md << ", weight decay " << config.pretrain_weight_decay;
-    if (config.pretrain_label_smoothing > 0) md << ", label smoothing " << config.pretrain_label_smoothing;
-    md << ")";
+    md << "- Encoder pretraining: " << result.pretrain_steps << " steps of " << kPretrainBatch
+       << " single training items, named by the auxiliary class head (peak learning rate " << kPretrainLr << ", cosine)";
     if (result.pretrain_held_out_accuracy >= 0) {
       md << "; held-out single items named right " << std::setprecision(1)
          << 100 * result.pretrain_held_out_accuracy << "%" << std::setprecision(4);
     }
     md << "\n";
   }
-  if (config.item_weight > 0) {
-    md << "- Single items while captioning: " << config.item_batch << " per step, loss weight " << config.item_weight << "\n";
-  }
-  md << "- Captioning learning rate: " << config.lr;
-  if (config.lr_schedule == "cosine") {
-    md << ", cosine to " << config.lr_min << " over " << config.epochs << " epochs";
-  } else {
-    md << ", times " << config.lr_decay << " after every epoch";
-  }
-  if (config.warmup_steps > 0) md << ", warmed up over " << config.warmup_steps << " steps";
-  if (config.encoder_lr_scale != 1.0) md << "; the encoder's " << config.encoder_lr_scale << " times that";
-  md << "\n";
-  if (config.weight_averaging > 0) {
-    md << "- Weights: the moving average over the captioning steps (decay " << config.weight_averaging
-       << "), not the last step's\n";
-  }
+  md << "- Captioning learning rate: " << config.lr << ", times " << config.lr_decay << " after every epoch\n";
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";
   const auto precision = resolve_precision(config.precision, model.device);

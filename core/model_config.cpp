@@ -75,8 +75,6 @@ nlohmann::json to_json(const ModelConfig& c) {
           {"encoder_widths", c.encoder_widths},
           {"encoder_strides", c.encoder_strides},
           {"centred_cells", c.centred_cells},
-          {"encoder_residual", c.encoder_residual},
-          {"item_classifier", c.item_classifier},
           {"backbone_path", c.backbone_path},
           {"backbone_trainable", c.backbone_trainable},
           {"annotation_dim", c.annotation_dim},
@@ -100,8 +98,7 @@ ModelConfig model_config_from_json(const nlohmann::json& j) {
     c.encoder_widths = j.at("encoder_widths").get<std::vector<std::int64_t>>();
     c.encoder_strides = j.value("encoder_strides", std::vector<std::int64_t>());  // absent: saved before the option
     c.centred_cells = j.value("centred_cells", false);  // absent: saved before the option, symmetric padding
-    c.encoder_residual = j.value("encoder_residual", false);  // absent: saved before the option, plain blocks
-    c.item_classifier = j.value("item_classifier", false);  // absent: saved before the option
+    if (j.value("encoder_residual", false)) throw std::invalid_argument("residual encoder blocks are no longer supported");
     c.backbone_path = j.at("backbone_path").get<std::string>();
     c.backbone_trainable = j.at("backbone_trainable").get<bool>();
     c.annotation_dim = j.at("annotation_dim").get<std::int64_t>();

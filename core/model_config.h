@@ -20,28 +20,16 @@ struct ModelConfig {
   AttentionKind attention = AttentionKind::Soft;
   std::int64_t image_size = 112;  ///< input side; images are resized to image_size x image_size
   /// Built-in CNN widths (3x3 conv + BatchNorm + ReLU each), and each block's stride.
-  /// Four blocks at the grid (receptive field 79 px) tell the upper-body classes apart better than
-  /// two (47 px), and a first block at full resolution (16 channels, stride 1) before the three
-  /// halvings sees the garments' fine texture: held-out single items named right 93.2% -> 94.0%,
-  /// absent nouns on 4000 test scenes 6.1% -> 5.5-5.9% (docs/attention.md rows 13, 37, 40-41).
+  /// A first block at full resolution, three halvings, then four blocks at the grid (receptive
+  /// field 79 px: about one garment per cell).
   std::vector<std::int64_t> encoder_widths = {16, 32, 64, 128, 128, 128, 128, 128};
   /// Built-in CNN: each block's stride, 1 or 2, three of them 2 (the grid is an eighth of the
-  /// image); empty: the first three blocks have stride 2 (models saved before the option).
+  /// image); empty: the first three blocks have stride 2 (any other number of blocks).
   std::vector<std::int64_t> encoder_strides = {1, 2, 2, 2, 1, 1, 1, 1};
   /// Built-in CNN: true pads the third strided block on the right and bottom only, so each
-  /// annotation is centred on the 8x8 pixels of its grid cell (within half a pixel). false is the
-  /// symmetric padding of models saved before this option existed: their annotations are centred
-  /// 3.5 px up and left of their cell, and their attention leans to the top-left edge of objects.
+  /// annotation is centred on the 8x8 pixels of its grid cell. false: the symmetric padding of
+  /// older models (annotations centred 3.5 px up and left of their cell), read from their files.
   bool centred_cells = true;
-  /// Built-in CNN: each block that keeps its input's width and resolution adds its input to its
-  /// batch-normalised convolution before the ReLU (a residual block, He et al. 2016); false: the
-  /// plain blocks of models saved before the option.
-  bool encoder_residual = false;
-  /// Built-in CNN: the model keeps a frozen copy of its encoder and class head as the encoder
-  /// pretraining left them (ItemClassifier), which names each object of a plain-background
-  /// image seen alone at decoding (docs/attention.md, "Cut-outs"). false: models saved before the
-  /// option, and runs without the pretraining.
-  bool item_classifier = false;
   std::string backbone_path;        ///< TorchScript encoder file; empty = built-in CNN
   bool backbone_trainable = false;  ///< fine-tune the TorchScript backbone
   std::int64_t annotation_dim = 0;  ///< D (derived from the encoder; checked on load)

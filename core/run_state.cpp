@@ -10,8 +10,7 @@ nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
           {"baseline_initialised", s.baseline.initialised}, {"best_bleu4", s.best_bleu4},
           {"best_step", s.best_step},            {"bad_epochs", s.bad_epochs},
           {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early},
-          {"pretrain_step", s.pretrain_step},    {"pretrain_held_out_accuracy", s.pretrain_held_out_accuracy},
-          {"weight_average_updates", s.weight_average_updates}};
+          {"pretrain_step", s.pretrain_step},    {"pretrain_held_out_accuracy", s.pretrain_held_out_accuracy}};
 }
 
 RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
@@ -28,7 +27,6 @@ RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
   s.stopped_early = j.at("stopped_early").get<bool>();
   s.pretrain_step = j.value("pretrain_step", std::int64_t(0));
   s.pretrain_held_out_accuracy = j.value("pretrain_held_out_accuracy", -1.0);  // absent: saved before it was kept
-  s.weight_average_updates = j.value("weight_average_updates", std::int64_t(0));
   return s;
 }
 

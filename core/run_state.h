@@ -25,9 +25,6 @@ struct RunState {
   /// Share of held-out single items the pretrained encoder's class head named right, scored when
   /// the pretraining ended; -1 before that, or when it was not scored.
   double pretrain_held_out_accuracy = -1;
-  /// Captioning steps averaged into the weight average (TrainConfig::weight_averaging); its tensors
-  /// are in the checkpoint's extras.
-  std::int64_t weight_average_updates = 0;
 };
 
 /// The checkpoint's "training" entry: the state and the run's full config.

@@ -43,6 +43,10 @@ void configure_allocator() {
 
 void configure_threads(int threads) {
   configure_allocator();
+  if (threads <= 0) {  // OMP_NUM_THREADS when the environment sets it, else one per core
+    const char* omp = std::getenv("OMP_NUM_THREADS");
+    threads = omp != nullptr ? std::atoi(omp) : 0;
+  }
   set_operator_threads(threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency())));
 }
 

@@ -8,9 +8,6 @@ ShowAttendTellImpl::ShowAttendTellImpl(ModelConfig& config) {
   decoder = register_module("decoder", Decoder(config));
   aux_class = register_module("aux_class", torch::nn::Linear(config.annotation_dim, kAuxClasses));
   aux_colour = register_module("aux_colour", torch::nn::Linear(config.annotation_dim, kAuxColours));
-  if (config.item_classifier && config.backbone_path.empty()) {
-    item_classifier = register_module("item_classifier", ItemClassifier(config, kAuxClasses - 1));
-  }
 }
 
 std::pair<torch::Tensor, torch::Tensor> ShowAttendTellImpl::auxiliary_logits(const torch::Tensor& annotations) {

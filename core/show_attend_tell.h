@@ -3,7 +3,6 @@
 /// the trainer, the checkpoint code and the inference API pass around.
 #include "core/decoder.h"
 #include "core/encoder.h"
-#include "core/item_classifier.h"
 #include "core/vocabulary.h"
 
 namespace fovea {
@@ -30,9 +29,6 @@ class ShowAttendTellImpl : public torch::nn::Module {
   Encoder encoder{nullptr};
   Decoder decoder{nullptr};
   torch::nn::Linear aux_class{nullptr}, aux_colour{nullptr};
-  /// config.item_classifier: the pretrained encoder's frozen copy (filled when the pretraining
-  /// ends); else null.
-  ItemClassifier item_classifier{nullptr};
 };
 TORCH_MODULE(ShowAttendTell);
 

@@ -32,15 +32,6 @@ nlohmann::json to_json(const ValidationRecord& v) {
     j["alpha_in_box"] = v.alpha_in_box;
     j["absent_nouns"] = v.absent_nouns;
   }
-  if (v.averaged) j["averaged"] = true;
-  if (!std::isnan(v.unaveraged_bleu4)) {
-    j["unaveraged_bleu4"] = v.unaveraged_bleu4;
-    j["unaveraged_cider"] = v.unaveraged_cider;
-    if (v.has_grounding) {
-      j["unaveraged_pointing"] = v.unaveraged_pointing;
-      j["unaveraged_absent_nouns"] = v.unaveraged_absent_nouns;
-    }
-  }
   return j;
 }
 
@@ -108,12 +99,7 @@ ValidationRecord validation_record_from_json(const nlohmann::json& j) {
   v.absent_nouns = j.value("absent_nouns", 0.0);
   v.improved = j.value("improved", false);
   v.best_bleu4 = j.value("best_bleu4", 0.0);
-  v.averaged = j.value("averaged", false);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
-  v.unaveraged_bleu4 = j.value("unaveraged_bleu4", nan);
-  v.unaveraged_cider = j.value("unaveraged_cider", nan);
-  v.unaveraged_pointing = j.value("unaveraged_pointing", nan);
-  v.unaveraged_absent_nouns = j.value("unaveraged_absent_nouns", nan);
   return v;
 }
 

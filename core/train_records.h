@@ -37,13 +37,6 @@ struct ValidationRecord {
   double absent_nouns = 0;      ///< share of generated nouns naming an object not in the scene
   bool improved = false;
   double best_bleu4 = 0;
-  /// TrainConfig::weight_averaging: the scores above are the average's; with score_unaveraged,
-  /// these are the last step's weights' (NaN when not scored).
-  bool averaged = false;
-  double unaveraged_bleu4 = std::numeric_limits<double>::quiet_NaN();
-  double unaveraged_cider = std::numeric_limits<double>::quiet_NaN();
-  double unaveraged_pointing = std::numeric_limits<double>::quiet_NaN();
-  double unaveraged_absent_nouns = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// A window of encoder pretraining steps (kind "pretrain"): before the first captioning step, so

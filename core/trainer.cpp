@@ -23,16 +23,11 @@ namespace fovea {
 namespace fs = std::filesystem;
 using Clock = TrainingSession::Clock;
 
-/// Where last.ckpt keeps the weight average: one checkpoint extra per averaged tensor.
-const std::string kWeightAverageExtra = "weight_average/";
-
 TrainData make_train_data(const TrainConfig& c, const std::function<void(const std::string&)>& message) {
   TrainData d;
   if (!is_builtin_dataset(c.dataset)) {
     ImageCacheOptions cache;
     cache.image_size = int(c.model.image_size);
-    cache.skip_bad_images = c.skip_bad_images;
-    cache.cache_dir = c.cache_dir;
     d.train = open_dataset_split(c.dataset, c.images_dir, "train", cache, c.train_scenes, c.val_scenes, message);
     d.val = open_dataset_split(c.dataset, c.images_dir, "val", cache, c.val_scenes, c.val_scenes, message);
     return d;
@@ -49,14 +44,19 @@ TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, T
   if (!data_.train || !data_.val) data_ = make_train_data(config_, cb_.on_message);
   device_ = resolve_device(config_.device);
   precision_ = resolve_precision(config_.precision, device_);
-  configure_threads(config_.threads);
+  configure_threads(0);
   steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
+  if (steps_per_epoch_ < 1) {
+    throw std::invalid_argument("the training split has " + std::to_string(data_.train->size()) +
+                                " images, fewer than one batch (" + std::to_string(config_.batch_size) + ")");
+  }
   total_steps_ = steps_per_epoch_ * config_.epochs;
-  if (config_.max_steps > 0) total_steps_ = std::min(total_steps_, config_.max_steps);
+  pretrain_steps_ = pretrains_encoder(config_) ? config_.pretrain_steps : 0;
+  if (config_.max_steps > 0) {  // the whole run within max_steps, the pretraining at most half of it
+    pretrain_steps_ = std::min(pretrain_steps_, config_.max_steps / 2);
+    total_steps_ = std::min(total_steps_, config_.max_steps - pretrain_steps_);
+  }
   state_.baseline.decay = config_.baseline_decay;
-  make_item_canvases();
-  freezes_bn_stats_ = config_.freeze_bn_stats && config_.model.backbone_path.empty() &&
-                      (pretrains_encoder(config_) || !config_.init_from.empty());
 }
 
 void TrainingSession::start_new() {
@@ -69,22 +69,13 @@ void TrainingSession::start_new() {
   auto vocab = Vocabulary::build(captions, config_.min_count);
   std::optional<LoadedCheckpoint> source;
   if (!config_.init_from.empty()) source = load_checkpoint(config_.init_from);
-  // The item classifier is the pretraining's copy of the encoder, or the one init_from has.
-  if (config_.model.item_classifier && !pretrains_encoder(config_)) {
-    config_.model.item_classifier = source && source->model.config.item_classifier;
-  }
   model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
   config_.model = model_.config;
   if (source) initialise_from(*source);
   if (config_.pretrain_steps > 0 && !pretrains_encoder(config_)) {
     message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder, untrained");
-    state_.pretrain_step = config_.pretrain_steps;
-  }
-  if (config_.freeze_bn_stats && !freezes_bn_stats_) {
-    message("batch-norm statistics not frozen: the encoder is neither pretrained nor initialised from a model");
   }
   make_optimizer();
-  make_weight_average();
   fs::create_directories(config_.out_dir);
   std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
   std::ofstream(samples_path(config_.out_dir), std::ios::trunc);
@@ -98,22 +89,15 @@ void TrainingSession::start_new() {
 
 void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   model_ = std::move(ckpt.model);
+  config_.model = model_.config;  // the architecture the checkpoint was built with
   model_.device = device_;
   model_.net->to(device_);
   model_.net->encoder->to_device(device_);
   make_optimizer();
   restore_training_state(ckpt, *optimizer_, device_);
   state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
-  make_weight_average();
-  if (average_ && state_.weight_average_updates > 0) {
-    const auto tracked = averaged_state(*model_.net);
-    std::vector<std::string> names;
-    for (const auto& [name, t] : tracked) names.push_back(kWeightAverageExtra + name);
-    const auto tensors = read_checkpoint_extra(ckpt, names, device_);
-    WeightAverage::NamedTensors saved;
-    for (std::size_t i = 0; i < tracked.size(); ++i) saved.emplace_back(tracked[i].first, tensors[i]);
-    average_->load(saved, state_.weight_average_updates);
-  }
+  // A run resumed with a larger max_steps than its pretraining had: the pretraining is over.
+  if (state_.step > 0 || state_.pretrain_step > pretrain_steps_) pretrain_steps_ = std::min(pretrain_steps_, state_.pretrain_step);
   truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
   truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
   write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
@@ -133,7 +117,7 @@ TrainResult TrainingSession::run() {
   };
   TrainResult result;
   window_start_ = Clock::now();
-  if (state_.step == 0 && state_.pretrain_step < config_.pretrain_steps && !pretrain_encoder(elapsed)) {
+  if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
     result.interrupted = true;
   }
   if (state_.step == 0 && !result.interrupted) write_samples(0);
@@ -156,12 +140,12 @@ TrainResult TrainingSession::run() {
       state_.elapsed_s = elapsed();
       save_last();
       result.interrupted = true;
-      message("stopped at step " + std::to_string(state_.step) + "; resume with --resume " + config_.out_dir);
+      message("stopped at step " + std::to_string(state_.step) + " (last.ckpt written; the run can be resumed)");
       break;
     }
     train_step(epoch, elapsed);
-    if (config_.sample_every > 0 && state_.step % config_.sample_every == 0) write_samples(epoch);
-    if (state_.step % config_.checkpoint_every == 0) {
+    if (state_.step % kSampleEvery == 0) write_samples(epoch);
+    if (state_.step % kCheckpointEvery == 0) {
       state_.elapsed_s = elapsed();
       save_last();
     }
@@ -181,6 +165,7 @@ TrainResult TrainingSession::run() {
   result.stopped_early = state_.stopped_early;
   result.elapsed_s = state_.elapsed_s;
   result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
+  result.pretrain_steps = state_.pretrain_step;
   result.last_checkpoint = last_checkpoint_path(config_.out_dir);
   result.best_checkpoint = best_checkpoint_path(config_.out_dir);
   if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
@@ -198,7 +183,6 @@ void TrainingSession::initialise_from(const LoadedCheckpoint& source) {
   }
   auto a = to_json(source.model.config), b = to_json(model_.config);
   a.erase("attention"), b.erase("attention");
-  a.erase("item_classifier"), b.erase("item_classifier");  // copied when both have one
   if (a != b) {
     throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
   }
@@ -250,44 +234,12 @@ std::int64_t TrainingSession::parameter_count() {
 }
 
 void TrainingSession::make_optimizer() {
-  if (config_.encoder_lr_scale == 1.0) {
-    optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(),
-                                                      torch::optim::AdamOptions(config_.lr));
-    return;
-  }
-  // Two groups: everything but the encoder, then (kEncoderGroup) the encoder at its scaled rate.
-  std::vector<torch::Tensor> rest, encoder;
-  for (auto& p : model_.net->encoder->parameters()) {
-    if (p.requires_grad()) encoder.push_back(p);
-  }
-  for (auto& [name, p] : model_.net->encoder->backbone_parameters()) {
-    if (p.requires_grad()) encoder.push_back(p);
-  }
-  for (auto& p : model_.net->trainable_parameters()) {
-    if (std::none_of(encoder.begin(), encoder.end(), [&](const torch::Tensor& e) { return e.is_same(p); })) {
-      rest.push_back(p);
-    }
-  }
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(rest);
-  groups.emplace_back(encoder, std::make_unique<torch::optim::AdamOptions>(config_.lr * config_.encoder_lr_scale));
-  optimizer_ = std::make_unique<torch::optim::Adam>(std::move(groups), torch::optim::AdamOptions(config_.lr));
-}
-
-void TrainingSession::make_weight_average() {
-  average_.reset();
-  if (config_.weight_averaging > 0) {
-    average_ = std::make_unique<WeightAverage>(averaged_state(*model_.net), config_.weight_averaging);
-  }
+  optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(), torch::optim::AdamOptions(config_.lr));
 }
 
 void TrainingSession::save_last() {
   SaveOptions full;
   full.optimizer = optimizer_.get();
-  if (average_) {
-    state_.weight_average_updates = average_->updates();
-    for (const auto& [name, t] : average_->state()) full.extra.emplace_back(kWeightAverageExtra + name, t);
-  }
   full.training = to_json(state_, config_);
   save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
 }

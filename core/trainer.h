@@ -44,6 +44,7 @@ struct TrainResult {
   double elapsed_s = 0;
   /// The pretrained encoder's held-out single items named right (RunState); -1: not scored.
   double pretrain_held_out_accuracy = -1;
+  std::int64_t pretrain_steps = 0;  ///< encoder pretraining steps the run took
   std::string last_checkpoint, best_checkpoint;
 };
 

@@ -1,4 +1,4 @@
-// The encoder's pretraining within a run, and single items while captioning.
+// The encoder's pretraining within a run.
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -17,22 +17,19 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
   const auto* scenes = dynamic_cast<const FashionScenes*>(data_.train.get());
   if (scenes == nullptr) {  // training data handed in by the caller, not the built-in scenes
     message("encoder pretraining skipped: it needs the built-in scenes");
-    state_.pretrain_step = config_.pretrain_steps;
+    state_.pretrain_step = pretrain_steps_;
     return true;
   }
   PretrainingOptions options;
-  options.steps = config_.pretrain_steps;
-  options.batch = config_.pretrain_batch;
-  options.lr = config_.pretrain_lr;
-  options.weight_decay = config_.pretrain_weight_decay;
-  options.optimizer = config_.pretrain_optimizer;
-  options.label_smoothing = config_.pretrain_label_smoothing;
+  options.steps = pretrain_steps_;
+  options.batch = kPretrainBatch;
+  options.lr = kPretrainLr;
   EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, options, device_, precision_ == "bf16", config_.seed);
   message("pretraining the encoder: " + pretraining.describe());
   double loss = 0, accuracy = 0;
   std::int64_t window = 0;
   auto window_start = Clock::now();
-  while (state_.pretrain_step < config_.pretrain_steps) {
+  while (state_.pretrain_step < pretrain_steps_) {
     if (cb_.pause && cb_.pause->load()) {
       state_.elapsed_s = elapsed();
       wait_while_paused(0);
@@ -41,7 +38,7 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
     if (cb_.stop && cb_.stop->load()) {
       state_.elapsed_s = elapsed();
       save_last();
-      message("stopped while pretraining the encoder; resume with --resume " + config_.out_dir);
+      message("stopped while pretraining the encoder (last.ckpt written; the run can be resumed)");
       return false;
     }
     const auto r = pretraining.step(state_.pretrain_step++);
@@ -52,58 +49,41 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
       p.total_steps = total_steps_;
       p.epochs = config_.epochs;
       p.pretrain_step = state_.pretrain_step;
-      p.pretrain_steps = config_.pretrain_steps;
+      p.pretrain_steps = pretrain_steps_;
       p.loss = loss / double(window);
       p.item_accuracy = accuracy / double(window);
       p.elapsed_s = elapsed();
-      p.eta_s = per_step * double(config_.pretrain_steps - state_.pretrain_step);
+      p.eta_s = per_step * double(pretrain_steps_ - state_.pretrain_step);
       cb_.on_progress(p);
     }
-    const bool last = state_.pretrain_step == config_.pretrain_steps;
-    if (state_.pretrain_step % config_.log_every == 0 || last) {
+    const bool last = state_.pretrain_step == pretrain_steps_;
+    if (state_.pretrain_step % kLogEvery == 0 || last) {
       PretrainRecord record;
       record.pretrain_step = state_.pretrain_step;
-      record.pretrain_steps = config_.pretrain_steps;
+      record.pretrain_steps = pretrain_steps_;
       record.loss = loss / double(window);
       record.item_accuracy = accuracy / double(window);
       record.lr = r.lr;
       record.elapsed_s = elapsed();
       if (last) {
         record.held_out_accuracy = state_.pretrain_held_out_accuracy = score_held_out_items(pretraining);
-        keep_item_classifier();
       }
       metrics_ << to_json(record).dump() << "\n" << std::flush;
       if (cb_.on_pretrain_record) cb_.on_pretrain_record(record);
-      if (state_.pretrain_step % (10 * config_.log_every) == 0 || last) {
+      if (state_.pretrain_step % (10 * kLogEvery) == 0 || last) {
         message("pretraining the encoder: step " + std::to_string(state_.pretrain_step) + "/" +
-                std::to_string(config_.pretrain_steps) + ", items named right " +
+                std::to_string(pretrain_steps_) + ", items named right " +
                 std::to_string(int(std::lround(100 * accuracy / double(window)))) + "%");
       }
       loss = accuracy = 0, window = 0;
       window_start = Clock::now();
     }
-    if (state_.pretrain_step % config_.checkpoint_every == 0 || last) {
+    if (state_.pretrain_step % kCheckpointEvery == 0 || last) {
       state_.elapsed_s = elapsed();
       save_last();
     }
   }
   return true;
-}
-
-void TrainingSession::make_item_canvases() {
-  const auto* scenes = dynamic_cast<const FashionScenes*>(data_.train.get());
-  if (config_.item_weight <= 0 || scenes == nullptr) return;
-  item_canvases_begin_ = std::size_t(config_.pretrain_steps * config_.pretrain_batch);
-  item_canvases_ = std::make_unique<FashionScenes>(
-      "train", item_canvases_begin_ + std::size_t(total_steps_ * config_.item_batch), scenes->items(),
-      single_item_options(scenes->options()));
-}
-
-void TrainingSession::keep_item_classifier() {
-  auto& net = *model_.net;
-  if (net.item_classifier.is_empty()) return;
-  net.item_classifier->copy_from(*net.encoder, *net.aux_class);
-  message("item classifier: a frozen copy of the pretrained encoder and class head, to name cut-out objects");
 }
 
 double TrainingSession::score_held_out_items(EncoderPretraining& pretraining) {

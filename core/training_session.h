@@ -1,7 +1,7 @@
 #pragma once
 /// The training run behind train() and resume_training() (core/trainer.h), one object per run.
 /// Private to the trainer's files: trainer.cpp (the run loop, checkpoints, pausing),
-/// training_pretraining.cpp (the encoder's pretraining and single items while captioning),
+/// training_pretraining.cpp (the encoder's pretraining),
 /// training_step.cpp (one captioning step) and training_validation.cpp (validation and caption
 /// snapshots).
 #include <chrono>
@@ -21,7 +21,6 @@
 #include "core/run_state.h"
 #include "core/scene_evaluation.h"
 #include "core/trainer.h"
-#include "core/weight_average.h"
 
 namespace fovea {
 
@@ -62,51 +61,35 @@ class TrainingSession {
   /// Encoder pretraining on single items (core/encoder_pretraining.h), resumable at any
   /// checkpoint. Returns false when stopped.
   bool pretrain_encoder(const std::function<double()>& elapsed);
-  /// TrainConfig::item_weight: the single-item canvases the captioning steps name, the items after
-  /// the pretraining's (step k names item_batch of them from item_canvases_begin_ + k item_batch).
-  void make_item_canvases();
-  /// When the pretraining ends: the model's item classifier (if it has one) becomes a frozen copy
-  /// of the encoder and class head as they are now.
-  void keep_item_classifier();
   /// After the pretraining: how its class head names single items it never saw (the validation
   /// split's items), said and returned; -1 when the validation data are not the built-in scenes.
   double score_held_out_items(EncoderPretraining& pretraining);
   std::string describe_training_scenes() const;
   /// One captioning step: the next batch of the epoch's order, its loss terms, Adam, the logs.
   void train_step(std::int64_t epoch, const std::function<double()>& elapsed);
-  /// The step's annotations; without gradients when the encoder does not learn while captioning
-  /// (encoder_lr_scale 0): the backward then stops at the annotations, and only the heads and the
-  /// decoder learn from them.
-  torch::Tensor encode_for_step(const torch::Tensor& images);
   /// Scores the validation scenes after `epoch` (greedy), keeps best.ckpt, stops early.
   void validate(std::int64_t epoch);
   /// Writes last.ckpt: weights, optimiser and counters, to resume from.
   void save_last();
-  /// config_.weight_averaging: the average of the model's weights over the captioning steps.
-  void make_weight_average();
   /// Validation scores of the model's weights as they are now (batch-norm statistics recalibrated).
   SceneEvaluation score_validation();
 
-  /// make_optimizer()'s param group of the encoder when --encoder-lr-scale is not 1 (one group otherwise).
-  static constexpr std::size_t kEncoderGroup = 1;
   TrainConfig config_;
   TrainCallbacks cb_;
   TrainData data_;
   torch::Device device_{torch::kCPU};
   CaptionModel model_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
-  std::unique_ptr<WeightAverage> average_;  ///< null when config_.weight_averaging is 0
   RunState state_;
-  std::int64_t steps_per_epoch_ = 1, total_steps_ = 0;
+  std::int64_t steps_per_epoch_ = 1;
+  /// This run's captioning steps, and its pretraining steps (0 when it does not pretrain): with
+  /// max_steps the two together stay within it, the pretraining taking at most half.
+  std::int64_t total_steps_ = 0, pretrain_steps_ = 0;
   std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
   std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
   double lr_ = 0;
-  std::unique_ptr<FashionScenes> item_canvases_;  ///< item_weight > 0 on the built-in scenes
-  std::size_t item_canvases_begin_ = 0;
-  /// config_.freeze_bn_stats, for an encoder that arrives trained (pretrained here or init_from).
-  bool freezes_bn_stats_ = false;
   std::ofstream metrics_, samples_;
   double paused_s_ = 0;
   TrainProgress progress_;

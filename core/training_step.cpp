@@ -1,6 +1,4 @@
 // One captioning step of a training run (TrainingSession::train_step).
-#include <numeric>
-
 #include "core/batching.h"
 #include "core/batch_norm_calibration.h"
 #include "core/decoder_pass.h"
@@ -14,8 +12,8 @@ using Clock = TrainingSession::Clock;
 
 namespace {
 
-/// The scenes epoch `epoch` trains on: `train` itself, or with fresh_scenes on the built-in
-/// dataset as many new ones, drawn from the same items with data seed + epoch.
+/// The scenes epoch `epoch` trains on: with fresh_scenes on the built-in dataset as many new
+/// ones as `train` has, drawn from the same items with data seed + epoch; else `train` itself.
 std::shared_ptr<const SceneSource> scenes_of_epoch(const TrainConfig& c, const std::shared_ptr<const SceneSource>& train,
                                                    std::int64_t epoch) {
   const auto* scenes = dynamic_cast<const FashionScenes*>(train.get());
@@ -34,33 +32,24 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
     order_epoch_ = epoch;
     epoch_scenes_ = scenes_of_epoch(config_, data_.train, epoch);
   }
-  // The epoch's rate, ramped up over the first warmup_steps captioning steps: Adam's first
-  // updates move every weight by about the full rate, and with the encoder's batch-norm
-  // statistics kept (freeze_bn_stats) one such step at 1e-3 left the pretrained class head
-  // naming 7% of scene objects instead of 90% (docs/attention.md row 50).
-  lr_ = captioning_lr(config_, epoch, state_.step, steps_per_epoch_);
-  auto& groups = optimizer_->param_groups();
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    groups[g].options().set_lr(g == kEncoderGroup ? lr_ * config_.encoder_lr_scale : lr_);
-  }
+  lr_ = captioning_lr(config_, epoch);
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr_);
   std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
                                order_.begin() + (in_epoch + 1) * config_.batch_size);
   const bool aux = config_.aux_weight > 0;
   const bool supervise = config_.attention_supervision > 0;
-  const bool objects = config_.object_class_weight > 0;
-  const bool grid = aux || supervise || objects;
+  const bool grid = aux || supervise;
   auto batch = make_batch(*epoch_scenes_, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
                           model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
                           supervise);
   model_.net->train();
-  if (freezes_bn_stats_) freeze_batch_norm_statistics(*model_.net->encoder);
   const bool hard = model_.config.attention == AttentionKind::Hard;
   torch::Tensor sample;
   if (hard) {
     sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
   }
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
-  auto annotations = encode_for_step(batch.images.to(device_));
+  auto annotations = model_.net->encode(batch.images.to(device_));
   // The label terms read the annotations directly; the decoder's terms run in parts
   // (core/decoder_pass.h) and hand back their gradient with respect to the annotations.
   torch::Tensor label_loss;
@@ -69,20 +58,10 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
     auto [cls, col] = model_.net->auxiliary_logits(annotations);
     auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
                     torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
+    // Each object's class from its pooled cells, beside each cell's class and colour.
+    aux_term = aux_term + object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
     aux_loss = aux_term.item<double>();
     label_loss = config_.aux_weight * aux_term;
-  }
-  if (item_canvases_) {
-    std::vector<std::size_t> items(static_cast<std::size_t>(config_.item_batch));
-    std::iota(items.begin(), items.end(), item_canvases_begin_ + std::size_t(state_.step * config_.item_batch));
-    auto term = single_item_loss(model_.net, model_.vocab, *item_canvases_, items, config_.seed, device_).loss;
-    aux_loss += term.item<double>();
-    label_loss = label_loss.defined() ? label_loss + config_.item_weight * term : config_.item_weight * term;
-  }
-  if (objects && batch.has_cell_labels) {
-    auto term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
-    aux_loss += term.item<double>();  // the dashboards' "auxiliary" curve: both label terms
-    label_loss = label_loss.defined() ? label_loss + config_.object_class_weight * term : config_.object_class_weight * term;
   }
   bf16.end();
   optimizer_->zero_grad();
@@ -95,7 +74,6 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
   pass_options.objective = config_.objective;
   pass_options.hard = hard;
   pass_options.bf16 = precision_ == "bf16";
-  pass_options.parts = config_.decoder_parts;
   if (supervise && batch.word_has_box.defined()) {
     input.word_boxes = batch.word_boxes.to(device_);
     input.word_has_box = batch.word_has_box.to(device_);
@@ -114,9 +92,8 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
     grads.push_back(torch::ones_like(label_loss));
   }
   if (!roots.empty()) torch::autograd::backward(roots, grads);
-  const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), config_.grad_clip);
+  const double grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), kGradClip);
   optimizer_->step();
-  if (average_) average_->update();
   const double baseline_used = state_.baseline.value;
   if (hard && terms.sampled > 0) state_.baseline.update(terms.reward);
   ++state_.step;
@@ -137,7 +114,7 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
   progress_.eta_s = steps_per_s > 0 ? double(total_steps_ - state_.step) / steps_per_s : 0;
   progress_.elapsed_s = now;
   report_progress(epoch, false);
-  if (state_.step % config_.log_every == 0 || state_.step == 1) {
+  if (state_.step % kLogEvery == 0 || state_.step == 1) {
     TrainRecord r;
     r.step = state_.step;
     r.epoch = epoch;
@@ -162,12 +139,6 @@ void TrainingSession::train_step(std::int64_t epoch, const std::function<double(
     window_loss_ = 0;
     window_steps_ = 0;
   }
-}
-
-torch::Tensor TrainingSession::encode_for_step(const torch::Tensor& images) {
-  if (config_.encoder_lr_scale > 0) return model_.net->encode(images);
-  torch::NoGradGuard frozen;
-  return model_.net->encode(images);
 }
 
 }  // namespace fovea

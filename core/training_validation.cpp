@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t kCalibrationBatches = 10;
 
 std::size_t TrainingSession::sample_count() const {
-  return std::min<std::size_t>(std::size_t(config_.sample_count), data_.val->size());
+  return std::min<std::size_t>(std::size_t(kSampleCount), data_.val->size());
 }
 
 std::string TrainingSession::sample_image_name(std::size_t k) const {
@@ -26,7 +26,7 @@ std::string TrainingSession::sample_image_name(std::size_t k) const {
 }
 
 void TrainingSession::write_sample_images() {
-  if (config_.sample_every <= 0 || sample_count() == 0) return;
+  if (sample_count() == 0) return;
   fs::create_directories(fs::path(config_.out_dir) / "samples");
   for (std::size_t k = 0; k < sample_count(); ++k) {
     const auto path = (fs::path(config_.out_dir) / sample_image_name(k)).string();
@@ -37,7 +37,7 @@ void TrainingSession::write_sample_images() {
 }
 
 void TrainingSession::calibrate_batch_norm() {
-  if (model_.net->encoder->has_backbone() || freezes_bn_stats_) return;
+  if (model_.net->encoder->has_backbone()) return;
   const std::size_t per = std::size_t(config_.batch_size);
   const std::size_t n = std::min(data_.train->size(), kCalibrationBatches * per);
   recalibrate_batch_norm(*model_.net->encoder, int((n + per - 1) / per), [&](int b) {
@@ -64,7 +64,7 @@ std::vector<CaptionResult> TrainingSession::caption_greedy(const std::vector<Rgb
 }
 
 void TrainingSession::write_samples(std::int64_t epoch) {
-  if (config_.sample_every <= 0 || sample_count() == 0) return;
+  if (sample_count() == 0) return;
   calibrate_batch_norm();
   std::vector<RgbImage> images;
   for (std::size_t k = 0; k < sample_count(); ++k) images.push_back(data_.val->get(k).image);
@@ -86,17 +86,6 @@ SceneEvaluation TrainingSession::score_validation() {
 
 void TrainingSession::validate(std::int64_t epoch) {
   ValidationRecord v;
-  if (average_ && config_.score_unaveraged) {
-    const auto raw = score_validation();
-    v.unaveraged_bleu4 = raw.bleu[3];
-    v.unaveraged_cider = raw.cider;
-    v.unaveraged_pointing = raw.grounding.phrase.pointing();
-    v.unaveraged_absent_nouns = raw.grounding.absent_noun_rate();
-  }
-  // With weight averaging, the average is scored and kept as best.ckpt; the last step's weights
-  // (and their batch-norm statistics) come back when `averaged` goes out of scope.
-  AveragedWeights averaged(average_.get());
-  v.averaged = average_ && average_->started();
   const auto e = score_validation();
   v.step = state_.step;
   v.epoch = epoch;

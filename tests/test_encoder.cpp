@@ -90,45 +90,6 @@ TEST(Encoder, NewWidthsDropTheDefaultStridesButKeepStridesTheUserGave) {
   EXPECT_EQ(same_count.encoder_strides, ModelConfig().encoder_strides);
 }
 
-TEST(Encoder, AResidualBlockPassesItsInputOnWhereThePlainBlockWouldNot) {
-  // Four blocks: the last keeps its input's width and resolution, so it is the residual one. With
-  // its convolution zeroed it hands on its input (the first three blocks' output, ReLU'd already)
-  // where the plain block outputs zeros.
-  ModelConfig residual;
-  residual.encoder_widths = {8, 16, 16, 16};
-  residual.encoder_strides = {2, 2, 2, 1};
-  residual.encoder_residual = true;
-  ModelConfig plain = residual, three = residual;
-  plain.encoder_residual = false;
-  three.encoder_widths = {8, 16, 16};
-  three.encoder_strides = {2, 2, 2};
-  torch::manual_seed(3);
-  Encoder er(residual), ep(plain), e3(three);
-  {
-    torch::NoGradGuard no_grad;
-    auto from = e3->named_parameters();
-    for (auto* e : {&er, &ep}) {
-      for (auto& p : (*e)->named_parameters()) {
-        if (from.contains(p.key())) p.value().copy_(from[p.key()]);
-        else if (p.key() == "cnn.9.weight") p.value().zero_();  // the fourth block's convolution
-      }
-    }
-  }
-  for (auto* e : {&er, &ep, &e3}) (*e)->eval();
-  const auto images = torch::rand({2, 3, 48, 48});
-  const auto expected = e3->forward(images);
-  EXPECT_GT(expected.abs().sum().item<double>(), 0);
-  EXPECT_TRUE(torch::allclose(er->forward(images), expected, 1e-5, 1e-6));
-  EXPECT_EQ(ep->forward(images).abs().sum().item<double>(), 0.0);
-  // Kept in the model's config; configs saved before the option have plain blocks.
-  residual.vocab_size = 10;
-  auto j = to_json(residual);
-  EXPECT_TRUE(model_config_from_json(j).encoder_residual);
-  j.erase("encoder_residual");
-  EXPECT_FALSE(model_config_from_json(j).encoder_residual);
-  EXPECT_FALSE(config_differences(residual, plain).empty());
-}
-
 TEST(Encoder, SymmetricPaddingOfOlderModelsLooksHalfACellUpAndLeft) {
   const auto [row, col] = receptive_field_centre(false, 5, 5);
   EXPECT_NEAR(row, 44.0 - 3.5, 0.5);

@@ -53,7 +53,7 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.scenes.min_objects = 1;
   t.scenes.max_objects = 1;
   t.fresh_scenes = false;  // the tests learn these 32 scenes
-  t.scenes.mirror_items = false;  // ... as they are
+  t.scenes.mirror_items = false;  // ... as they are (not a setting: resume such runs with make_train_data(t))
   t.train_scenes = 32;
   t.val_scenes = 16;
   t.batch_size = 16;
@@ -61,14 +61,10 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.lr_decay = 1.0;  // tiny epochs of two steps: no per-epoch decay
   t.epochs = 1000;
   t.max_steps = 300;
-  t.pretrain_steps = 0;  // captioning steps alone (Training.PretrainsTheEncoder... turns it on),
-  t.item_weight = 0;     // without single items (Training.SingleItemsWhileCaptioning... turns them on)
+  t.pretrain_steps = 0;  // captioning steps alone (Training.PretrainsTheEncoder... turns it on)
   t.patience = 1000;
-  t.threads = 1;
   t.device = "cpu";
   t.precision = "fp32";  // the same numerics on every machine (auto picks bf16 where the CPU has it)
-  t.log_every = 10;
-  t.checkpoint_every = 100;
   t.out_dir = out_dir;
   return t;
 }

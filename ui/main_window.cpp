@@ -91,7 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
     connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
       statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
-      updateNounSwitches();
+      updateGlimpseSwitch();
     });
   }
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
@@ -185,10 +185,8 @@ void MainWindow::applyDecoding() {
   fovea::CaptionOptions o;
   o.beam = greedy_->isChecked() ? 1 : beam_->value();
   o.sample_glimpses = sample_glimpses_->isChecked();
-  if (!mirror_nouns_->isChecked()) o.mirror_nouns = false;    // checked: the model's default
-  if (!cut_out_nouns_->isChecked()) o.cut_out_nouns = false;  // likewise
   beam_->setEnabled(!greedy_->isChecked());
-  updateNounSwitches();
+  updateGlimpseSwitch();
   primary_->setCaptionOptions(o);
   compare_->setCaptionOptions(o);
 }
@@ -198,40 +196,20 @@ void MainWindow::setBeam(int beam) {
   if (beam > 1) beam_->setValue(beam);
 }
 
-void MainWindow::setMirrorNouns(bool on) { mirror_nouns_->setChecked(on); }
-
-bool MainWindow::mirrorSwitchEnabled() const { return mirror_nouns_->isEnabled(); }
-
-void MainWindow::setCutOutNouns(bool on) { cut_out_nouns_->setChecked(on); }
-
-bool MainWindow::cutOutSwitchEnabled() const { return cut_out_nouns_->isEnabled(); }
-
 void MainWindow::setSampleGlimpses(bool on) { sample_glimpses_->setChecked(on); }
 
-void MainWindow::updateNounSwitches() {
-  bool reads_mirror = false, reads_cut_outs = false;
+void MainWindow::updateGlimpseSwitch() {
+  bool hard = false;
   for (const ExplorerPanel* panel : {primary_, compare_}) {
     const auto* model = panel->session()->model();
-    if (!model || (panel != primary_ && panel->isHidden())) continue;
-    reads_mirror |= model->mirror_nouns;
-    reads_cut_outs |= model->cut_out_nouns;
+    if (model && (panel == primary_ || !panel->isHidden())) hard |= model->attention == QLatin1String("hard");
   }
-  const bool sampled = sample_glimpses_->isChecked();
-  mirror_nouns_->setEnabled(reads_mirror && !sampled);
-  mirror_nouns_->setToolTip(
-      sampled ? tr("Sampled glimpses read every word in the image alone")
-      : reads_mirror
-          ? tr("Models trained on mirrored items: read the class nouns in the image and in its mirror "
-               "(the \u03B1 shown stays the image's); off: in the image alone")
-          : tr("The model shown was not trained on mirrored items: it reads the class nouns in the image alone"));
-  cut_out_nouns_->setEnabled(reads_cut_outs && !sampled);
-  cut_out_nouns_->setToolTip(
-      sampled ? tr("Sampled glimpses read every word from the decoder alone")
-      : reads_cut_outs
-          ? tr("Models with an item classifier: each object of a plain-background image is also cut out and named "
-               "alone, and the class nouns follow that where \u03B1 falls; off: the decoder alone")
-          : tr("The model shown has no item classifier (it was trained without the encoder pretraining)"));
+  sample_glimpses_->setEnabled(hard);
+  sample_glimpses_->setToolTip(hard ? tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1")
+                                    : tr("Only hard-attention models sample glimpses; the model shown is soft"));
 }
+
+bool MainWindow::glimpseSwitchEnabled() const { return sample_glimpses_->isEnabled(); }
 
 void MainWindow::applyOverlayStyle() {
   fovea::OverlayStyle s;
@@ -320,7 +298,7 @@ void MainWindow::setCompareVisible(bool visible) {
     compare_->setUserCaption(user_caption_->text());
     splitter_->setSizes({1, 1});
   }
-  updateNounSwitches();
+  updateGlimpseSwitch();
 }
 
 void MainWindow::setUserCaption(const QString& text) {

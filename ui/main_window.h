@@ -37,19 +37,9 @@ class MainWindow : public QMainWindow {
   void setCompareVisible(bool visible);
   void setUserCaption(const QString& text);
   void setBeam(int beam);
-  /// Class nouns read in the image's mirror too, for models trained on mirrored items (on by
-  /// default); off: in the image alone.
-  void setMirrorNouns(bool on);
-  /// Whether the mirror switch can change anything: a shown model reads nouns in the mirror and
-  /// glimpses are not sampled.
-  bool mirrorSwitchEnabled() const;
-  /// Class nouns also read from each object cut out alone, for models with an item classifier
-  /// (on by default); off: from the decoder alone.
-  void setCutOutNouns(bool on);
-  /// Whether the cut-out switch can change anything: a shown model has an item classifier and
-  /// glimpses are not sampled.
-  bool cutOutSwitchEnabled() const;
   void setSampleGlimpses(bool on);
+  /// Whether sampled glimpses can be asked for: a hard-attention model is shown.
+  bool glimpseSwitchEnabled() const;
   /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
   bool exportFigure(const QString& path);
   bool exportFrames(const QString& dir);
@@ -77,9 +67,8 @@ class MainWindow : public QMainWindow {
   void showError(const QString& message);
   void clearError();
   void applyDecoding();
-  /// Enables the mirror and cut-out switches where they can change the captions shown, with
-  /// tooltips that say why not.
-  void updateNounSwitches();
+  /// Offers sampled glimpses only while a hard-attention model is shown.
+  void updateGlimpseSwitch();
   void applyOverlayStyle();
   void captionArrived();
   void addRecent(const QString& path);
@@ -107,8 +96,6 @@ class MainWindow : public QMainWindow {
   QSpinBox* beam_ = nullptr;
   QCheckBox* greedy_ = nullptr;
   QCheckBox* sample_glimpses_ = nullptr;
-  QCheckBox* mirror_nouns_ = nullptr;
-  QCheckBox* cut_out_nouns_ = nullptr;
   QComboBox* colormap_ = nullptr;
   QSlider* opacity_ = nullptr;
   QSlider* speed_ = nullptr;

@@ -64,17 +64,10 @@ void MainWindow::buildControls() {
   greedy_ = new QCheckBox(tr("greedy"));
   sample_glimpses_ = new QCheckBox(tr("sampled glimpses"));
   sample_glimpses_->setToolTip(tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1"));
-  mirror_nouns_ = new QCheckBox(tr("mirror"));
-  mirror_nouns_->setChecked(true);
-  mirror_nouns_->setEnabled(false);  // until a model that reads the mirror is loaded (updateNounSwitches)
+  sample_glimpses_->setEnabled(false);  // until a hard model is shown (updateGlimpseSwitch)
   connect(beam_, &QSpinBox::valueChanged, this, &MainWindow::applyDecoding);
   connect(greedy_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
   connect(sample_glimpses_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
-  connect(mirror_nouns_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
-  cut_out_nouns_ = new QCheckBox(tr("cut-outs"));
-  cut_out_nouns_->setChecked(true);
-  cut_out_nouns_->setEnabled(false);  // until a model with an item classifier is loaded (updateNounSwitches)
-  connect(cut_out_nouns_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
 
   colormap_ = new QComboBox;
   for (const auto& name : fovea::colormap_names()) colormap_->addItem(QString::fromStdString(name));
@@ -112,8 +105,6 @@ void MainWindow::buildControls() {
   tb->addWidget(beam_);
   tb->addWidget(greedy_);
   tb->addWidget(sample_glimpses_);
-  tb->addWidget(mirror_nouns_);
-  tb->addWidget(cut_out_nouns_);
   tb->addSeparator();
   tb->addWidget(colormap_);
   tb->addWidget(new QLabel(tr(" opacity ")));

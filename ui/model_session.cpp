@@ -42,10 +42,6 @@ ModelDescription describe(const fovea::Captioner& c, const QString& path) {
     parts << QStringLiteral("val BLEU-4 %1").arg(info["best_val_bleu4"].get<double>(), 0, 'f', 3);
   parts << QStringLiteral("%1 words").arg(info.value("vocabulary", 0));
   parts << QStringLiteral("grid %1x%2").arg(d.grid_h).arg(d.grid_w);
-  d.mirror_nouns = info.value("mirror_nouns", false);
-  if (d.mirror_nouns) parts << QStringLiteral("nouns read in the mirror too");
-  d.cut_out_nouns = info.value("cut_out_nouns", false);
-  if (d.cut_out_nouns) parts << QStringLiteral("nouns read from cut-outs too");
   d.summary = parts.join(QStringLiteral(" · "));
   d.details = QString::fromStdString(info.dump(2));
   return d;

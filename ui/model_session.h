@@ -23,8 +23,6 @@ struct ModelDescription {
   QString summary;    ///< one line: kind, data, training, vocabulary
   QString details;    ///< the engine's info() as indented JSON
   int grid_h = 0, grid_w = 0;
-  bool mirror_nouns = false;   ///< its captions read class nouns in the mirror too by default
-  bool cut_out_nouns = false;  ///< ... and from cut-outs named by its item classifier
 };
 
 struct CaptionReply {

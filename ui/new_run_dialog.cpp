@@ -5,7 +5,6 @@
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -18,34 +17,41 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include <cmath>
+#include <algorithm>
+#include <climits>
 #include <stdexcept>
 
 #include "core/run_log.h"
+#include "core/train_settings.h"
 
 namespace fovea::ui {
 
 namespace {
 
-/// The accessor lambdas below read better with a short name.
-using Config = fovea::TrainConfig;
+/// The setting's field name: its CLI option without "--".
+QString field_name(const fovea::TrainSetting& s) { return QString::fromStdString(s.cli_name().substr(2)); }
+
+/// "init_from" -> "Init from".
+QString label_of(const fovea::TrainSetting& s) {
+  QString label = QString::fromLatin1(s.key).replace('_', ' ');
+  label[0] = label[0].toUpper();
+  return label;
+}
 
 }  // namespace
 
 NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     : QDialog(parent), runs_root_(runs_root), tabs_(new QTabWidget), error_(new QLabel) {
   setWindowTitle(tr("New training run"));
-  base_ = fovea::recommended_train_config();
-  base_.threads = 0;
   error_->setStyleSheet("color: #b00020");
   error_->setWordWrap(true);
   error_->hide();
 
   auto* recommended = new QPushButton(tr("Recommended recipe"));
-  recommended->setToolTip(tr("The shipped recipe: attention supervision, auxiliary loss, learned h0/c0"));
+  recommended->setToolTip(tr("The shipped recipe: encoder pretraining, auxiliary loss, attention supervision, learned h0/c0"));
   auto* paper = new QPushButton(tr("Paper's objective"));
-  paper->setToolTip(tr("Xu et al. 2015 exactly: no auxiliary loss, no attention supervision, h0/c0 from the mean "
-                       "annotation, penalty summed over cells"));
+  paper->setToolTip(tr("Xu et al. 2015 exactly: no auxiliary loss, encoder pretraining or attention supervision, h0/c0 "
+                       "from the mean annotation, penalty summed over cells"));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
   buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
@@ -60,24 +66,33 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   layout->addWidget(tabs_, 1);
   layout->addWidget(error_);
   layout->addWidget(buttons);
-  buildPages();
-  setConfig(base_);
+  for (const auto& group : fovea::train_setting_groups()) {
+    auto* page = addPage(QString::fromStdString(group));
+    for (const auto& s : fovea::train_settings()) {
+      if (s.group == group) addField(page, s);
+    }
+  }
+  setConfig(fovea::recommended_train_config());
   suggestOutputFolder();
+  connect(findChild<QComboBox*>("attention"), &QComboBox::currentTextChanged, this, &NewRunDialog::updateHardOnly);
 
   connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(recommended, &QPushButton::clicked, this, [this] {
-    auto c = config();
-    const auto keep = c;
-    c = fovea::recommended_train_config();
-    c.out_dir = keep.out_dir;
-    c.model.attention = keep.model.attention;
-    setConfig(c);
+    const auto out = value("out"), attention = value("attention");
+    setConfig(fovea::recommended_train_config());
+    setValue("out", out);
+    setValue("attention", attention);
   });
   connect(paper, &QPushButton::clicked, this, [this] {
-    auto c = config();
-    fovea::apply_paper_objective(c);
-    setConfig(c);
+    try {
+      auto c = config();
+      fovea::apply_paper_objective(c);
+      setConfig(c);
+    } catch (const std::exception& e) {
+      error_->setText(QString::fromStdString(e.what()));
+      error_->show();
+    }
   });
   resize(980, 640);
 }
@@ -87,6 +102,7 @@ QWidget* NewRunDialog::addPage(const QString& title) {
   auto* grid = new QGridLayout(page);
   grid->setColumnStretch(2, 1);
   grid->setVerticalSpacing(6);
+  grid->setRowStretch(100, 1);
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setWidget(page);
@@ -95,107 +111,105 @@ QWidget* NewRunDialog::addPage(const QString& title) {
   return page;
 }
 
-void NewRunDialog::addRow(QWidget* page, const QString& label, const QString& explanation, Setting setting) {
+void NewRunDialog::addField(QWidget* page, const fovea::TrainSetting& s) {
+  const auto value = s.default_value();
+  QWidget* editor = nullptr;
+  if (std::holds_alternative<bool>(value)) {
+    editor = new QCheckBox;
+  } else if (!s.choices.empty()) {
+    auto* box = new QComboBox;
+    for (const auto& c : s.choices) box->addItem(QString::fromStdString(c));
+    editor = box;
+  } else if (std::holds_alternative<std::int64_t>(value)) {
+    auto* box = new QSpinBox;
+    box->setRange(int(std::max<double>(s.min, INT_MIN)), int(std::min<double>(s.max, INT_MAX)));
+    box->setMinimumWidth(110);
+    editor = box;
+  } else {
+    auto* edit = new QLineEdit;
+    edit->setMinimumWidth(std::holds_alternative<std::string>(value) ? 280 : 110);
+    editor = edit;
+  }
+  const auto name = field_name(s);
+  const auto help = QString::fromUtf8(s.help);
+  editor->setObjectName(name);
+  editor->setToolTip(QStringLiteral("--%1: %2").arg(name, help));
   auto* grid = static_cast<QGridLayout*>(page->layout());
   const int row = grid->rowCount();
-  auto* name = new QLabel(label);
-  name->setBuddy(setting.editor);
-  auto* help = new QLabel(explanation);
-  help->setStyleSheet("color: gray");
-  help->setWordWrap(true);
-  setting.editor->setObjectName(setting.name);
-  setting.editor->setToolTip(explanation);
-  grid->addWidget(name, row, 0);
-  QWidget* cell = setting.editor;
-  if (auto* browse = setting.editor->property("browse").value<QWidget*>()) {
-    // A path: the field and its Browse button side by side.
+  auto* label = new QLabel(label_of(s));
+  label->setBuddy(editor);
+  auto* explanation = new QLabel(help);
+  explanation->setStyleSheet("color: gray");
+  explanation->setWordWrap(true);
+  QWidget* cell = editor;
+  if (auto* browse = browseButton(name)) {  // a path: the field and its Browse button side by side
     cell = new QWidget;
     auto* line = new QHBoxLayout(cell);
     line->setContentsMargins(0, 0, 0, 0);
-    line->addWidget(setting.editor, 1);
+    line->addWidget(editor, 1);
     line->addWidget(browse);
-    cell->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   }
-  const bool wide = qobject_cast<QLineEdit*>(setting.editor) != nullptr ||
-                    setting.editor->property("browse").value<QWidget*>() != nullptr;
-  grid->addWidget(cell, row, 1, wide ? Qt::Alignment() : Qt::AlignLeft);
-  grid->addWidget(help, row, 2);
-  settings_ << setting;
+  grid->addWidget(label, row, 0);
+  grid->addWidget(cell, row, 1, qobject_cast<QLineEdit*>(editor) ? Qt::Alignment() : Qt::AlignLeft);
+  grid->addWidget(explanation, row, 2);
+  fields_ << Field{&s, editor};
 }
 
-void NewRunDialog::addInt(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-                          int lo, int hi, std::function<std::int64_t(const Config&)> get,
-                          std::function<void(Config&, std::int64_t)> set) {
-  auto* box = new QSpinBox;
-  box->setRange(lo, hi);
-  box->setMinimumWidth(110);
-  addRow(page, label, explanation,
-         {name, box, [box, set](Config& c) { set(c, box->value()); }, [box, get](const Config& c) { box->setValue(int(get(c))); }});
-}
-
-void NewRunDialog::addReal(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-                           double lo, double hi, int decimals, std::function<double(const Config&)> get,
-                           std::function<void(Config&, double)> set) {
-  auto* box = new QDoubleSpinBox;
-  box->setRange(lo, hi);
-  box->setDecimals(decimals);
-  box->setSingleStep(std::pow(10.0, -std::min(decimals, 2)));
-  box->setMinimumWidth(110);
-  addRow(page, label, explanation,
-         {name, box, [box, set](Config& c) { set(c, box->value()); }, [box, get](const Config& c) { box->setValue(get(c)); }});
-}
-
-void NewRunDialog::addFlag(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-                           std::function<bool(const Config&)> get, std::function<void(Config&, bool)> set) {
-  auto* box = new QCheckBox;
-  addRow(page, label, explanation,
-         {name, box, [box, set](Config& c) { set(c, box->isChecked()); }, [box, get](const Config& c) { box->setChecked(get(c)); }});
-}
-
-void NewRunDialog::addChoice(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-                             const QStringList& choices, std::function<std::string(const Config&)> get,
-                             std::function<void(Config&, const std::string&)> set) {
-  auto* box = new QComboBox;
-  box->addItems(choices);
-  if (pending_browse_) {
-    box->setEditable(true);  // a path can be typed or browsed
-    box->setMinimumWidth(280);
-    box->setProperty("browse", QVariant::fromValue<QWidget*>(pending_browse_));
-  }
-  pending_browse_ = nullptr;
-  addRow(page, label, explanation,
-         {name, box, [box, set](Config& c) { set(c, box->currentText().toStdString()); },
-          [box, get](const Config& c) { box->setCurrentText(QString::fromStdString(get(c))); }});
-}
-
-void NewRunDialog::addText(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-                           std::function<std::string(const Config&)> get,
-                           std::function<void(Config&, const std::string&)> set) {
-  auto* edit = new QLineEdit;
-  edit->setMinimumWidth(280);
-  if (pending_browse_) edit->setProperty("browse", QVariant::fromValue<QWidget*>(pending_browse_));
-  pending_browse_ = nullptr;
-  addRow(page, label, explanation,
-         {name, edit, [edit, set](Config& c) { set(c, edit->text().trimmed().toStdString()); },
-          [edit, get](const Config& c) { edit->setText(QString::fromStdString(get(c))); }});
+QWidget* NewRunDialog::browseButton(const QString& name) {
+  if (name != "out" && name != "init-from" && name != "dataset" && name != "images" && name != "backbone") return nullptr;
+  auto* button = new QPushButton(tr("Browse…"));
+  connect(button, &QPushButton::clicked, this, [this, name] {
+    if (name == "out" || name == "images") {
+      const auto dir = QFileDialog::getExistingDirectory(this, name == "out" ? tr("Folder to hold the new run")
+                                                                            : tr("Folder of the dataset's images"),
+                                                         runs_root_);
+      if (dir.isEmpty()) return;
+      setValue(name, name == "out" ? QDir(dir).filePath(QFileInfo(value("out").toString()).fileName()) : dir);
+      return;
+    }
+    const auto filter = name == "dataset" ? tr("Caption datasets (*.json);;All files (*)")
+                        : name == "backbone" ? tr("TorchScript modules (*.pt *.pth);;All files (*)")
+                                             : tr("Fovea checkpoints (*.ckpt);;All files (*)");
+    const auto file = QFileDialog::getOpenFileName(this, tr("Choose a file"), runs_root_, filter);
+    if (file.isEmpty()) return;
+    if (name == "dataset") {  // Karpathy's files are dataset_*.json; COCO's captions_*.json
+      setValue(name, (QFileInfo(file).fileName().startsWith("captions") ? "coco:" : "karpathy:") + file);
+    } else {
+      setValue(name, file);
+    }
+  });
+  return button;
 }
 
 void NewRunDialog::suggestOutputFolder() {
   const auto stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-  const auto kind = value("attention").toString();
-  setValue("out", QDir(runs_root_).filePath(kind + "-" + stamp));
+  setValue("out", QDir(runs_root_).filePath(value("attention").toString() + "-" + stamp));
 }
 
 fovea::TrainConfig NewRunDialog::config() const {
-  auto c = base_;
-  for (const auto& s : settings_) s.write(c);
-  c.scenes.image_size = int(c.model.image_size);
+  auto c = fovea::recommended_train_config();
+  for (const auto& f : fields_) {
+    const auto& s = *f.setting;
+    if (auto* box = qobject_cast<QCheckBox*>(f.editor)) s.set(c, box->isChecked());
+    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) s.set(c, std::int64_t(spin->value()));
+    else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) s.set(c, combo->currentText().toStdString());
+    else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) {
+      const auto text = edit->text().trimmed().toStdString();
+      if (std::holds_alternative<std::string>(s.default_value())) s.set(c, text);
+      else s.set(c, fovea::parse_setting(s, text));
+    }
+  }
   return c;
 }
 
 void NewRunDialog::setConfig(const fovea::TrainConfig& config) {
-  base_ = config;
-  for (const auto& s : settings_) s.read(config);
+  for (const auto& f : fields_) {
+    const auto v = f.setting->get(config);
+    if (auto* box = qobject_cast<QCheckBox*>(f.editor)) box->setChecked(std::get<bool>(v));
+    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) spin->setValue(int(std::get<std::int64_t>(v)));
+    else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) combo->setCurrentText(QString::fromStdString(std::get<std::string>(v)));
+    else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) edit->setText(QString::fromStdString(fovea::format_setting(v)));
+  }
   updateHardOnly();
 }
 
@@ -203,7 +217,6 @@ bool NewRunDialog::setValue(const QString& name, const QVariant& v) {
   auto* w = findChild<QWidget*>(name);
   if (!w) return false;
   if (auto* b = qobject_cast<QSpinBox*>(w)) b->setValue(v.toInt());
-  else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) d->setValue(v.toDouble());
   else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(v.toBool());
   else if (auto* x = qobject_cast<QComboBox*>(w)) x->setCurrentText(v.toString());
   else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(v.toString());
@@ -214,24 +227,30 @@ bool NewRunDialog::setValue(const QString& name, const QVariant& v) {
 QVariant NewRunDialog::value(const QString& name) const {
   auto* w = findChild<QWidget*>(name);
   if (auto* b = qobject_cast<QSpinBox*>(w)) return b->value();
-  if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) return d->value();
   if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked();
   if (auto* x = qobject_cast<QComboBox*>(w)) return x->currentText();
   if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
   return {};
 }
 
-QStringList NewRunDialog::settingNames() const {
+QStringList NewRunDialog::settingKeys() const {
   QStringList out;
-  for (const auto& s : settings_) out << s.name;
+  for (const auto& f : fields_) out << QString::fromLatin1(f.setting->key);
   return out;
+}
+
+void NewRunDialog::updateHardOnly() {
+  const bool hard = value("attention").toString() == "hard";
+  for (const char* name : {"lambda-r", "lambda-e", "expected-prob", "baseline-decay"}) {
+    if (auto* w = findChild<QWidget*>(name)) w->setEnabled(hard);
+  }
+  if (auto* w = findChild<QWidget*>("beta")) w->setEnabled(!hard);
 }
 
 void NewRunDialog::accept() {
   try {
-    auto c = config();
+    const auto c = config();
     c.validate();
-    c.model.validate();
     if (QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(c.out_dir)))) {
       throw std::invalid_argument(c.out_dir + " already holds a run; resume it from the run list or choose another folder");
     }

@@ -1,17 +1,19 @@
 #pragma once
-/// "New training run": every setting `fovea train` takes, grouped as its --help groups them,
-/// each with a one-line explanation, starting from the shipped recipe; one button switches to
-/// the paper's exact objective. Produces a fovea::TrainConfig for TrainingRun::start.
+/// "New training run": one field per training setting (core/train_settings.h), on one page per
+/// group as `fovea train --help` groups them, each with its one line of help, starting from the
+/// shipped recipe; one button switches to the paper's exact objective. Produces a
+/// fovea::TrainConfig for TrainingRun::start.
 #include <QDialog>
 #include <QList>
-
-#include <functional>
 
 #include "core/train_config.h"
 
 class QLabel;
-class QLineEdit;
 class QTabWidget;
+
+namespace fovea {
+struct TrainSetting;
+}
 
 namespace fovea::ui {
 
@@ -21,50 +23,36 @@ class NewRunDialog : public QDialog {
   /// `runs_root`: where the suggested output folder goes.
   explicit NewRunDialog(const QString& runs_root, QWidget* parent = nullptr);
 
+  /// The settings as the fields hold them; throws std::invalid_argument naming a field that
+  /// does not parse.
   fovea::TrainConfig config() const;
   void setConfig(const fovea::TrainConfig& config);
-  /// Sets the widget of one setting by its name (the `fovea train` option without "--", e.g.
-  /// "epochs", "attention", "out"): for tests and scripted use. False for an unknown name.
+  /// Sets the field of one setting by its `fovea train` option name without "--" (e.g. "epochs",
+  /// "init-from"): for tests and scripted use. False for an unknown name.
   bool setValue(const QString& name, const QVariant& value);
   QVariant value(const QString& name) const;
-  QStringList settingNames() const;
+  /// The settings' keys as the config JSON writes them (init_from, ...), in the dialog's order.
+  QStringList settingKeys() const;
 
  public Q_SLOTS:
   void accept() override;
 
  private:
-  struct Setting {
-    QString name;
+  struct Field {
+    const fovea::TrainSetting* setting;
     QWidget* editor;
-    std::function<void(fovea::TrainConfig&)> write;  ///< editor -> config
-    std::function<void(const fovea::TrainConfig&)> read;  ///< config -> editor
   };
   QWidget* addPage(const QString& title);
-  void addRow(QWidget* page, const QString& label, const QString& explanation, Setting setting);
-  void addInt(QWidget* page, const QString& name, const QString& label, const QString& explanation, int lo, int hi,
-              std::function<std::int64_t(const fovea::TrainConfig&)> get,
-              std::function<void(fovea::TrainConfig&, std::int64_t)> set);
-  void addReal(QWidget* page, const QString& name, const QString& label, const QString& explanation, double lo,
-               double hi, int decimals, std::function<double(const fovea::TrainConfig&)> get,
-               std::function<void(fovea::TrainConfig&, double)> set);
-  void addFlag(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-               std::function<bool(const fovea::TrainConfig&)> get, std::function<void(fovea::TrainConfig&, bool)> set);
-  void addText(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-               std::function<std::string(const fovea::TrainConfig&)> get,
-               std::function<void(fovea::TrainConfig&, const std::string&)> set);
-  void addChoice(QWidget* page, const QString& name, const QString& label, const QString& explanation,
-                 const QStringList& choices, std::function<std::string(const fovea::TrainConfig&)> get,
-                 std::function<void(fovea::TrainConfig&, const std::string&)> set);
-  void buildPages();
+  void addField(QWidget* page, const fovea::TrainSetting& setting);
+  /// A Browse… button for the settings that name a file or folder; null for the others.
+  QWidget* browseButton(const QString& name);
   void suggestOutputFolder();
   void updateHardOnly();
 
   QString runs_root_;
   QTabWidget* tabs_;
   QLabel* error_;
-  QList<Setting> settings_;
-  fovea::TrainConfig base_;
-  QWidget* pending_browse_ = nullptr;  ///< the Browse button the next addText row gets
+  QList<Field> fields_;
 };
 
 }  // namespace fovea::ui

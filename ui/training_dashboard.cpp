@@ -53,9 +53,6 @@ const ValMetric kValMetrics[] = {
     {"cider", [](const fovea::ValidationRecord& v) { return v.cider; }, false},
     {"pointing", [](const fovea::ValidationRecord& v) { return 100 * v.pointing; }, true},
     {"alpha_in_box", [](const fovea::ValidationRecord& v) { return 100 * v.alpha_in_box; }, true},
-    // Runs with --weight-averaging --score-unaveraged: the last step's weights beside the average.
-    {"unaveraged_bleu4", [](const fovea::ValidationRecord& v) { return v.unaveraged_bleu4; }, false},
-    {"unaveraged_cider", [](const fovea::ValidationRecord& v) { return v.unaveraged_cider; }, false},
 };
 
 /// The pretraining chart's y: the share of items named right, in percent as the pointing charts.
@@ -76,8 +73,8 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("grad_norm", tr("Gradient norm (before clipping)"), tr("‖g‖"));
   addChart("lr", tr("Learning rate"), tr("lr"));
   addChart("throughput", tr("Throughput"), tr("words/s"));
-  addChart("bleu4", tr("Validation BLEU-4; unaveraged dashed"), tr("BLEU-4"));
-  addChart("cider", tr("Validation CIDEr-D; unaveraged dashed"), tr("CIDEr-D"));
+  addChart("bleu4", tr("Validation BLEU-4"), tr("BLEU-4"));
+  addChart("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
   addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
   addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
@@ -93,9 +90,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
       {"lr", "lr", tr("lr")},
       {"throughput", "tokens_per_s", tr("words/s")},
       {"bleu4", "bleu4", tr("BLEU-4")},
-      {"bleu4", "unaveraged_bleu4", tr("BLEU-4, last step's weights"), true},
       {"cider", "cider", tr("CIDEr-D")},
-      {"cider", "unaveraged_cider", tr("CIDEr-D, last step's weights"), true},
       {"pointing", "pointing", tr("pointing")},
       {"pointing", "alpha_in_box", tr("α in box"), true},
       {"supervision", "attention_loss", tr("attention"),},
