@@ -18,18 +18,18 @@
 #include "app/commands.h"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
-#include "core/batching.h"
-#include "core/captioner.h"
-#include "core/decoder_pass.h"
-#include "core/decoding.h"
-#include "core/fashion_scenes.h"
-#include "core/figure.h"
-#include "core/heatmap.h"
-#include "core/image_io.h"
-#include "core/objectives.h"
-#include "core/runtime.h"
-#include "core/show_attend_tell.h"
-#include "core/trainer.h"
+#include "core/data/batching.h"
+#include "core/data/image_io.h"
+#include "core/datasets/fashion_scenes.h"
+#include "core/decode/captioner.h"
+#include "core/decode/decoding.h"
+#include "core/model/show_attend_tell.h"
+#include "core/render/figure.h"
+#include "core/render/heatmap.h"
+#include "core/runtime/runtime.h"
+#include "core/train/decoder_pass.h"
+#include "core/train/objectives.h"
+#include "core/train/trainer.h"
 
 namespace fovea::cli {
 
@@ -208,7 +208,7 @@ Runner add_bench_command(CLI::App& app) {
         return s;
       };
       double first_objective = std::nan("");  // of the first (warm-up) step: compares precisions on the same data
-      DecoderPassOptions pass_options;  // what `fovea train` runs: core/decoder_pass.h
+      DecoderPassOptions pass_options;  // what `fovea train` runs: core/train/decoder_pass.h
       pass_options.objective = oo;
       pass_options.hard = kind == AttentionKind::Hard;
       pass_options.bf16 = a->precision == "bf16";

@@ -1,4 +1,4 @@
-// fovea caption / fovea info: the CLI face of core/captioner.h.
+// fovea caption / fovea info: the CLI face of core/decode/captioner.h.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "core/captioner.h"
-#include "core/image_io.h"
+#include "core/data/image_io.h"
+#include "core/decode/captioner.h"
 
 namespace fovea::cli {
 

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "core/atomic_file.h"
-#include "core/fashion_scenes.h"
-#include "core/image_io.h"
+#include "core/data/image_io.h"
+#include "core/datasets/fashion_scenes.h"
+#include "core/io/atomic_file.h"
 
 namespace fovea::cli {
 

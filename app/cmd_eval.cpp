@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "core/coco_captions.h"
-#include "core/dataset_source.h"
-#include "core/fashion_scenes.h"
-#include "core/scene_evaluation.h"
+#include "core/data/coco_captions.h"
+#include "core/data/dataset_source.h"
+#include "core/datasets/fashion_scenes.h"
+#include "core/eval/scene_evaluation.h"
 
 namespace fovea::cli {
 

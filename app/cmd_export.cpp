@@ -1,14 +1,14 @@
 // fovea export: the annotated figure (image + one heatmap panel per word) as PNG, SVG or PDF,
-// and optionally the word-by-word animation frames; the same core/figure.h code as the GUI.
+// and optionally the word-by-word animation frames; the same core/render/figure.h code as the GUI.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <memory>
 
 #include "app/commands.h"
-#include "core/captioner.h"
-#include "core/figure.h"
-#include "core/image_io.h"
+#include "core/data/image_io.h"
+#include "core/decode/captioner.h"
+#include "core/render/figure.h"
 
 namespace fovea::cli {
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "core/atomic_file.h"
-#include "core/coco_captions.h"
+#include "core/data/coco_captions.h"
+#include "core/io/atomic_file.h"
 
 namespace fovea::cli {
 

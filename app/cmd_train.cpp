@@ -1,4 +1,4 @@
-// fovea train: the CLI face of core/trainer.h.
+// fovea train: the CLI face of core/train/trainer.h.
 #include <CLI/CLI.hpp>
 
 #include <atomic>
@@ -9,8 +9,8 @@
 
 #include "app/commands.h"
 #include "app/progress_bar.h"
-#include "core/train_settings.h"
-#include "core/trainer.h"
+#include "core/train/train_settings.h"
+#include "core/train/trainer.h"
 
 namespace fovea::cli {
 

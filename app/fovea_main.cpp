@@ -5,10 +5,11 @@
 #include <map>
 
 #include "app/commands.h"
-#include "core/runtime.h"
+#include "app/process_startup.h"
+#include "core/runtime/runtime.h"
 
 int main(int argc, char** argv) {
-  fovea::reexec_with_thread_environment(argc, argv);
+  fovea::prepare_process(argc, argv);
   CLI::App app{"fovea: image captioning with visual attention (Show, Attend and Tell)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fovea 0.1.0");

@@ -8,14 +8,14 @@
 
 #include <cstdio>
 
-#include "core/thread_environment.h"
-#include "ui/caption_strip.h"
-#include "ui/explorer_panel.h"
-#include "ui/main_window.h"
-#include "ui/model_session.h"
-#include "ui/resource_paths.h"
-#include "ui/training_window.h"
-#include "ui/word_player.h"
+#include "app/process_startup.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/model_session.h"
+#include "ui/explorer/resource_paths.h"
+#include "ui/explorer/word_player.h"
+#include "ui/training/training_window.h"
 
 namespace {
 
@@ -55,7 +55,7 @@ void schedule_training_screenshot(fovea::ui::TrainingWindow* w, const QString& f
 }  // namespace
 
 int main(int argc, char** argv) {
-  fovea::reexec_with_thread_environment(argc, argv);
+  fovea::prepare_process(argc, argv);
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Fovea"));
   QApplication::setApplicationName(QStringLiteral("fovea-studio"));

@@ -23,14 +23,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/thread_environment.h"
-#include "core/train_config.h"
-#include "ui/explorer_panel.h"
-#include "ui/main_window.h"
-#include "ui/resource_paths.h"
-#include "ui/training_run.h"
-#include "ui/training_window.h"
-#include "ui/word_player.h"
+#include "app/process_startup.h"
+#include "core/train/train_config.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/resource_paths.h"
+#include "ui/explorer/word_player.h"
+#include "ui/training/training_run.h"
+#include "ui/training/training_window.h"
 
 namespace {
 
@@ -128,7 +128,7 @@ double percentile(std::vector<double> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fovea::reexec_with_thread_environment(argc, argv);
+  fovea::prepare_process(argc, argv);
   program_clock();
   if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY")) {
     qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -1,7 +1,7 @@
 // The fused additive attention gives the scores and gradients of the LibTorch operators it replaces.
 #include <gtest/gtest.h>
 
-#include "core/additive_attention.h"
+#include "core/model/additive_attention.h"
 
 using namespace fovea;
 

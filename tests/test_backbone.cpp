@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "core/checkpoint.h"
-#include "core/objectives.h"
+#include "core/io/checkpoint.h"
+#include "core/train/objectives.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

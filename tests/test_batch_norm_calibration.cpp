@@ -2,7 +2,7 @@
 // average over the batches it is shown, and leaves the module as it found it.
 #include <gtest/gtest.h>
 
-#include "core/batch_norm_calibration.h"
+#include "core/train/batch_norm_calibration.h"
 
 using namespace fovea;
 

@@ -1,8 +1,8 @@
 // Batches: deterministic by (seed, epoch, index); per-cell labels follow the object boxes.
 #include <gtest/gtest.h>
 
-#include "core/batching.h"
-#include "core/fashion_scenes.h"
+#include "core/data/batching.h"
+#include "core/datasets/fashion_scenes.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/bleu.h"
-#include "core/tokenizer.h"
+#include "core/data/tokenizer.h"
+#include "core/eval/bleu.h"
 
 using namespace fovea;
 

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/caption_metrics.h"
-#include "core/coco_captions.h"
-#include "core/tokenizer.h"
+#include "core/data/coco_captions.h"
+#include "core/data/tokenizer.h"
+#include "core/eval/caption_metrics.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/checkpoint.h"
-#include "core/decoding.h"
+#include "core/decode/decoding.h"
+#include "core/io/checkpoint.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -1,9 +1,9 @@
 // GPU tests: named *_CUDA and skipped where no GPU is present.
 #include <gtest/gtest.h>
 
-#include "core/checkpoint.h"
-#include "core/decoding.h"
-#include "core/objectives.h"
+#include "core/decode/decoding.h"
+#include "core/io/checkpoint.h"
+#include "core/train/objectives.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

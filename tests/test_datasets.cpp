@@ -7,11 +7,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/caption_dataset.h"
-#include "core/dataset_source.h"
-#include "core/image_cache.h"
-#include "core/image_io.h"
-#include "core/trainer.h"
+#include "core/data/caption_dataset.h"
+#include "core/data/dataset_source.h"
+#include "core/data/image_cache.h"
+#include "core/data/image_io.h"
+#include "core/train/trainer.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -1,8 +1,8 @@
 // Decoder: shapes, masks, α a distribution, padding irrelevant, batch order irrelevant.
 #include <gtest/gtest.h>
 
-#include "core/batching.h"
-#include "core/decoder.h"
+#include "core/data/batching.h"
+#include "core/model/decoder.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -5,8 +5,9 @@
 
 #include <cmath>
 
-#include "core/batching.h"
-#include "core/decoder_pass.h"
+#include "core/data/batching.h"
+#include "core/runtime/runtime.h"
+#include "core/train/decoder_pass.h"
 #include "tests/test_support.h"
 
 using namespace fovea;
@@ -90,8 +91,9 @@ TEST(DecoderPass, TwoPartsGiveTheWholeBatchsLossAndGradients) {
 }
 
 TEST(DecoderPass, PartsTakeBf16AnnotationsAndHandBackTheirGradientInBf16) {
+  if (!cpu_has_native_bf16()) GTEST_SKIP() << "no native bf16 products on this CPU (or oneDNN is capped below them)";
   // What `fovea train --precision bf16` hands the pass: the encoder's annotations in bfloat16.
-  // One part runs under autocast; parts multiply in float (core/decoder_pass.cpp says why).
+  // One part runs under autocast; parts multiply in float (core/train/decoder_pass.cpp says why).
   torch::manual_seed(4);
   Decoder dec(pass_config(AttentionKind::Soft, 0.0));
   PassBatch b;

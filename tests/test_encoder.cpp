@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/encoder.h"
+#include "core/model/encoder.h"
 
 namespace fovea {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "core/fashion_mnist.h"
+#include "core/datasets/fashion_mnist.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

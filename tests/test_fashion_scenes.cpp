@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/fashion_scenes.h"
-#include "core/tokenizer.h"
+#include "core/data/tokenizer.h"
+#include "core/datasets/fashion_scenes.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -6,10 +6,10 @@
 #include <regex>
 #include <sstream>
 
-#include "core/figure.h"
-#include "core/heatmap.h"
-#include "core/image_io.h"
-#include "core/png_encoder.h"
+#include "core/data/image_io.h"
+#include "core/render/figure.h"
+#include "core/render/heatmap.h"
+#include "core/render/png_encoder.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -1,8 +1,8 @@
 // Attention grounding: one-hot α on a cell inside the named object's box scores 1, outside 0.
 #include <gtest/gtest.h>
 
-#include "core/grounding.h"
-#include "core/scene_evaluation.h"
+#include "core/eval/grounding.h"
+#include "core/eval/scene_evaluation.h"
 
 using namespace fovea;
 

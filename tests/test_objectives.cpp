@@ -2,8 +2,8 @@
 // against the exact gradient of the variational bound on a case small enough to enumerate.
 #include <gtest/gtest.h>
 
-#include "core/batching.h"
-#include "core/objectives.h"
+#include "core/data/batching.h"
+#include "core/train/objectives.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

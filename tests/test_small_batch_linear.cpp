@@ -1,7 +1,7 @@
 // The small-batch linear used while decoding gives torch::linear's numbers.
 #include <gtest/gtest.h>
 
-#include "core/small_batch_linear.h"
+#include "core/model/small_batch_linear.h"
 
 using namespace fovea;
 

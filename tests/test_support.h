@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 
-#include "core/fashion_mnist.h"
-#include "core/show_attend_tell.h"
-#include "core/train_config.h"
+#include <nlohmann/json.hpp>
+
+#include "core/datasets/fashion_mnist.h"
+#include "core/model/show_attend_tell.h"
+#include "core/train/run_log.h"
+#include "core/train/train_config.h"
 
 namespace fovea::test {
 
@@ -67,6 +71,15 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.precision = "fp32";  // the same numerics on every machine (auto picks bf16 where the CPU has it)
   t.out_dir = out_dir;
   return t;
+}
+
+/// A run's metrics.jsonl, one JSON object per line.
+inline std::vector<nlohmann::json> read_metrics(const std::string& run) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(metrics_path(run));
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
 }
 
 /// The message of the exception `f` throws (a test failure when it throws none).

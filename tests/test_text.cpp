@@ -1,8 +1,8 @@
 // Tokeniser (PTB-style) and vocabulary.
 #include <gtest/gtest.h>
 
-#include "core/tokenizer.h"
-#include "core/vocabulary.h"
+#include "core/data/tokenizer.h"
+#include "core/data/vocabulary.h"
 
 using namespace fovea;
 using V = std::vector<std::string>;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/train_settings.h"
+#include "core/train/train_settings.h"
 #include "test_support.h"
 
 namespace fovea {

@@ -1,6 +1,7 @@
 // fovea-studio's widgets under the offscreen platform: open an image -> the caption shows;
 // click a word -> the overlay changes; broken files -> a message naming them, and the window
 // keeps working; exports hold one panel per word; a typed caption is scored; two models compare.
+#include <QApplication>
 #include <QFile>
 #include <QImage>
 #include <QStandardPaths>
@@ -8,13 +9,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "ui/attention_view.h"
-#include "ui/caption_strip.h"
-#include "ui/explorer_panel.h"
-#include "ui/main_window.h"
-#include "ui/model_session.h"
-#include "ui/thumbnail_strip.h"
-#include "ui/word_player.h"
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/model_session.h"
+#include "ui/explorer/thumbnail_strip.h"
+#include "ui/explorer/word_player.h"
 
 using namespace fovea::ui;
 
@@ -227,6 +228,19 @@ class StudioTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(stripWords(strip), soft, kWait);
     w->setCompareVisible(false);
     QVERIFY(!w->glimpseSwitchEnabled());
+  }
+
+  void commaAndPeriodStepThroughTheWords() {
+    auto w = captioned();
+    QApplication::setActiveWindow(w.get());
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    w->player()->pause();
+    w->player()->setCurrent(2);
+    QTest::keyClick(w.get(), Qt::Key_Comma);  // one action owns the key: no ambiguous shortcut
+    QCOMPARE(w->player()->current(), 1);
+    QTest::keyClick(w.get(), Qt::Key_Period);
+    QTest::keyClick(w.get(), Qt::Key_Period);
+    QCOMPARE(w->player()->current(), 3);
   }
 
   void softAndHardSideBySideAnimateInStep() {

@@ -17,17 +17,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/captioner.h"
-#include "core/checkpoint_header.h"
-#include "core/trainer.h"
-#include "ui/metric_chart.h"
-#include "ui/new_run_dialog.h"
-#include "ui/run_list.h"
-#include "ui/sample_gallery.h"
-#include "ui/thread_priority.h"
-#include "ui/training_dashboard.h"
-#include "ui/training_run.h"
-#include "ui/training_window.h"
+#include "core/decode/captioner.h"
+#include "core/io/checkpoint_header.h"
+#include "core/train/trainer.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/training_dashboard.h"
+#include "ui/training/new_run_dialog.h"
+#include "ui/training/run_list.h"
+#include "ui/training/sample_gallery.h"
+#include "ui/training/thread_priority.h"
+#include "ui/training/training_run.h"
+#include "ui/training/training_window.h"
 
 using namespace fovea::ui;
 
@@ -75,6 +75,7 @@ fovea::TrainConfig tiny(const QString& out, fovea::AttentionKind kind, std::int6
   c.pretrain_steps = 0;
   c.patience = 100000;
   c.device = "cpu";
+  c.precision = "fp32";  // the same numerics on every CPU
   c.out_dir = out.toStdString();
   return c;
 }
@@ -100,6 +101,7 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QVERIFY(d->setValue("patience", 1000));
   QVERIFY(d->setValue("pretrain-steps", 30));
   QVERIFY(d->setValue("device", "cpu"));
+  QVERIFY(d->setValue("precision", "fp32"));
   QVERIFY(!d->setValue("threads", 1));  // not a setting: OMP_NUM_THREADS
   const auto got = d->config();
   QCOMPARE(got.model.encoder_widths, c.model.encoder_widths);

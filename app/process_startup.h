@@ -1,0 +1,16 @@
+#pragma once
+/// Process start-up shared by every Fovea executable (torch-free, so the GUI's main can include it).
+
+namespace fovea {
+
+/// libgomp reads OMP_WAIT_POLICY and OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, when they load:
+/// by default both libraries' idle workers spin (libgomp's busily, OpenBLAS's calling sched_yield
+/// for ~0.1 s after every product) and take the cores from each other's workers on small machines.
+/// Call first thing in main(): when either variable is unset it sets OMP_WAIT_POLICY=PASSIVE and
+/// OPENBLAS_THREAD_TIMEOUT=4 (values the user exported are kept) and re-executes the program once,
+/// so users never have to export them. OPENBLAS_CORETYPE is left as the environment has it: some
+/// machines set it because OpenBLAS computes wrong results on them otherwise. Also keeps freed
+/// tensor memory in the heap (configure_allocator()). Returns normally when nothing needed doing.
+void prepare_process(int argc, char** argv);
+
+}  // namespace fovea

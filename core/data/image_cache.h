@@ -1,0 +1,58 @@
+#pragma once
+/// A split's images decoded and resized once into one binary file that later runs memory-map,
+/// so epochs never decode JPEGs again. The file's header records the source (annotation file,
+/// its size and time, the images folder, the split) and the preprocessing (image size); a cache
+/// whose header differs is rebuilt. Layout:
+///   "FOVEAIMC" | u32 version | u64 header_len | header JSON | count × size × size × 3 bytes (RGB)
+/// Written to a temporary file and renamed. Torch-free; POSIX mmap.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/data/caption_dataset.h"
+#include "core/data/image.h"
+
+namespace fovea {
+
+struct ImageCacheOptions {
+  int image_size = 112;
+  /// Leave unreadable images out (counted, named in the cache's skipped()) instead of failing.
+  bool skip_bad_images = true;
+  /// Empty: $FOVEA_CACHE_DIR, else $XDG_CACHE_HOME/fovea, else ~/.cache/fovea.
+  std::string cache_dir;
+};
+
+class ImageCache {
+ public:
+  /// Opens the cache of `images` for `source` (a description that changes whenever the data
+  /// does), building it first when missing or stale. A missing or unreadable image throws a
+  /// std::runtime_error naming its path, unless options.skip_bad_images.
+  static ImageCache open(const std::vector<CaptionedImage>& images, const std::string& source,
+                         const ImageCacheOptions& options,
+                         const std::function<void(const std::string&)>& message = {});
+  ImageCache(ImageCache&&) noexcept;
+  ImageCache& operator=(ImageCache&&) noexcept;
+  ~ImageCache();
+
+  std::size_t size() const;
+  int image_size() const;
+  RgbImage image(std::size_t i) const;
+  /// For each cached image, its index in the `images` the cache was built from.
+  const std::vector<std::size_t>& kept() const;
+  /// Paths left out as unreadable (skip_bad_images).
+  const std::vector<std::string>& skipped() const;
+  bool was_built() const;  ///< built (or rebuilt) by this open() rather than reused
+  const std::string& path() const;
+
+ private:
+  ImageCache();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A description of a dataset file that changes when it does: path, size and modification time.
+std::string describe_source_file(const std::string& path);
+
+}  // namespace fovea

@@ -1,0 +1,66 @@
+#include "core/data/image_io.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/io/atomic_file.h"
+#include <cstring>
+#include <vector>
+
+#ifdef FOVEA_WITH_OPENCV
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace fovea {
+
+#ifdef FOVEA_WITH_OPENCV
+
+bool image_io_available() { return true; }
+
+RgbImage read_image(const std::string& path, long long max_pixels) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(path)) throw std::runtime_error(path + ": file not found");
+  if (fs::is_directory(path)) throw std::runtime_error(path + ": is a folder, expected an image file");
+  // Check the size from the header before decoding, so a huge image cannot exhaust memory.
+  cv::Mat img;
+  try {
+    img = cv::imread(path, cv::IMREAD_COLOR);
+  } catch (const cv::Exception& e) {
+    throw std::runtime_error(path + ": cannot decode image (" + e.what() + ")");
+  }
+  if (img.empty()) throw std::runtime_error(path + ": not a readable image (unknown format or corrupt data)");
+  if (static_cast<long long>(img.cols) * img.rows > max_pixels) {
+    throw std::runtime_error(path + ": image of " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
+                             " pixels is larger than the limit of " + std::to_string(max_pixels) + " pixels");
+  }
+  cv::Mat rgb;
+  cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB);
+  RgbImage out(rgb.cols, rgb.rows);
+  for (int y = 0; y < rgb.rows; ++y) std::memcpy(out.at(0, y), rgb.ptr(y), std::size_t(rgb.cols) * 3);
+  return out;
+}
+
+void write_png(const std::string& path, const RgbImage& image) {
+  if (image.empty()) throw std::invalid_argument(path + ": refusing to write an empty image");
+  cv::Mat rgb(image.height, image.width, CV_8UC3, const_cast<std::uint8_t*>(image.pixels.data()));
+  cv::Mat bgr;
+  cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+  std::vector<uchar> buf;
+  if (!cv::imencode(".png", bgr, buf)) throw std::runtime_error(path + ": PNG encoding failed");
+  write_file_atomically(path, std::string(buf.begin(), buf.end()));
+}
+
+#else
+
+bool image_io_available() { return false; }
+RgbImage read_image(const std::string& path, long long) {
+  throw std::runtime_error(path + ": this build of Fovea has no image file support (built without OpenCV)");
+}
+void write_png(const std::string& path, const RgbImage&) {
+  throw std::runtime_error(path + ": this build of Fovea has no image file support (built without OpenCV)");
+}
+
+#endif
+
+}  // namespace fovea

@@ -1,0 +1,19 @@
+#pragma once
+/// Reading and writing image files (OpenCV). Grayscale and alpha images are converted to RGB.
+#include <string>
+
+#include "core/data/image.h"
+
+namespace fovea {
+
+/// Throws std::runtime_error naming the file when it is missing, unreadable, not an image,
+/// or larger than `max_pixels`.
+RgbImage read_image(const std::string& path, long long max_pixels = 100'000'000LL);
+
+/// Writes a PNG through a temporary file and a rename.
+void write_png(const std::string& path, const RgbImage& image);
+
+/// Whether this build can read and write image files.
+bool image_io_available();
+
+}  // namespace fovea

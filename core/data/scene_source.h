@@ -1,0 +1,21 @@
+#pragma once
+/// The interface every captioning data source implements (built-in scenes, real datasets).
+#include <cstddef>
+#include <string>
+
+#include "core/data/image.h"
+
+namespace fovea {
+
+/// A finite, indexable set of captioned images. get() must be safe to call from several
+/// threads at once and deterministic: the same index always gives the same scene.
+class SceneSource {
+ public:
+  virtual ~SceneSource() = default;
+  virtual std::size_t size() const = 0;
+  virtual Scene get(std::size_t index) const = 0;
+  /// A short description of the source for model cards and logs.
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace fovea

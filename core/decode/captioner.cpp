@@ -1,0 +1,120 @@
+#include "core/decode/captioner.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/data/batching.h"
+#include "core/data/image_tensor.h"
+#include "core/data/tokenizer.h"
+#include "core/decode/decoding.h"
+#include "core/io/checkpoint.h"
+#include "core/runtime/runtime.h"
+#include "core/train/objectives.h"
+
+namespace fovea {
+
+struct Captioner::Impl {
+  LoadedCheckpoint ckpt;
+  std::string path;
+};
+
+std::string CaptionResult::text() const {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + w.word;
+  return s;
+}
+
+Captioner::Captioner(const std::string& model_path, const std::string& device) : impl_(std::make_unique<Impl>()) {
+  impl_->ckpt = load_checkpoint(model_path, resolve_device(device));
+  impl_->ckpt.archive.clear();
+  impl_->ckpt.archive.shrink_to_fit();
+  impl_->path = model_path;
+}
+
+Captioner::~Captioner() = default;
+Captioner::Captioner(Captioner&&) noexcept = default;
+Captioner& Captioner::operator=(Captioner&&) noexcept = default;
+
+const ModelConfig& Captioner::config() const { return impl_->ckpt.model.config; }
+const std::string& Captioner::path() const { return impl_->path; }
+
+std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& images, const CaptionOptions& options) {
+  auto& m = impl_->ckpt.model;
+  std::vector<const RgbImage*> ptrs;
+  for (const auto& im : images) ptrs.push_back(&im);
+  DecodeOptions d;
+  d.beam = std::max(1, options.beam);
+  d.max_len = options.max_len;
+  // Sampled glimpses are a hard model's; a soft model always attends with its expected α.
+  const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
+  d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
+  if (sampled && options.seed) torch::manual_seed(*options.seed);
+  auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
+  std::vector<CaptionResult> out;
+  for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
+  return out;
+}
+
+CaptionResult Captioner::caption(const RgbImage& image, const CaptionOptions& options) {
+  return caption(std::vector<RgbImage>{image}, options).front();
+}
+
+CaptionResult Captioner::score(const RgbImage& image, const std::string& caption) {
+  auto& m = impl_->ckpt.model;
+  torch::NoGradGuard no_grad;
+  m.net->eval();
+  const auto tokens = tokenize(caption);
+  if (tokens.empty()) throw std::invalid_argument("the caption to score has no words");
+  auto [tok, len] = pad_captions({m.vocab.encode(tokens)});
+  auto out = m.net->forward(images_to_tensor({&image}, m.config.image_size).to(m.device), tok.to(m.device), len.to(m.device));
+  auto lp = token_log_probs(out).cpu();
+  auto alphas = out.alphas.cpu().contiguous();
+  auto betas = out.betas.cpu();
+  CaptionResult r;
+  r.grid_h = int(m.config.grid_h);
+  r.grid_w = int(m.config.grid_w);
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    auto a = alphas[long(t)];
+    WordAttention w;
+    w.word = m.vocab.index(tokens[t]) == Vocabulary::kUnk ? tokens[t] + " <unk>" : tokens[t];
+    w.alpha.assign(a.data_ptr<float>(), a.data_ptr<float>() + a.numel());
+    w.beta = betas[long(t)].item<float>();
+    w.log_prob = lp[long(t)].item<float>();
+    r.words.push_back(std::move(w));
+  }
+  r.log_prob = lp.sum().item<double>();
+  return r;
+}
+
+nlohmann::json Captioner::info() const {
+  const auto& m = impl_->ckpt.model;
+  nlohmann::json j = {{"path", impl_->path},
+                      {"attention", to_string(m.config.attention)},
+                      {"grid", {m.config.grid_h, m.config.grid_w}},
+                      {"annotation_dim", m.config.annotation_dim},
+                      {"vocabulary", m.vocab.size()},
+                      {"model", to_json(m.config)}};
+  const auto& t = impl_->ckpt.training;
+  if (t.is_object()) {
+    j["steps"] = t.value("step", 0);
+    j["best_val_bleu4"] = t.value("best_bleu4", 0.0);
+    if (t.contains("config")) j["dataset"] = t["config"].value("dataset", "");
+  }
+  return j;
+}
+
+nlohmann::json to_json(const CaptionResult& r) {
+  nlohmann::json words = nlohmann::json::array();
+  for (const auto& w : r.words) {
+    nlohmann::json grid = nlohmann::json::array();
+    for (int y = 0; y < r.grid_h; ++y) {
+      grid.push_back(std::vector<float>(w.alpha.begin() + y * r.grid_w, w.alpha.begin() + (y + 1) * r.grid_w));
+    }
+    nlohmann::json jw = {{"word", w.word}, {"log_prob", w.log_prob}, {"beta", w.beta}, {"alpha", grid}};
+    if (w.glimpse >= 0) jw["glimpse"] = {w.glimpse / r.grid_w, w.glimpse % r.grid_w};
+    words.push_back(jw);
+  }
+  return {{"caption", r.text()}, {"log_prob", r.log_prob}, {"finished", r.finished},
+          {"grid", {r.grid_h, r.grid_w}}, {"words", words}};
+}
+
+}  // namespace fovea

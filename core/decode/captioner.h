@@ -1,0 +1,72 @@
+#pragma once
+/// The inference API the CLI and the GUI share: load a model file, caption images (greedy or
+/// beam), score a caption typed by the user (teacher forcing), with α/β/log-p per word.
+///
+/// Thread-safety: one Captioner must be used by one thread at a time; load one per worker.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/data/image.h"
+#include "core/model/model_config.h"
+
+namespace fovea {
+
+struct WordAttention {
+  std::string word;
+  std::vector<float> alpha;  ///< grid_h * grid_w weights, row-major, sum 1
+  float beta = 1;            ///< soft-attention gate (1 when off / hard)
+  float log_prob = 0;        ///< log p(word | image, previous words)
+  long long glimpse = -1;    ///< sampled cell for hard models with sampled glimpses
+};
+
+struct CaptionResult {
+  std::vector<WordAttention> words;
+  double log_prob = 0;
+  bool finished = true;  ///< false when no <end> came within the length limit
+  int grid_h = 0, grid_w = 0;
+  std::string text() const;
+};
+
+struct CaptionOptions {
+  int beam = 3;             ///< 1 = greedy
+  int max_len = 0;          ///< 0 = the model's limit
+  bool sample_glimpses = false;  ///< hard models: sampled glimpses instead of the expected α (soft: ignored)
+  /// With sample_glimpses: the draw's seed (same seed, same image -> same glimpses and caption).
+  /// Reseeds LibTorch's process-wide generator. Unset: a fresh draw on every call.
+  std::optional<std::uint64_t> seed;
+};
+
+class Captioner {
+ public:
+  /// Loads a checkpoint or shipped model. device: auto|cpu|cuda. Throws naming the file.
+  explicit Captioner(const std::string& model_path, const std::string& device = "cpu");
+  ~Captioner();
+  Captioner(Captioner&&) noexcept;
+  Captioner& operator=(Captioner&&) noexcept;
+
+  CaptionResult caption(const RgbImage& image, const CaptionOptions& options = {});
+  std::vector<CaptionResult> caption(const std::vector<RgbImage>& images, const CaptionOptions& options = {});
+
+  /// Teacher-forced scoring of a given caption: per word α, β and log-probability, plus <end>'s
+  /// log-probability in log_prob. Words outside the vocabulary are scored as <unk>.
+  CaptionResult score(const RgbImage& image, const std::string& caption);
+
+  const ModelConfig& config() const;
+  /// Model description: attention kind, sizes, vocabulary size, training data and scores.
+  nlohmann::json info() const;
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The α of a result as JSON: {"words":[{"word","log_prob","beta","alpha":[[..]..]}], ...}.
+nlohmann::json to_json(const CaptionResult& r);
+
+}  // namespace fovea

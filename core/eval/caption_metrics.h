@@ -1,0 +1,21 @@
+#pragma once
+/// ROUGE-L and CIDEr-D as the coco-caption toolkit (pycocoevalcap) computes them (SPEC §5).
+/// Plain functions over tokenised captions; BLEU is in bleu.h.
+#include <vector>
+
+#include "core/eval/bleu.h"
+
+namespace fovea {
+
+/// Per image: LCS against each reference, precision and recall maximised separately over the
+/// references, F with β = 1.2. Returns one score per image (the toolkit reports their mean).
+std::vector<double> rouge_l(const std::vector<Tokens>& candidates, const std::vector<std::vector<Tokens>>& references);
+
+/// CIDEr-D: tf-idf n-gram vectors (n = 1..4) with document frequency over the evaluated
+/// references, candidate weights clipped by the reference's, Gaussian length penalty σ = 6 on
+/// the toolkit's length, ×10, averaged over references and n. One score per image.
+std::vector<double> cider_d(const std::vector<Tokens>& candidates, const std::vector<std::vector<Tokens>>& references);
+
+double mean(const std::vector<double>& v);
+
+}  // namespace fovea

@@ -1,0 +1,55 @@
+#include "core/eval/scene_evaluation.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/data/tokenizer.h"
+#include "core/eval/caption_metrics.h"
+
+namespace fovea {
+
+SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk) {
+  SceneEvaluation e;
+  std::vector<Tokens> candidates;
+  std::vector<std::vector<Tokens>> references;
+  for (std::size_t start = 0; start < source.size(); start += chunk) {
+    std::vector<Scene> batch;
+    std::vector<RgbImage> images;
+    for (std::size_t i = start; i < std::min(source.size(), start + chunk); ++i) {
+      batch.push_back(source.get(i));
+      images.push_back(batch.back().image);
+    }
+    const auto results = caption(images);
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      candidates.push_back(tokenize(results[k].text()));
+      std::vector<Tokens> refs;
+      for (const auto& c : batch[k].captions) refs.push_back(tokenize(c));
+      references.push_back(std::move(refs));
+      if (!batch[k].objects.empty()) {
+        e.has_boxes = true;
+        accumulate_grounding(batch[k], results[k], e.grounding);
+      }
+      e.captions[batch[k].id] = results[k].text();
+      e.references[batch[k].id] = batch[k].captions;
+    }
+  }
+  e.scenes = candidates.size();
+  const auto bleu = corpus_bleu(candidates, references);
+  for (int n = 0; n < 4; ++n) e.bleu[n] = bleu[std::size_t(n)];
+  e.rouge_l = mean(rouge_l(candidates, references));
+  e.cider = mean(cider_d(candidates, references));
+  return e;
+}
+
+SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
+                                std::size_t chunk) {
+  return evaluate_scenes([&](const std::vector<RgbImage>& images) { return captioner.caption(images, options); }, source,
+                         chunk);
+}
+
+nlohmann::json to_json(const SceneEvaluation& e) {
+  return {{"scenes", e.scenes},   {"Bleu_1", e.bleu[0]},   {"Bleu_2", e.bleu[1]}, {"Bleu_3", e.bleu[2]},
+          {"Bleu_4", e.bleu[3]},  {"ROUGE_L", e.rouge_l},  {"CIDEr", e.cider},    {"grounding", to_json(e.grounding)}};
+}
+
+}  // namespace fovea

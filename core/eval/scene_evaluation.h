@@ -1,0 +1,41 @@
+#pragma once
+/// Scoring a captioning model on scenes with references and object boxes: the coco-caption
+/// metrics and attention grounding together. `fovea eval` prints it; the GUI can show it.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/data/scene_source.h"
+#include "core/decode/captioner.h"
+#include "core/eval/grounding.h"
+
+namespace fovea {
+
+struct SceneEvaluation {
+  std::size_t scenes = 0;
+  double bleu[4] = {0, 0, 0, 0};
+  double rouge_l = 0, cider = 0;
+  GroundingReport grounding;  ///< over the scenes with object boxes
+  bool has_boxes = false;     ///< some scene came with object boxes (the built-in scenes do)
+  std::map<std::int64_t, std::string> captions;                 ///< generated, by scene id
+  std::map<std::int64_t, std::vector<std::string>> references;  ///< by scene id
+};
+
+/// Captions a chunk of images, one result each: what evaluate_scenes() scores.
+using CaptionImages = std::function<std::vector<CaptionResult>(const std::vector<RgbImage>&)>;
+
+/// Captions every scene of `source` with `caption` (in chunks of `chunk` images) and scores the
+/// captions; grounding counts the scenes with object boxes only.
+SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk = 50);
+
+/// evaluate_scenes() with a model file's captions (`fovea eval`).
+SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
+                                std::size_t chunk = 50);
+
+/// {"Bleu_1".."Bleu_4", "ROUGE_L", "CIDEr", "grounding": {...}}
+nlohmann::json to_json(const SceneEvaluation& e);
+
+}  // namespace fovea

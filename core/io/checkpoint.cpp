@@ -1,0 +1,229 @@
+#include "core/io/checkpoint.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/io/atomic_file.h"
+#include "core/runtime/torch_compat.h"
+
+namespace fovea {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'F', 'O', 'V', 'E', 'A', 'C', 'K', 'P'};
+constexpr std::uint32_t kVersion = 1;
+
+template <typename T>
+void put(std::string& out, T v) {
+  char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));  // little-endian hosts only (x86_64, aarch64)
+  out.append(b, sizeof(T));
+}
+
+template <typename T>
+T get(const std::string& in, std::size_t& pos) {
+  T v;
+  std::memcpy(&v, in.data() + pos, sizeof(T));
+  pos += sizeof(T);
+  return v;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
+
+std::string read_whole_file(const std::string& path) {
+  if (!fs::exists(path)) fail(path, "file not found");
+  if (fs::is_directory(path)) fail(path, "is a folder, expected a checkpoint file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Parsed {
+  nlohmann::json header;
+  std::string archive;
+};
+
+Parsed parse(const std::string& path, const std::string& bytes) {
+  const std::size_t fixed = sizeof(kMagic) + 4 + 8;
+  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    fail(path, "not a Fovea checkpoint (the file does not start with FOVEACKP)");
+  }
+  if (bytes.size() < fixed) fail(path, "truncated: the file ends inside the header");
+  std::size_t pos = sizeof(kMagic);
+  const auto version = get<std::uint32_t>(bytes, pos);
+  if (version != kVersion) {
+    fail(path, "checkpoint format version " + std::to_string(version) + " is not supported (expected " +
+                   std::to_string(kVersion) + ")");
+  }
+  const auto header_len = get<std::uint64_t>(bytes, pos);
+  if (header_len > bytes.size() - pos) {
+    fail(path, "truncated: header of " + std::to_string(header_len) + " bytes but only " +
+                   std::to_string(bytes.size() - pos) + " bytes left");
+  }
+  Parsed p;
+  const std::string header_text = bytes.substr(pos, header_len);
+  pos += header_len;
+  if (bytes.size() - pos < 8) fail(path, "truncated: the file ends before the weights");
+  const auto blob_len = get<std::uint64_t>(bytes, pos);
+  if (blob_len > bytes.size() - pos || bytes.size() - pos - blob_len < 4) {
+    fail(path, "truncated: weights of " + std::to_string(blob_len) + " bytes plus checksum expected, " +
+                   std::to_string(bytes.size() - pos) + " bytes left (was the file cut short while copying?)");
+  }
+  p.archive = bytes.substr(pos, blob_len);
+  pos += blob_len;
+  const auto stored_crc = get<std::uint32_t>(bytes, pos);
+  if (pos != bytes.size()) fail(path, std::to_string(bytes.size() - pos) + " unexpected bytes after the checksum");
+  const auto crc = crc32(crc32(0L, reinterpret_cast<const Bytef*>(header_text.data()), uInt(header_text.size())),
+                         reinterpret_cast<const Bytef*>(p.archive.data()), uInt(p.archive.size()));
+  if (crc != stored_crc) fail(path, "corrupt: checksum mismatch (the file was modified or damaged)");
+  try {
+    p.header = nlohmann::json::parse(header_text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("corrupt header JSON: ") + e.what());
+  }
+  return p;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> named_state(CaptionModel& m) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : m.net->named_parameters()) out.emplace_back(p.key(), p.value());
+  for (const auto& b : m.net->named_buffers()) out.emplace_back(b.key(), b.value());
+  for (auto& [name, t] : m.net->encoder->backbone_parameters()) out.emplace_back("encoder.backbone." + name, t);
+  return out;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOptions& options) {
+  torch::serialize::OutputArchive archive;
+  for (auto& [name, t] : named_state(model)) archive.write("model/" + name, t.detach().to(torch::kCPU));
+  if (options.optimizer) {
+    torch::serialize::OutputArchive opt;
+    options.optimizer->save(opt);
+    archive.write("optimizer", opt);
+  }
+  if (options.rng_state) archive.write("rng/cpu", compat::cpu_rng_state());
+  for (const auto& [name, t] : options.extra) archive.write("extra/" + name, t.detach().to(torch::kCPU));
+  std::ostringstream blob_stream;
+  archive.save_to(blob_stream);
+  const std::string blob = blob_stream.str();
+
+  nlohmann::json header = {{"format", "fovea-checkpoint"},
+                           {"model", to_json(model.config)},
+                           {"vocabulary", model.vocab.to_json()},
+                           {"has_optimizer", options.optimizer != nullptr},
+                           {"training", options.training},
+                           {"torch_version", compat::torch_version()}};
+  const std::string header_text = header.dump();
+  std::string bytes(kMagic, sizeof(kMagic));
+  put<std::uint32_t>(bytes, kVersion);
+  put<std::uint64_t>(bytes, header_text.size());
+  bytes += header_text;
+  put<std::uint64_t>(bytes, blob.size());
+  bytes += blob;
+  const auto crc = crc32(crc32(0L, reinterpret_cast<const Bytef*>(header_text.data()), uInt(header_text.size())),
+                         reinterpret_cast<const Bytef*>(blob.data()), uInt(blob.size()));
+  put<std::uint32_t>(bytes, std::uint32_t(crc));
+  write_file_atomically(path, bytes);
+}
+
+nlohmann::json read_checkpoint_header(const std::string& path) { return parse(path, read_whole_file(path)).header; }
+
+LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device) {
+  Parsed p = parse(path, read_whole_file(path));
+  LoadedCheckpoint out;
+  out.path = path;
+  ModelConfig config;
+  Vocabulary vocab;
+  try {
+    config = model_config_from_json(p.header.at("model"));
+    vocab = Vocabulary::from_json(p.header.at("vocabulary"));
+  } catch (const std::exception& e) {
+    fail(path, std::string("bad model description in header: ") + e.what());
+  }
+  if (config.vocab_size != vocab.size()) {
+    fail(path, "config says " + std::to_string(config.vocab_size) + " words but the vocabulary holds " +
+                   std::to_string(vocab.size()));
+  }
+  const ModelConfig stored = config;
+  try {
+    out.model = CaptionModel::create(config, std::move(vocab), torch::kCPU);
+  } catch (const std::exception& e) {
+    fail(path, std::string("cannot build the model it describes: ") + e.what());
+  }
+  const auto diffs = config_differences(stored, out.model.config);
+  if (!diffs.empty()) {
+    std::string d;
+    for (const auto& s : diffs) d += (d.empty() ? "" : "; ") + s;
+    fail(path, "the stored model config disagrees with the encoder it builds (" + d + ")");
+  }
+  torch::serialize::InputArchive archive;
+  try {
+    std::istringstream in(p.archive);
+    archive.load_from(in);
+  } catch (const c10::Error& e) {
+    fail(path, std::string("corrupt weights archive (") + e.what_without_backtrace() + ")");
+  }
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& [name, t] : named_state(out.model)) {
+      torch::Tensor stored_t;
+      if (!archive.try_read("model/" + name, stored_t)) fail(path, "weights for '" + name + "' are missing");
+      if (stored_t.sizes() != t.sizes()) {
+        std::ostringstream msg;
+        msg << "weights for '" << name << "' have shape " << stored_t.sizes() << " but the model config needs "
+            << t.sizes();
+        fail(path, msg.str());
+      }
+      t.copy_(stored_t);
+    }
+  }
+  out.training = p.header.value("training", nlohmann::json());
+  out.has_optimizer = p.header.value("has_optimizer", false);
+  out.archive = std::move(p.archive);
+  out.model.device = device;
+  out.model.net->to(device);
+  out.model.net->encoder->to_device(device);
+  out.model.net->eval();
+  return out;
+}
+
+std::vector<torch::Tensor> read_checkpoint_extra(const LoadedCheckpoint& ckpt, const std::vector<std::string>& names,
+                                                 torch::Device device) {
+  torch::serialize::InputArchive archive;
+  std::istringstream in(ckpt.archive);
+  archive.load_from(in, device);
+  std::vector<torch::Tensor> out;
+  for (const auto& name : names) {
+    torch::Tensor t;
+    if (!archive.try_read("extra/" + name, t)) fail(ckpt.path, "'" + name + "' is missing");
+    out.push_back(t);
+  }
+  return out;
+}
+
+void restore_training_state(const LoadedCheckpoint& ckpt, torch::optim::Optimizer& optimizer, torch::Device device) {
+  if (!ckpt.has_optimizer) fail(ckpt.path, "holds weights only, no optimizer state to resume from");
+  torch::serialize::InputArchive archive;
+  std::istringstream in(ckpt.archive);
+  archive.load_from(in, device);
+  try {
+    torch::serialize::InputArchive opt;
+    archive.read("optimizer", opt);
+    optimizer.load(opt);
+  } catch (const c10::Error& e) {
+    fail(ckpt.path, std::string("optimizer state does not match this model (") + e.what_without_backtrace() + ")");
+  }
+  torch::Tensor rng;
+  if (archive.try_read("rng/cpu", rng)) compat::set_cpu_rng_state(rng.to(torch::kCPU));
+}
+
+}  // namespace fovea

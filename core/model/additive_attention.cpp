@@ -1,0 +1,199 @@
+#include "core/model/additive_attention.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/model/vector_clones.h"
+
+namespace fovea {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+/// tanh as the rational 13/6 approximation Eigen uses (generic_fast_tanh_float): within a few ulp
+/// of std::tanh, branch-free, so the row loops vectorise.
+inline float fast_tanh(float x) {
+  constexpr float kClamp = 7.90531110763549805f;  // beyond this tanh rounds to ±1 in float
+  x = std::min(std::max(x, -kClamp), kClamp);
+  const float x2 = x * x;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 + -8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  return x * p / q;
+}
+
+constexpr int kLanes = 16;
+
+/// Σ_a w[a] tanh(p[a] + q[a]); with kKeep also stores the tanh values in t.
+template <bool kKeep>
+FOVEA_VECTOR_CLONES float score_row(const float* p, const float* q, const float* w, float* t, std::int64_t A) {
+  float lanes[kLanes] = {};
+  std::int64_t a = 0;
+  for (; a + kLanes <= A; a += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const float v = fast_tanh(p[a + j] + q[a + j]);
+      if constexpr (kKeep) t[a + j] = v;
+      lanes[j] += w[a + j] * v;
+    }
+  }
+  float s = 0;
+  for (; a < A; ++a) {
+    const float v = fast_tanh(p[a] + q[a]);
+    if constexpr (kKeep) t[a] = v;
+    s += w[a] * v;
+  }
+  for (int j = 0; j < kLanes; ++j) s += lanes[j];
+  return s;
+}
+
+/// One (row, cell) of the backward: g = de · w ⊙ (1 − t²) into the projection's and q's gradients,
+/// de · t into w's.
+template <bool kProjection>
+FOVEA_VECTOR_CLONES void score_row_backward(const float* t, float de, const float* w, float* grad_p, float* grad_q,
+                                            float* grad_w, std::int64_t A) {
+  for (std::int64_t a = 0; a < A; ++a) {
+    const float v = t[a];
+    const float g = de * w[a] * (1.0f - v * v);
+    if constexpr (kProjection) grad_p[a] += g;
+    grad_q[a] += g;
+    grad_w[a] += de * v;
+  }
+}
+
+bool fusable(const torch::Tensor& projected, const torch::Tensor& q) {
+  return projected.device().is_cpu() && projected.scalar_type() == torch::kFloat && q.device().is_cpu() &&
+         q.scalar_type() == torch::kFloat && projected.dim() == 3 && q.dim() == 2 && projected.size(2) == q.size(1) &&
+         q.size(0) <= projected.size(0) && projected.stride(2) == 1 && projected.stride(1) == projected.size(2);
+}
+
+/// Scores (b, L); `kept` (b, L, A) receives the tanh values when defined.
+torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor& q_in, const torch::Tensor& w_in,
+                            const torch::Tensor& bias, const torch::Tensor& kept) {
+  const auto q = q_in.contiguous(), w = w_in.contiguous();
+  const std::int64_t b = q.size(0), L = projected.size(1), A = projected.size(2), row_stride = projected.stride(0);
+  auto e = torch::empty({b, L}, q.options());
+  const float* P = projected.data_ptr<float>();
+  const float* Q = q.data_ptr<float>();
+  const float* W = w.data_ptr<float>();
+  const float B0 = bias.item<float>();
+  float* E = e.data_ptr<float>();
+  float* T = kept.defined() ? kept.data_ptr<float>() : nullptr;
+  const std::int64_t grain = std::max<std::int64_t>(1, 32768 / std::max<std::int64_t>(A, 1));
+  at::parallel_for(0, b * L, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t k = begin; k < end; ++k) {
+      const std::int64_t i = k / L, l = k % L;
+      const float* p = P + i * row_stride + l * A;
+      E[k] = B0 + (T ? score_row<true>(p, Q + i * A, W, T + k * A, A) : score_row<false>(p, Q + i * A, W, nullptr, A));
+    }
+  });
+  return e;
+}
+
+/// Hands the buffer the steps' backward passes filled to the projection, once, after all of them
+/// (autograd runs this node only when every step that read `values` has run its backward).
+struct ProjectionSink : torch::autograd::Function<ProjectionSink> {
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor sink) {
+    ctx->saved_data["sink"] = sink;
+    ctx->set_materialize_grads(false);
+    return projected;  // returned inputs become views carrying this node
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    auto sink = ctx->saved_data["sink"].toTensor();
+    // Gradient reaching `values` by another path than the fused scores (none in the decoder).
+    if (grads[0].defined()) sink = sink + grads[0];
+    return {sink, torch::Tensor()};
+  }
+};
+
+struct AttentionScores : torch::autograd::Function<AttentionScores> {
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor q, torch::Tensor w,
+                               torch::Tensor bias, torch::Tensor sink) {
+    auto kept = torch::empty({q.size(0), projected.size(1), projected.size(2)}, q.options());
+    auto e = fused_forward(projected, q, w, bias, kept);
+    ctx->saved_data["kept"] = kept;
+    ctx->saved_data["w"] = w.contiguous();
+    ctx->saved_data["sink"] = sink;
+    ctx->set_materialize_grads(false);
+    return e;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    const auto de = grads[0].contiguous();
+    const auto kept = ctx->saved_data["kept"].toTensor();
+    const auto w = ctx->saved_data["w"].toTensor();
+    const auto sink = ctx->saved_data["sink"].toTensor();
+    const std::int64_t b = kept.size(0), L = kept.size(1), A = kept.size(2);
+    auto grad_q = torch::zeros({b, A}, kept.options());
+    const int threads = at::get_num_threads();
+    auto partial_w = torch::zeros({threads, A}, kept.options());  // one row per worker, summed below
+    const float* T = kept.data_ptr<float>();
+    const float* DE = de.data_ptr<float>();
+    const float* W = w.data_ptr<float>();
+    float* GP = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, A), contiguous
+    float* GQ = grad_q.data_ptr<float>();
+    float* GW = partial_w.data_ptr<float>();
+    at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
+      float* gw = GW + std::min<std::int64_t>(at::get_thread_num(), threads - 1) * A;
+      for (std::int64_t i = begin; i < end; ++i) {
+        for (std::int64_t l = 0; l < L; ++l) {
+          const std::int64_t k = i * L + l;
+          if (GP) {
+            score_row_backward<true>(T + k * A, DE[k], W, GP + k * A, GQ + i * A, gw, A);
+          } else {
+            score_row_backward<false>(T + k * A, DE[k], W, nullptr, GQ + i * A, gw, A);
+          }
+        }
+      }
+    });
+    auto grad_w = partial_w.sum(0);
+    auto grad_bias = de.sum().reshape({1});
+    torch::Tensor grad_projected;  // delivered through the sink
+    return {grad_projected, grad_q, grad_w, grad_bias, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor additive_attention_scores_reference(const torch::Tensor& projected, const torch::Tensor& q,
+                                                  const torch::Tensor& w, const torch::Tensor& bias) {
+  const auto b = q.size(0);
+  return torch::matmul(torch::tanh(projected.narrow(0, 0, b) + q.unsqueeze(1)), w) + bias;
+}
+
+ProjectionGradient collect_projection_gradient(const torch::Tensor& projected) {
+  if (!torch::GradMode::is_enabled() || !projected.requires_grad() || !fusable(projected, projected.select(1, 0))) {
+    return {projected, torch::Tensor()};
+  }
+  auto contiguous = projected.contiguous();
+  auto sink = torch::zeros_like(contiguous);
+  return {ProjectionSink::apply(contiguous, sink), sink};
+}
+
+torch::Tensor additive_attention_scores(const torch::Tensor& projected, const torch::Tensor& q, const torch::Tensor& w,
+                                        const torch::Tensor& bias, const torch::Tensor& sink) {
+  TORCH_CHECK(projected.dim() == 3 && q.dim() == 2 && q.size(1) == projected.size(2) && q.size(0) <= projected.size(0),
+              "attention: projection (B, L, A) and W_h h (b <= B, A) do not match: ", projected.sizes(), " and ",
+              q.sizes());
+  const bool grad = torch::GradMode::is_enabled() &&
+                    (projected.requires_grad() || q.requires_grad() || w.requires_grad() || bias.requires_grad());
+  if (!fusable(projected, q) || w.scalar_type() != torch::kFloat || (grad && projected.requires_grad() && !sink.defined())) {
+    return additive_attention_scores_reference(projected, q, w, bias);
+  }
+  if (!grad) return fused_forward(projected, q, w, bias, torch::Tensor());
+  return AttentionScores::apply(projected, q, w, bias, sink);
+}
+
+}  // namespace fovea

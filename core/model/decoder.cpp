@@ -1,0 +1,239 @@
+#include "core/model/decoder.h"
+
+#include "core/model/additive_attention.h"
+#include "core/model/small_batch_linear.h"
+#include "core/train/thread_generator.h"
+
+#include <algorithm>
+#include <mutex>
+#include <numeric>
+
+namespace fovea {
+
+namespace nn = torch::nn;
+
+namespace {
+
+/// Under CPU bf16 autocast (`--precision bf16`) the attention's projections come out in
+/// bfloat16: score them in float, with the fused kernel. Every other dtype passes through.
+torch::Tensor float_if_bf16(const torch::Tensor& t) { return t.scalar_type() == torch::kBFloat16 ? t.to(torch::kFloat) : t; }
+
+}  // namespace
+
+struct DecoderImpl::WordGateTable {
+  std::mutex mutex;
+  torch::Tensor table;            ///< (K, 4n)
+  std::vector<std::int64_t> key;  ///< storage addresses and version counters of the weights it came from
+};
+
+DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
+  TORCH_CHECK(config.vocab_size > 4, "decoder needs a vocabulary larger than the 4 special tokens, got ",
+              config.vocab_size);
+  TORCH_CHECK(config.annotation_dim > 0, "decoder needs the encoder's annotation size D, got ", config.annotation_dim);
+  const auto m = config.embed_dim, A = config.attention_dim, n = config.hidden_dim, D = config.annotation_dim;
+  const auto K = config.vocab_size;
+  embedding_ = register_module("embedding", nn::Embedding(K, m));
+  att_annotation_ = register_module("att_annotation", nn::Linear(D, A));
+  att_hidden_ = register_module("att_hidden", nn::Linear(nn::LinearOptions(n, A).bias(false)));
+  att_score_ = register_module("att_score", nn::Linear(A, 1));
+  beta_gate_ = register_module("beta_gate", nn::Linear(n, 1));
+  word_gates_ = register_module("word_gates", nn::Linear(m, 4 * n));
+  context_gates_ = register_module("context_gates", nn::Linear(nn::LinearOptions(D, 4 * n).bias(false)));
+  hidden_gates_ = register_module("hidden_gates", nn::Linear(nn::LinearOptions(n, 4 * n).bias(false)));
+  init_h_ = register_module("init_h", nn::Linear(D, n));
+  init_c_ = register_module("init_c", nn::Linear(D, n));
+  learned_h0_ = register_parameter("learned_h0", torch::zeros({n}));
+  learned_c0_ = register_parameter("learned_c0", torch::zeros({n}));
+  out_hidden_ = register_module("out_hidden", nn::Linear(n, m));
+  out_context_ = register_module("out_context", nn::Linear(D, m));
+  out_vocab_ = register_module("out_vocab", nn::Linear(m, K));
+  dropout_ = register_module("dropout", nn::Dropout(config.dropout));
+  word_gate_table_ = std::make_shared<WordGateTable>();
+  {
+    torch::NoGradGuard no_grad;
+    // Forget-gate bias 1: the usual LSTM start that keeps early gradients alive.
+    word_gates_->bias.slice(0, n, 2 * n).fill_(1.0);
+    embedding_->weight.uniform_(-0.1, 0.1);
+  }
+}
+
+torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations) {
+  TORCH_CHECK(annotations.dim() == 3 && annotations.size(2) == config_.annotation_dim,
+              "annotations must be (B, L, ", config_.annotation_dim, "), got ", annotations.sizes());
+  return att_annotation_(annotations);
+}
+
+torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }
+
+torch::Tensor DecoderImpl::decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded) {
+  constexpr std::int64_t kMaxTableBytes = std::int64_t(128) << 20;
+  const auto& E = embedding_->weight;
+  const auto& W = word_gates_->weight;
+  const auto& b = word_gates_->bias;
+  if (torch::GradMode::is_enabled() || E.size(0) * W.size(0) * std::int64_t(sizeof(float)) > kMaxTableBytes) {
+    return word_gates(embedded);
+  }
+  // Training steps (in place) and loading weights change the version counters; moving the model
+  // to another device changes the storage.
+  auto id = [](const torch::Tensor& t) { return std::int64_t(reinterpret_cast<std::intptr_t>(t.data_ptr())); };
+  const std::vector<std::int64_t> key = {id(E), std::int64_t(E._version()), id(W), std::int64_t(W._version()),
+                                         id(b), std::int64_t(b._version())};
+  torch::Tensor table;
+  {
+    std::lock_guard<std::mutex> lock(word_gate_table_->mutex);
+    if (!word_gate_table_->table.defined() || word_gate_table_->key != key) {
+      word_gate_table_->table = torch::linear(E, W, b);
+      word_gate_table_->key = key;
+    }
+    table = word_gate_table_->table;
+  }
+  return table.index_select(0, tokens.to(table.device(), torch::kLong).view({-1}));
+}
+
+DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
+  const auto B = annotations.size(0);
+  switch (config_.init_state) {
+    case InitState::Mean: {
+      auto mean = annotations.mean(1);
+      return {torch::tanh(init_h_(mean)), init_c_(mean)};
+    }
+    case InitState::Learned:
+      return {torch::tanh(learned_h0_).unsqueeze(0).expand({B, -1}), learned_c0_.unsqueeze(0).expand({B, -1})};
+    case InitState::Zero:
+    default: {
+      auto z = torch::zeros({B, config_.hidden_dim}, annotations.options());
+      return {z, z};
+    }
+  }
+}
+
+torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
+                                     const torch::Tensor& projection_sink) {
+  auto e = additive_attention_scores(projected, float_if_bf16(linear_for_decoding(att_hidden_, h)),
+                                     att_score_->weight.view({-1}), att_score_->bias, projection_sink);
+  return torch::softmax(e, 1);
+}
+
+AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
+                                          const torch::Tensor& gates_from_word, const DecoderState& state,
+                                          const torch::Tensor& sample, const torch::Tensor& projection_sink) {
+  const auto b = state.h.size(0);
+  auto a = annotations.narrow(0, 0, b);
+  AttendResult r;
+  r.alpha = attention(projected, state.h, projection_sink);
+  // (b, D). Beam search expands one image over its beams (stride 0): one matmul, no copy of a.
+  auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
+  const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
+  if (gated) {
+    r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
+    expected = expected * r.beta.unsqueeze(1);
+  } else {
+    r.beta = torch::ones({b}, r.alpha.options());
+  }
+  r.context = expected;
+  r.glimpse = torch::full({b}, -1, torch::TensorOptions().dtype(torch::kLong).device(a.device()));
+  r.log_alpha_glimpse = torch::zeros({b}, r.alpha.options());
+  if (sample.defined()) {
+    auto rows = sample.narrow(0, 0, b);
+    auto cells = torch::multinomial(r.alpha.detach(), 1, false, thread_generator()).squeeze(1);  // (b)
+    auto picked = a.gather(1, cells.view({b, 1, 1}).expand({b, 1, a.size(2)})).squeeze(1);
+    auto log_alpha = torch::log(r.alpha.gather(1, cells.unsqueeze(1)).squeeze(1).clamp_min(1e-12));
+    r.context = torch::where(rows.unsqueeze(1), picked, expected);
+    r.glimpse = torch::where(rows, cells, r.glimpse);
+    r.log_alpha_glimpse = torch::where(rows, log_alpha, r.log_alpha_glimpse);
+  }
+  r.state = lstm_step(gates_from_word, r.context, state);
+  return r;
+}
+
+DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context,
+                                    const DecoderState& state) {
+  auto gates = gates_from_word + linear_for_decoding(context_gates_, context) + linear_for_decoding(hidden_gates_, state.h);
+  auto chunks = gates.chunk(4, 1);
+  auto i = torch::sigmoid(chunks[0]), f = torch::sigmoid(chunks[1]);
+  auto g = torch::tanh(chunks[2]), o = torch::sigmoid(chunks[3]);
+  auto c = f * state.c + i * g;
+  return {o * torch::tanh(c), c};
+}
+
+torch::Tensor DecoderImpl::output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h,
+                                         const torch::Tensor& context) {
+  return linear_for_decoding(
+      out_vocab_, fovea::dropout(embedded_prev + linear_for_decoding(out_hidden_, h) + linear_for_decoding(out_context_, context),
+                                 dropout_->options.p(), dropout_->is_training()));
+}
+
+DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch::Tensor& tokens,
+                                   const torch::Tensor& lengths, const torch::Tensor& sample) {
+  TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) == annotations.size(0),
+              "tokens must be (B, T) with B = ", annotations.size(0), ", got ", tokens.sizes());
+  TORCH_CHECK(lengths.dim() == 1 && lengths.size(0) == tokens.size(0), "lengths must be (B), got ", lengths.sizes());
+  const auto B = tokens.size(0);
+  const auto device = annotations.device();
+  auto len_cpu = lengths.to(torch::kCPU, torch::kLong).contiguous();
+  std::vector<std::int64_t> len(len_cpu.data_ptr<std::int64_t>(), len_cpu.data_ptr<std::int64_t>() + B);
+  for (auto l : len) TORCH_CHECK(l >= 1 && l < tokens.size(1), "caption length ", l, " outside 1..", tokens.size(1) - 1);
+
+  // Sort by length, longest first, so step t works on the first batch_size[t] rows only.
+  std::vector<std::int64_t> order(B);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return len[x] > len[y]; });
+  auto order_t = torch::tensor(order, torch::kLong).to(device);
+  const auto T = len[order[0]];
+
+  auto a = annotations.index_select(0, order_t);
+  auto tok = tokens.to(device).index_select(0, order_t);
+  auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
+
+  // W_a·a once per image; its gradient collects in one buffer across the steps (core/model/additive_attention.h).
+  const auto projected = collect_projection_gradient(float_if_bf16(project_annotations(a)));
+  auto state = initial_state(a);
+  auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
+  auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps
+  // One slice per step through unbind: its backward stacks the steps' gradients once, where a
+  // select() per step zero-filled a gradient of the whole (B, T, 4n) tensor at every step and
+  // added it into the total (44 full-size fills and adds per training step at the reference sizes).
+  const auto gates_at = gates_words.unbind(1);
+  const auto embedded_at = embedded.unbind(1);
+
+  std::vector<torch::Tensor> hs, zs, es, alphas, betas, glimpses, log_alpha, targets, rows, steps;
+  for (std::int64_t t = 0; t < T; ++t) {
+    std::int64_t b = 0;
+    while (b < B && len[order[b]] > t) ++b;
+    DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
+    auto r = attend_and_step(a, projected.values, gates_at[std::size_t(t)].narrow(0, 0, b), s,
+                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), projected.sink);
+    // Rows past b are finished: they keep their old state (never read again).
+    state = r.state;
+    hs.push_back(r.state.h);
+    zs.push_back(r.context);
+    es.push_back(embedded_at[std::size_t(t)].narrow(0, 0, b));
+    alphas.push_back(r.alpha);
+    betas.push_back(r.beta);
+    glimpses.push_back(r.glimpse);
+    log_alpha.push_back(r.log_alpha_glimpse);
+    targets.push_back(tok.select(1, t + 1).narrow(0, 0, b));
+    rows.push_back(torch::arange(b, torch::TensorOptions().dtype(torch::kLong).device(device)));
+    steps.push_back(torch::full({b}, t, torch::TensorOptions().dtype(torch::kLong).device(device)));
+  }
+  DecoderOutput out;
+  auto h = torch::cat(hs), z = torch::cat(zs), e = torch::cat(es);
+  out.logits = output_logits(e, h, z);
+  out.targets = torch::cat(targets);
+  auto sorted_row = torch::cat(rows);
+  out.sequence = order_t.index_select(0, sorted_row);
+  out.step = torch::cat(steps);
+  out.alphas = torch::cat(alphas);
+  out.betas = torch::cat(betas);
+  out.glimpses = torch::cat(glimpses);
+  const auto L = a.size(1);
+  out.alpha_sum = torch::zeros({B, L}, out.alphas.options()).index_add(0, out.sequence, out.alphas);
+  out.log_p_glimpses = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, torch::cat(log_alpha));
+  auto ent = -(out.alphas * torch::log(out.alphas.clamp_min(1e-12))).sum(1);
+  out.entropy = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, ent);
+  out.sampled = sample.defined() ? sample.to(device) : torch::zeros({B}, torch::TensorOptions().dtype(torch::kBool).device(device));
+  out.lengths = len_cpu.to(device);
+  return out;
+}
+
+}  // namespace fovea

@@ -1,0 +1,40 @@
+#pragma once
+/// Image encoder: a grid of annotation vectors a_1..a_L (SPEC §1).
+/// Either the built-in CNN (stride 8: 112x112 -> 14x14) or a TorchScript backbone loaded from a
+/// file, frozen or fine-tuned.
+#include <memory>
+
+#include "core/model/model_config.h"
+#include "core/runtime/torch_compat.h"
+
+namespace torch::jit {
+struct Module;
+}
+
+namespace fovea {
+
+class EncoderImpl : public torch::nn::Module {
+ public:
+  /// Builds the encoder and fills in config.annotation_dim / grid_h / grid_w.
+  explicit EncoderImpl(ModelConfig& config);
+  ~EncoderImpl() override;
+
+  /// images: (B, 3, S, S) floats in [0, 1]. Returns annotations (B, L, D).
+  torch::Tensor forward(const torch::Tensor& images);
+
+  /// Parameters of the TorchScript backbone when it is fine-tuned (not registered with
+  /// torch::nn::Module, so they are listed here for the optimizer and the checkpoint).
+  std::vector<std::pair<std::string, torch::Tensor>> backbone_parameters() const;
+  bool has_backbone() const { return backbone_ != nullptr; }
+  void to_device(const torch::Device& device);
+
+ private:
+  torch::nn::Sequential cnn_{nullptr};
+  std::unique_ptr<torch::jit::Module> backbone_;
+  bool trainable_ = false;
+  bool centred_cells_ = true;
+  std::size_t third_strided_conv_ = 0;  ///< module index in cnn_ padded on one side with centred cells
+};
+TORCH_MODULE(Encoder);
+
+}  // namespace fovea

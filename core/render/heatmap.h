@@ -1,0 +1,41 @@
+#pragma once
+/// Attention heatmaps: α on the grid -> colormapped layer blended onto the image. Used by the
+/// GUI's overlay (every animation frame), by exported figures and by `fovea export`.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/data/image.h"
+
+namespace fovea {
+
+enum class Colormap { Viridis, Inferno, Jet, Gray };
+
+std::vector<std::string> colormap_names();
+/// "viridis", "inferno", "jet", "gray"; throws std::invalid_argument listing the names otherwise.
+Colormap parse_colormap(const std::string& name);
+std::string to_string(Colormap c);
+/// Colour of t in [0, 1] (clamped).
+std::array<std::uint8_t, 3> colormap_rgb(Colormap c, float t);
+
+struct OverlayStyle {
+  Colormap colormap = Colormap::Viridis;
+  float opacity = 0.6f;    ///< weight of the heat layer in the blend, 0..1
+  bool smooth = true;      ///< bilinear between cell centres; false: one flat block per cell
+  bool normalise = true;   ///< scale α by its maximum so the peak gets the top colour
+};
+
+/// Bilinear resize (pixel centres aligned), for the base image of an overlay or a panel.
+RgbImage resize_bilinear(const RgbImage& image, int width, int height);
+
+/// Blends the heatmap of `alpha` (grid_h * grid_w, row-major) onto `base`, at base's size.
+/// Throws std::invalid_argument when alpha's size is not grid_h * grid_w.
+RgbImage render_overlay(const RgbImage& base, const std::vector<float>& alpha, int grid_h, int grid_w,
+                        const OverlayStyle& style = {});
+
+/// The same into a caller-owned buffer (no allocation once `out` has base's size): the GUI's hot path.
+void render_overlay_into(const RgbImage& base, const std::vector<float>& alpha, int grid_h, int grid_w,
+                         const OverlayStyle& style, RgbImage& out);
+
+}  // namespace fovea

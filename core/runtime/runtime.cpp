@@ -1,0 +1,104 @@
+#include "core/runtime/runtime.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+// Weak: resolved when the BLAS behind LibTorch is OpenBLAS, null otherwise (MKL, reference BLAS).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
+namespace fovea {
+
+torch::Device resolve_device(const std::string& name) {
+  if (name == "auto") return compat::cuda_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+  if (name == "cpu") return torch::kCPU;
+  if (name.rfind("cuda", 0) == 0) {
+    if (!compat::cuda_available()) {
+      throw std::runtime_error("device '" + name + "' asked for, but this LibTorch build sees no CUDA GPU (use --device cpu or auto)");
+    }
+    return torch::Device(name);
+  }
+  throw std::invalid_argument("device must be auto, cpu or cuda[:N], got '" + name + "'");
+}
+
+void configure_allocator() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's maximum: tensors up to 32 MiB come from the heap
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);  // and freed memory stays there for the next step
+  // Threads other than the main one allocate from heaps of their own (64 MiB each), and glibc
+  // unmaps such a heap as soon as it is empty, whatever the trim threshold: the decoder's parts
+  // (core/train/decoder_pass.h) then faulted ~120 MB of fresh pages in at every step (30k page faults,
+  // expensive in these VMs). A top pad as large as a heap keeps the heaps mapped.
+  mallopt(M_TOP_PAD, 64 * 1024 * 1024);
+#endif
+}
+
+void configure_threads(int threads) {
+  configure_allocator();
+  if (threads <= 0) {  // OMP_NUM_THREADS when the environment sets it, else one per core
+    const char* omp = std::getenv("OMP_NUM_THREADS");
+    threads = omp != nullptr ? std::atoi(omp) : 0;
+  }
+  set_operator_threads(threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+void set_operator_threads(int n) {
+  torch::set_num_threads(n);
+  // LibTorch's thread setting does not reach OpenBLAS's own pool (one thread per core by
+  // default), so "--threads 1" still ran every matmul on both cores. Set it too when the BLAS
+  // LibTorch was linked against is OpenBLAS.
+  set_blas_threads(n);
+}
+
+void set_blas_threads(int n) {
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(n);
+}
+
+std::vector<std::string> cpu_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::vector<std::string> flags;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string flag; words >> flag;) flags.push_back(flag);
+    break;  // the first CPU's flags speak for all
+  }
+  return flags;
+}
+
+bool cpu_has_native_bf16() {
+  // oneDNN capped below its bf16 kernels (e.g. DNNL_MAX_CPU_ISA=AVX2 to reproduce an AVX2-only
+  // machine) emulates bf16 products: slower than fp32, as on a CPU without them.
+  if (const char* isa = std::getenv("DNNL_MAX_CPU_ISA"); isa != nullptr && *isa != '\0') {
+    std::string cap = isa;
+    std::transform(cap.begin(), cap.end(), cap.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    if (cap != "ALL" && cap.find("BF16") == std::string::npos && cap.find("AMX") == std::string::npos) return false;
+  }
+  const auto flags = cpu_flags();
+  return std::find(flags.begin(), flags.end(), "avx512_bf16") != flags.end() ||
+         std::find(flags.begin(), flags.end(), "amx_bf16") != flags.end();
+}
+
+std::string resolve_precision(const std::string& precision, const torch::Device& device) {
+  if (precision == "auto") return device.is_cpu() && cpu_has_native_bf16() ? "bf16" : "fp32";
+  if (precision == "bf16" && !device.is_cpu()) {
+    throw std::invalid_argument("precision bf16 is CPU autocast; on " + device.str() + " train with fp32 (or auto)");
+  }
+  return precision;
+}
+
+std::string describe_runtime(const torch::Device& device) {
+  return "LibTorch " + compat::torch_version() + ", device " + device.str() + ", " + std::to_string(torch::get_num_threads()) +
+         " thread(s)";
+}
+
+}  // namespace fovea

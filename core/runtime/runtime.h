@@ -1,0 +1,44 @@
+#pragma once
+/// Process-level set-up: device choice and CPU threading.
+#include <string>
+
+#include <vector>
+
+#include "core/runtime/torch_compat.h"
+
+namespace fovea {
+
+/// "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N". Throws when CUDA is
+/// asked for and not available, saying so.
+torch::Device resolve_device(const std::string& name);
+
+/// Sets LibTorch's intra-op thread count (<= 0: one per core).
+void configure_threads(int threads);
+
+/// The thread count of LibTorch's and OpenBLAS's operators alone (configure_threads without the
+/// process set-up): the parts of a split batch (core/train/decoder_pass.h) run on one thread each.
+void set_operator_threads(int threads);
+
+/// OpenBLAS's thread count alone (one pool for the whole process; nothing when the BLAS is not OpenBLAS).
+void set_blas_threads(int threads);
+
+/// The flags of the first CPU in /proc/cpuinfo (empty where there is none).
+std::vector<std::string> cpu_flags();
+
+/// Keeps freed tensor memory in the heap for reuse: glibc serves blocks over 128 KiB-32 MiB with
+/// fresh mmap()s and returns them on free, so every large activation and gradient of a training
+/// step paid page faults and kernel zeroing again. Safe to call more than once.
+void configure_allocator();
+
+/// Whether this CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX-BF16 in /proc/cpuinfo;
+/// false where that file is absent, or where DNNL_MAX_CPU_ISA caps oneDNN below those kernels). Without it oneDNN emulates bf16 and it is slower than fp32.
+bool cpu_has_native_bf16();
+
+/// The precision a training run uses: "fp32" or "bf16" as asked, and for "auto" bf16 on a CPU
+/// with native bf16 products, fp32 elsewhere (CUDA included). Throws for bf16 on a non-CPU device.
+std::string resolve_precision(const std::string& precision, const torch::Device& device);
+
+/// One line describing the runtime (LibTorch version, device, threads), for logs and cards.
+std::string describe_runtime(const torch::Device& device);
+
+}  // namespace fovea

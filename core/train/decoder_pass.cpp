@@ -1,0 +1,312 @@
+#include "core/train/decoder_pass.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <exception>
+#include <numeric>
+#include <optional>
+#include <thread>
+
+#include "core/runtime/runtime.h"
+#include "core/train/thread_generator.h"
+
+// Weak: LibTorch's OpenMP runtime when it has one (null otherwise).
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+
+namespace fovea {
+namespace {
+
+constexpr std::int64_t kMinCaptionsPerPart = 16;
+
+/// One part of the batch and what its forward produced.
+struct Part {
+  torch::Tensor rows;         ///< indices into the batch
+  torch::Tensor annotations;  ///< a leaf: its gradient is the part's share of annotations_grad
+  std::uint64_t seed = 0;
+  DecoderOutput out;
+  ObjectiveTerms terms;
+  AttentionSupervisionSum supervision;
+};
+
+/// Rows of each part: captions sorted by length, dealt out in turn, so each part has the same
+/// number of captions and about the same number of words.
+std::vector<torch::Tensor> deal_rows(const torch::Tensor& lengths, int parts) {
+  const auto order = std::get<1>(lengths.to(torch::kCPU).sort(/*stable=*/true, 0, /*descending=*/true));
+  std::vector<torch::Tensor> rows;
+  for (int k = 0; k < parts; ++k) rows.push_back(order.slice(0, k, order.size(0), parts));
+  return rows;
+}
+
+/// The calling thread's own intra-op thread count. Under OpenMP the count is per thread, and
+/// LibTorch sets a thread's from its global count the first time the thread asks for it (so ask
+/// first). Without OpenMP (weak symbols null) the global count is all there is.
+int this_thread_operator_threads() { return at::get_num_threads(); }
+
+void set_this_thread_operator_threads(int n) {
+  (void)at::get_num_threads();
+  if (omp_set_num_threads != nullptr) {
+    omp_set_num_threads(n);
+  } else {
+    at::set_num_threads(n);
+  }
+}
+
+/// Threads that run the parts beside the calling thread, kept for the process (two hand-overs per
+/// step instead of two thread starts); each keeps its own intra-op thread count.
+class PartThreads {
+  /// The calling thread's intra-op thread count while alive.
+  class CallerThreads {
+   public:
+    explicit CallerThreads(int threads) : before_(this_thread_operator_threads()) {
+      if (before_ != threads) set_this_thread_operator_threads(threads);
+    }
+    ~CallerThreads() {
+      if (this_thread_operator_threads() != before_) set_this_thread_operator_threads(before_);
+    }
+
+   private:
+    int before_;
+  };
+
+ public:
+  static PartThreads& instance() {
+    static PartThreads pool;
+    return pool;
+  }
+
+  /// Runs f(k) for k < parts, f(0) on the calling thread and the others on workers, each with
+  /// `threads_each` intra-op threads, and rethrows the first failure once all are done.
+  void run(int parts, int threads_each, const std::function<void(int)>& f) {
+    std::lock_guard<std::mutex> one_at_a_time(run_mutex_);
+    while (int(workers_.size()) < parts - 1) workers_.push_back(std::make_unique<Worker>());
+    std::vector<std::exception_ptr> errors(std::size_t(parts), nullptr);
+    int left = parts - 1;
+    std::mutex done_mutex;
+    std::condition_variable done;
+    for (int k = 1; k < parts; ++k) {
+      workers_[std::size_t(k - 1)]->post(threads_each, [&, k] {
+        try {
+          f(k);
+        } catch (...) {
+          errors[std::size_t(k)] = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(done_mutex);
+        if (--left == 0) done.notify_one();
+      });
+    }
+    {
+      CallerThreads caller(threads_each);
+      try {
+        f(0);
+      } catch (...) {
+        errors[0] = std::current_exception();
+      }
+    }
+    std::unique_lock<std::mutex> lock(done_mutex);
+    done.wait(lock, [&] { return left == 0; });
+    for (auto& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+  }
+
+ private:
+  class Worker {
+   public:
+    Worker() : thread_([this] { loop(); }) {}
+    ~Worker() {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        quit_ = true;
+      }
+      wake_.notify_one();
+      thread_.join();
+    }
+    void post(int threads, std::function<void()> task) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        threads_wanted_ = threads;
+        task_ = std::move(task);
+      }
+      wake_.notify_one();
+    }
+
+   private:
+    void loop() {
+      int threads = 0;
+      for (;;) {
+        std::function<void()> task;
+        int wanted = 0;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          wake_.wait(lock, [&] { return quit_ || task_; });
+          if (quit_) return;
+          task = std::move(task_);
+          task_ = nullptr;
+          wanted = threads_wanted_;
+        }
+        if (wanted != threads) {
+          set_this_thread_operator_threads(wanted);
+          threads = wanted;
+        }
+        task();
+      }
+    }
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::function<void()> task_;
+    int threads_wanted_ = 1;
+    bool quit_ = false;
+    std::thread thread_;  // last: starts once the members above exist
+  };
+
+  std::mutex run_mutex_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+/// Runs f(k) for every part: on the calling thread for one part, else on PartThreads with the
+/// caller's threads shared out and OpenBLAS (one pool for the process) on one thread meanwhile.
+void run_parts(int parts, const std::function<void(int)>& f) {
+  if (parts == 1) {
+    f(0);
+    return;
+  }
+  const int threads = at::get_num_threads();
+  set_blas_threads(1);
+  try {
+    PartThreads::instance().run(parts, std::max(1, threads / parts), f);
+  } catch (...) {
+    set_blas_threads(threads);
+    throw;
+  }
+  set_blas_threads(threads);
+}
+
+torch::Tensor select_rows(const torch::Tensor& t, const torch::Tensor& rows) {
+  return t.defined() ? t.index_select(0, rows.to(t.device())) : t;
+}
+
+/// The whole batch's terms from its parts': per-caption means weighted by captions, per-token
+/// means by tokens, reward statistics over all sampled captions.
+ObjectiveTerms merge_terms(const std::vector<Part>& parts, std::int64_t batch, double baseline, bool hard) {
+  ObjectiveTerms t;
+  double tokens = 0;
+  for (const auto& p : parts) tokens += double(p.terms.tokens);
+  for (const auto& p : parts) {
+    const double captions = double(p.rows.size(0)) / double(batch);
+    const double share = double(p.terms.tokens) / std::max(1.0, tokens);
+    t.objective += captions * p.terms.objective;
+    t.penalty += captions * p.terms.penalty;
+    t.nll += share * p.terms.nll;
+    t.entropy += share * p.terms.entropy;
+    t.tokens += p.terms.tokens;
+    t.sampled += p.terms.sampled;
+  }
+  if (!hard) return t;
+  const auto& first = parts.front().terms.rewards;
+  t.rewards = torch::empty({batch}, first.options());
+  auto sampled = torch::zeros({batch}, torch::TensorOptions().dtype(torch::kBool).device(first.device()));
+  for (const auto& p : parts) {
+    const auto rows = p.rows.to(first.device());
+    t.rewards.index_copy_(0, rows, p.terms.rewards);
+    sampled.index_copy_(0, rows, p.out.sampled);
+  }
+  if (t.sampled > 0) {
+    const auto r = t.rewards.masked_select(sampled);
+    t.reward = r.mean().item<double>();
+    t.reward_var = t.sampled > 1 ? (r - baseline).var().item<double>() : 0.0;
+  }
+  return t;
+}
+
+}  // namespace
+
+int decoder_pass_parts(std::int64_t batch, const torch::Device& device) {
+  if (!device.is_cpu()) return 1;
+  const auto by_size = std::max<std::int64_t>(1, batch / kMinCaptionsPerPart);
+  return int(std::max<std::int64_t>(1, std::min<std::int64_t>(at::get_num_threads(), by_size)));
+}
+
+DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, const DecoderPassOptions& options,
+                               MovingBaseline* baseline) {
+  TORCH_CHECK(!options.hard || baseline != nullptr, "decoder_pass: hard attention needs a baseline");
+  const auto B = in.annotations.size(0);
+  const bool cpu = in.annotations.device().is_cpu();  // other devices run one part: their kernels queue anyway
+  const int wanted = options.parts > 0 ? options.parts : decoder_pass_parts(B, in.annotations.device());
+  const int n = cpu ? std::max(1, std::min<int>(wanted, int(B))) : 1;
+  const bool supervise = options.supervision_weight > 0 && in.word_boxes.defined();
+  const bool needs_grad = in.annotations.requires_grad();
+
+  std::vector<Part> parts(static_cast<std::size_t>(n));
+  const auto rows = n == 1 ? std::vector<torch::Tensor>{torch::arange(B)} : deal_rows(in.lengths, n);
+  // Drawn from the global generator in part order: the parts' random numbers do not depend on
+  // which thread gets where first. A batch in one part draws from the global generator itself.
+  const auto seeds = n > 1 ? torch::randint(std::int64_t(1) << 62, {n}, torch::kLong) : torch::Tensor();
+  for (int k = 0; k < n; ++k) {
+    auto& p = parts[std::size_t(k)];
+    p.rows = rows[std::size_t(k)];
+    p.annotations = (n == 1 ? in.annotations : select_rows(in.annotations, p.rows)).detach();
+    if (n > 1 && p.annotations.is_floating_point()) p.annotations = p.annotations.to(torch::kFloat);  // parts run float
+    if (needs_grad) p.annotations.requires_grad_(true);
+    if (n > 1) p.seed = std::uint64_t(seeds[k].item<std::int64_t>());
+  }
+
+  const double baseline_value = baseline ? baseline->value : 0.0;
+  auto forward = [&](int k) {
+    auto& p = parts[std::size_t(k)];
+    std::optional<ScopedThreadGenerator> generator;
+    if (n > 1) generator.emplace(p.seed);
+    // bf16 products go to oneDNN, and Debian's oneDNN 2.6 is not safe when two threads create
+    // its primitives at once (a training run died in brgemm_kernel_create after ~200 steps in
+    // parts): parts multiply in float, on OpenBLAS. The encoder, outside the parts, keeps bf16.
+    compat::CpuBf16Autocast bf16(options.bf16 && n == 1);
+    const auto pick = [&](const torch::Tensor& t) { return n == 1 ? t : select_rows(t, p.rows); };
+    p.out = decoder->forward(p.annotations, pick(in.tokens), pick(in.lengths), pick(in.sample));
+    p.terms = options.hard ? hard_objective(p.out, options.objective, baseline_value) : soft_objective(p.out, options.objective);
+    if (supervise) p.supervision = attention_supervision_sum(p.out, pick(in.word_boxes), pick(in.word_has_box));
+  };
+  run_parts(n, forward);
+
+  DecoderPassResult result;
+  result.parts = n;
+  result.terms = n == 1 ? parts[0].terms : merge_terms(parts, B, baseline_value, options.hard);
+  if (options.hard && result.terms.sampled > 0 && !baseline->initialised) {
+    // First sampled batch: start the baseline at its rewards instead of 0, then recompute.
+    baseline->update(result.terms.reward);
+    for (auto& p : parts) p.terms = hard_objective(p.out, options.objective, baseline->value);
+    result.terms = n == 1 ? parts[0].terms : merge_terms(parts, B, baseline->value, true);
+  }
+  std::int64_t words = 0;
+  for (const auto& p : parts) words += p.supervision.words;
+
+  auto backward = [&](int k) {
+    auto& p = parts[std::size_t(k)];
+    auto loss = p.terms.loss * (double(p.rows.size(0)) / double(B));
+    if (supervise && words > 0) loss = loss + p.supervision.sum * (options.supervision_weight / double(words));
+    loss.backward();
+  };
+  run_parts(n, backward);
+
+  if (supervise && words > 0) {
+    double sum = 0;
+    for (const auto& p : parts) sum += p.supervision.sum.item<double>();
+    result.supervision = sum / double(words);
+  }
+  if (needs_grad) {
+    if (n == 1) {
+      result.annotations_grad = parts[0].annotations.grad();
+    } else {
+      result.annotations_grad = torch::zeros_like(in.annotations);
+      for (const auto& p : parts) {
+        result.annotations_grad.index_copy_(0, p.rows.to(in.annotations.device()),
+                                            p.annotations.grad().to(in.annotations.scalar_type()));
+      }
+    }
+  }
+  result.terms.loss = torch::Tensor();
+  return result;
+}
+
+}  // namespace fovea

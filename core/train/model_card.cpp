@@ -1,0 +1,64 @@
+#include "core/train/model_card.h"
+
+#include <filesystem>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/io/atomic_file.h"
+#include "core/runtime/runtime.h"
+#include "core/train/trainer.h"
+
+namespace fovea {
+
+std::string write_model_card(const TrainConfig& config, const CaptionModel& model, const std::string& train_data,
+                             const std::string& val_data, const TrainResult& result) {
+  std::ostringstream md;
+  md << std::fixed << std::setprecision(4);
+  md << "# Model card: " << to_string(model.config.attention) << "-attention Show-Attend-Tell\n\n";
+  md << "Produced by `fovea train` (" << describe_runtime(model.device) << ").\n\n";
+  md << "## Data\n\n- Training: " << train_data << "\n- Validation: " << val_data << "\n- Vocabulary: "
+     << model.vocab.size() << " tokens: the words seen at least " << config.min_count << " time(s) in training, and 4 special tokens\n\n";
+  md << "## Architecture\n\n";
+  md << "- Encoder: ";
+  if (model.config.backbone_path.empty()) {
+    md << "built-in CNN (3x3 blocks of width";
+    for (auto w : model.config.encoder_widths) md << " " << w;
+    md << ", strides";
+    for (auto st : model.config.block_strides()) md << " " << st;
+    md << "; " << (model.config.centred_cells ? "cells centred on their pixels" : "symmetric padding, cells 3.5 px up-left");
+    md << ")";
+  } else {
+    md << "TorchScript backbone " << model.config.backbone_path;
+  }
+  md << ", " << model.config.image_size << "px input -> " << model.config.grid_h << "x" << model.config.grid_w << "x"
+     << model.config.annotation_dim << " annotation grid\n";
+  md << "- Decoder: embedding " << model.config.embed_dim << ", attention " << model.config.attention_dim << ", LSTM "
+     << model.config.hidden_dim << ", dropout " << model.config.dropout << ", beta gate "
+     << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n";
+  md << "\n";
+  md << "## Training\n\n";
+  if (pretrains_encoder(config)) {
+    md << "- Encoder pretraining: " << result.pretrain_steps << " steps of " << kPretrainBatch
+       << " single training items, named by the auxiliary class head (peak learning rate " << kPretrainLr << ", cosine)";
+    if (result.pretrain_held_out_accuracy >= 0) {
+      md << "; held-out single items named right " << std::setprecision(1)
+         << 100 * result.pretrain_held_out_accuracy << "%" << std::setprecision(4);
+    }
+    md << "\n";
+  }
+  md << "- Captioning learning rate: " << config.lr << ", times " << config.lr_decay << " after every epoch\n";
+  md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
+     << (result.stopped_early ? ", stopped early" : "") << ")\n";
+  const auto precision = resolve_precision(config.precision, model.device);
+  md << "- Precision: " << precision << (precision == "bf16" ? " products in the forward (CPU autocast)" : "")
+     << (config.precision == "auto" ? " (auto)" : "") << "\n";
+  md << "- Training time: " << std::setprecision(1) << result.elapsed_s / 60.0 << " min\n" << std::setprecision(4);
+  md << "- Best validation BLEU-4 (greedy decoding): " << result.best_bleu4 << " at step " << result.best_step << "\n\n";
+  md << "## Hyperparameters (the full training config)\n\n```json\n" << to_json(config).dump(2) << "\n```\n";
+  const auto text = md.str();
+  write_file_atomically((std::filesystem::path(config.out_dir) / "MODEL_CARD.md").string(), text);
+  return text;
+}
+
+}  // namespace fovea

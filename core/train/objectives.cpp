@@ -1,0 +1,128 @@
+#include "core/train/objectives.h"
+
+#include <stdexcept>
+
+namespace fovea {
+
+PenaltyReduction parse_penalty_reduction(const std::string& s) {
+  if (s == "sum") return PenaltyReduction::Sum;
+  if (s == "mean") return PenaltyReduction::Mean;
+  throw std::invalid_argument("penalty reduction must be 'sum' or 'mean', got '" + s + "'");
+}
+std::string to_string(PenaltyReduction r) { return r == PenaltyReduction::Sum ? "sum" : "mean"; }
+
+torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyReduction reduction) {
+  auto sq = (1.0 - alpha_sum).pow(2);
+  return reduction == PenaltyReduction::Sum ? sq.sum(1) : sq.mean(1);
+}
+
+torch::Tensor token_log_probs(const DecoderOutput& out) {
+  return torch::log_softmax(out.logits, 1).gather(1, out.targets.unsqueeze(1)).squeeze(1);
+}
+
+namespace {
+
+/// Per-caption log p(y|a) (B) from the packed per-token log-probabilities.
+torch::Tensor caption_log_probs(const DecoderOutput& out, const torch::Tensor& token_lp) {
+  return torch::zeros({out.lengths.size(0)}, token_lp.options()).index_add(0, out.sequence, token_lp);
+}
+
+}  // namespace
+
+ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt) {
+  ObjectiveTerms t;
+  auto lp = token_log_probs(out);
+  auto per_caption_nll = -caption_log_probs(out, lp);
+  auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
+  t.loss = (per_caption_nll + penalty).mean();
+  t.objective = t.loss.item<double>();
+  t.tokens = lp.size(0);
+  t.nll = -lp.mean().item<double>();
+  t.penalty = penalty.mean().item<double>();
+  t.entropy = (out.entropy.sum() / double(t.tokens)).item<double>();
+  return t;
+}
+
+ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline) {
+  ObjectiveTerms t;
+  auto lp = token_log_probs(out);
+  auto log_p_y = caption_log_probs(out, lp);  // (B), log p(y|s̃,a)
+  t.rewards = log_p_y.detach();
+  auto sampled = out.sampled.to(lp.scalar_type());
+  auto advantage = (t.rewards - baseline) * sampled;
+  auto reinforce = opt.lambda_r * advantage * out.log_p_glimpses;
+  auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
+  t.loss = (-log_p_y - reinforce - opt.lambda_e * out.entropy + penalty).mean();
+  t.objective = (-t.rewards + penalty.detach()).mean().item<double>();
+  t.tokens = lp.size(0);
+  t.nll = -lp.mean().item<double>();
+  t.penalty = penalty.mean().item<double>();
+  t.entropy = (out.entropy.sum() / double(t.tokens)).item<double>();
+  t.sampled = out.sampled.sum().item<std::int64_t>();
+  if (t.sampled > 0) {
+    auto mask = out.sampled;
+    auto r = t.rewards.masked_select(mask);
+    t.reward = r.mean().item<double>();
+    t.reward_var = t.sampled > 1 ? (r - baseline).var().item<double>() : 0.0;
+  }
+  return t;
+}
+
+void MovingBaseline::update(double mean_reward) {
+  if (!initialised) {
+    value = mean_reward;
+    initialised = true;
+  } else {
+    value = decay * value + (1.0 - decay) * mean_reward;
+  }
+}
+
+AttentionSupervisionSum attention_supervision_sum(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                                  const torch::Tensor& word_has_box) {
+  const auto T = word_boxes.size(1);
+  // Packed rows whose step lies beyond the supervised length (e.g. <end>) carry no box.
+  const auto in_range = out.step < T;
+  const auto seq = out.sequence.masked_select(in_range);
+  const auto step = out.step.masked_select(in_range);
+  const auto alphas = out.alphas.index_select(0, in_range.nonzero().view(-1));
+  const auto boxes = word_boxes.index({seq, step});  // (N', L)
+  const auto has = word_has_box.index({seq, step});  // (N')
+  AttentionSupervisionSum r;
+  r.words = has.sum().item<std::int64_t>();
+  if (r.words == 0) {
+    r.sum = torch::zeros({}, alphas.options());
+    return r;
+  }
+  const auto mass = (alphas * boxes).sum(1).clamp_min(1e-8);
+  r.sum = -(mass.log() * has.to(alphas.scalar_type())).sum();
+  return r;
+}
+
+torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
+                                         const torch::Tensor& word_has_box) {
+  const auto r = attention_supervision_sum(out, word_boxes, word_has_box);
+  return r.words == 0 ? r.sum : r.sum / double(r.words);
+}
+
+std::pair<torch::Tensor, torch::Tensor> object_class_logits(torch::nn::Linear& class_head, const torch::Tensor& annotations,
+                                                            const torch::Tensor& cell_class) {
+  const auto classes = class_head->options.out_features();
+  const auto dtype = annotations.scalar_type();
+  const auto cells = torch::one_hot(cell_class, classes).slice(2, 1).to(dtype);  // (B, L, C-1): object c's cells
+  const auto counts = cells.sum(1);                                                // (B, C-1)
+  const auto present = counts > 0;
+  if (!present.any().item<bool>()) return {};
+  const auto pooled = torch::bmm(cells.transpose(1, 2), annotations) / counts.clamp_min(1).unsqueeze(2);  // (B, C-1, D)
+  const auto logits = class_head(pooled.masked_select(present.unsqueeze(2)).view({-1, annotations.size(2)}));
+  const auto target = (torch::arange(1, classes, cell_class.options()).expand_as(present)).masked_select(present);
+  return {logits.to(torch::kFloat), target};
+}
+
+torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
+                                const torch::Tensor& cell_class) {
+  const auto [logits, target] = object_class_logits(class_head, annotations, cell_class);
+  if (!logits.defined()) return torch::zeros({}, annotations.options().dtype(torch::kFloat));
+  return torch::nn::functional::cross_entropy(logits, target);
+}
+
+}  // namespace fovea

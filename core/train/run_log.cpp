@@ -1,0 +1,119 @@
+#include "core/train/run_log.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/io/checkpoint_header.h"
+
+namespace fovea {
+
+namespace fs = std::filesystem;
+
+std::string last_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "last.ckpt").string(); }
+std::string best_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "best.ckpt").string(); }
+std::string metrics_path(const std::string& run_dir) { return (fs::path(run_dir) / "metrics.jsonl").string(); }
+std::string samples_path(const std::string& run_dir) { return (fs::path(run_dir) / "samples.jsonl").string(); }
+std::string config_path(const std::string& run_dir) { return (fs::path(run_dir) / "config.json").string(); }
+std::string model_card_path(const std::string& run_dir) { return (fs::path(run_dir) / "MODEL_CARD.md").string(); }
+
+namespace {
+
+/// Calls `use` with every line of `path` that parses as JSON; returns how many did not.
+std::int64_t for_each_json_line(const std::string& path, const std::function<void(const nlohmann::json&)>& use) {
+  std::ifstream in(path);
+  std::int64_t bad = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      use(nlohmann::json::parse(line));
+    } catch (const nlohmann::json::exception&) {
+      ++bad;
+    }
+  }
+  return bad;
+}
+
+bool read_config(const std::string& dir, TrainConfig& config) {
+  try {
+    if (fs::exists(config_path(dir))) {
+      std::ifstream in(config_path(dir));
+      config = train_config_from_json(nlohmann::json::parse(in));
+      return true;
+    }
+    if (fs::exists(last_checkpoint_path(dir))) {
+      auto header = read_checkpoint_header(last_checkpoint_path(dir));
+      config = train_config_from_json(header.at("training").at("config"));
+      return true;
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string RunLog::name() const { return fs::path(dir).filename().string(); }
+
+bool RunLog::hard() const {
+  if (has_config) return config.model.attention == AttentionKind::Hard;
+  return !train.empty() && train.back().hard;
+}
+
+std::int64_t RunLog::last_step() const {
+  std::int64_t s = 0;
+  if (!train.empty()) s = train.back().step;
+  if (!val.empty()) s = std::max(s, val.back().step);
+  return s;
+}
+
+double RunLog::best_bleu4() const {
+  double b = 0;
+  for (const auto& v : val) b = std::max(b, v.bleu[3]);
+  return b;
+}
+
+RunLog read_run_log(const std::string& dir, bool with_samples) {
+  const auto metrics = metrics_path(dir);
+  if (!fs::exists(metrics)) throw std::runtime_error(dir + ": not a training run folder (no metrics.jsonl)");
+  RunLog log;
+  log.dir = fs::path(dir).lexically_normal().string();
+  if (!log.dir.empty() && log.dir.back() == '/') log.dir.pop_back();
+  log.has_config = read_config(dir, log.config);
+  log.skipped_lines = for_each_json_line(metrics, [&](const nlohmann::json& j) {
+    const auto kind = j.value("kind", std::string());
+    if (kind == "train") log.train.push_back(train_record_from_json(j));
+    else if (kind == "val") log.val.push_back(validation_record_from_json(j));
+    else if (kind == "pretrain") log.pretrain.push_back(pretrain_record_from_json(j));
+  });
+  if (with_samples) log.skipped_lines += for_each_json_line(samples_path(dir), [&](const nlohmann::json& j) {
+    auto s = sample_record_from_json(j);
+    for (auto& p : s.image_paths) {
+      if (!p.empty() && fs::path(p).is_relative()) p = (fs::path(dir) / p).string();
+    }
+    log.samples.push_back(std::move(s));
+  });
+  log.has_last_checkpoint = fs::exists(last_checkpoint_path(dir));
+  log.has_best_checkpoint = fs::exists(best_checkpoint_path(dir));
+  log.finished = fs::exists(model_card_path(dir));
+  return log;
+}
+
+std::vector<std::string> find_runs(const std::string& root) {
+  std::vector<std::string> runs;
+  std::error_code ec;
+  if (fs::exists(metrics_path(root), ec)) runs.push_back(root);
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (entry.is_directory(ec) && fs::exists(metrics_path(entry.path().string()), ec)) {
+      runs.push_back(entry.path().string());
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+}  // namespace fovea

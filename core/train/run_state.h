@@ -1,0 +1,41 @@
+#pragma once
+/// What a training run's checkpoint carries besides the weights, and how a resumed run trims the
+/// logs its crashed predecessor wrote past that checkpoint.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/train/objectives.h"
+#include "core/train/train_config.h"
+
+namespace fovea {
+
+/// Progress that a checkpoint carries besides the weights.
+struct RunState {
+  std::int64_t step = 0;
+  std::int64_t validated_epochs = 0;
+  MovingBaseline baseline;
+  double best_bleu4 = -1;
+  std::int64_t best_step = 0;
+  std::int64_t bad_epochs = 0;
+  double elapsed_s = 0;
+  bool stopped_early = false;
+  std::int64_t pretrain_step = 0;  ///< encoder pretraining steps done
+  /// Share of held-out single items the pretrained encoder's class head named right, scored when
+  /// the pretraining ended; -1 before that, or when it was not scored.
+  double pretrain_held_out_accuracy = -1;
+};
+
+/// The checkpoint's "training" entry: the state and the run's full config.
+nlohmann::json to_json(const RunState& s, const TrainConfig& c);
+/// Throws nlohmann::json::exception on a missing or mistyped field (pretrain_step and
+/// pretrain_held_out_accuracy may be absent).
+RunState run_state_from_json(const nlohmann::json& j, double baseline_decay);
+
+/// Keeps the lines of a run's JSON-lines log (metrics.jsonl, samples.jsonl) up to `step` and
+/// `pretrain_step`: drops what a crashed run logged after its last checkpoint, and a truncated
+/// last line.
+void truncate_metrics(const std::string& path, std::int64_t step, std::int64_t pretrain_step);
+
+}  // namespace fovea

@@ -1,0 +1,73 @@
+#include "core/train/train_config.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/data/dataset_source.h"
+#include "core/train/train_settings.h"
+
+namespace fovea {
+
+void TrainConfig::validate() const {
+  for (const auto& s : train_settings()) s.check(s.get(*this));
+  model.validate();
+  check_dataset_name(dataset);
+  if (out_dir.empty()) throw std::invalid_argument("an output folder is required (out)");
+  if (!is_builtin_dataset(dataset) && images_dir.empty()) {
+    throw std::invalid_argument(dataset + " needs the folder of its images (images)");
+  }
+  if (is_builtin_dataset(dataset) && train_scenes < std::size_t(batch_size)) {
+    throw std::invalid_argument("train_scenes (" + std::to_string(train_scenes) + ") must be at least the batch (" +
+                                std::to_string(batch_size) + ")");
+  }
+}
+
+double captioning_lr(const TrainConfig& c, std::int64_t epoch) { return c.lr * std::pow(c.lr_decay, double(epoch)); }
+
+bool pretrains_encoder(const TrainConfig& c) {
+  return c.pretrain_steps > 0 && c.init_from.empty() && is_builtin_dataset(c.dataset) && c.model.backbone_path.empty();
+}
+
+TrainConfig recommended_train_config() { return TrainConfig{}; }
+
+void apply_paper_objective(TrainConfig& c) {
+  c.aux_weight = 0;
+  c.pretrain_steps = 0;
+  c.attention_supervision = 0;
+  c.model.init_state = InitState::Mean;
+  c.objective.reduction = PenaltyReduction::Sum;
+}
+
+nlohmann::json to_json(const TrainConfig& c) {
+  nlohmann::json j = {{"version", kTrainConfigVersion}};
+  for (const auto& s : train_settings()) {
+    std::visit([&](const auto& v) { j[s.key] = v; }, s.get(c));
+  }
+  return j;
+}
+
+TrainConfig train_config_from_json(const nlohmann::json& stored) {
+  TrainConfig c;
+  try {
+    const auto j = migrate_train_config(stored);
+    for (const auto& s : train_settings()) {
+      if (!j.contains(s.key)) continue;  // a setting newer than the file: its default
+      const auto& v = j.at(s.key);
+      switch (s.default_value().index()) {
+        case 0: s.set(c, v.get<bool>()); break;
+        case 1: s.set(c, v.get<std::int64_t>()); break;
+        case 2: s.set(c, v.get<double>()); break;
+        case 3: s.set(c, v.get<std::string>()); break;
+        default: s.set(c, v.get<std::vector<std::int64_t>>());
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("training config: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("training config: ") + e.what());
+  }
+  return c;
+}
+
+}  // namespace fovea

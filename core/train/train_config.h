@@ -1,0 +1,97 @@
+#pragma once
+/// Everything `fovea train` (and the GUI's New run dialog) can set, with the shipped recipe's
+/// defaults. Each field is described once, in core/train/train_settings.cpp: its key, group, range and
+/// help there generate the CLI options, the dialog's fields, the JSON and the validation.
+/// Stored in every checkpoint so a run can be resumed and reproduced. Torch-free.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/datasets/fashion_scenes.h"
+#include "core/model/model_config.h"
+#include "core/train/objective_options.h"
+
+namespace fovea {
+
+struct TrainConfig {
+  ModelConfig model = [] {
+    ModelConfig m;
+    m.init_state = InitState::Learned;
+    return m;
+  }();
+  /// fashion-scenes (built in), karpathy:PATH (a Karpathy split file) or coco:PATH (a COCO
+  /// captions file); the last two read their images from images_dir through an image cache.
+  std::string dataset = "fashion-scenes";
+  std::string images_dir;
+  /// Built-in scenes drawn afresh for every epoch; on disk: at most this many images (0: all).
+  std::size_t train_scenes = 40000;
+  std::size_t val_scenes = 500;
+  /// Built-in scenes: every epoch draws train_scenes new scenes (epoch e: data seed + e); false:
+  /// the same scenes every epoch, a fixed dataset as in the paper.
+  bool fresh_scenes = true;
+  /// The built-in scenes' generator (data seed 1; training scenes mirror items at random).
+  FashionScenesOptions scenes;
+  int min_count = 1;  ///< vocabulary: keep words seen at least this often in the training split
+
+  double lr = 1e-3;
+  double lr_decay = 0.55;  ///< the learning rate is lr * lr_decay^epoch
+  std::int64_t batch_size = 64;
+  std::int64_t epochs = 4;
+  std::int64_t max_steps = 0;  ///< 0 = no limit besides epochs; bounds the whole run, pretraining included
+  ObjectiveOptions objective;
+  /// Weight of the auxiliary losses on the annotations (needs object boxes): each cell's class
+  /// and colour, and each object's class from its pooled cells. 0 = off, the paper's setting.
+  double aux_weight = 3.0;
+  /// Weight of attention supervision (Liu et al. 2017): −log of the α mass inside the box of the
+  /// object each colour word and noun names (needs object boxes); 0 = off, the paper's setting.
+  double attention_supervision = 1.0;
+  /// Encoder pretraining: before captioning, this many steps on single Fashion-MNIST items named
+  /// by the auxiliary class head (built-in scenes and the built-in CNN only); 0 = off.
+  std::int64_t pretrain_steps = 14000;
+  double expected_context_prob = 0.5;  ///< hard: chance a sequence uses the expected context
+  double baseline_decay = 0.9;         ///< hard: b_k = decay b_{k-1} + (1 - decay) reward
+  std::uint64_t seed = 1;
+  std::string device = "auto";
+  /// fp32, or bf16 (the forward's matrix products and convolutions in bfloat16, CPU autocast);
+  /// auto: bf16 where the CPU multiplies bf16 in hardware, fp32 elsewhere.
+  std::string precision = "auto";
+  std::int64_t patience = 5;  ///< early stopping: epochs without a better validation BLEU-4
+  std::string out_dir;
+  /// Start from the weights of this checkpoint (same architecture and vocabulary; the attention
+  /// kind may differ, e.g. a hard model warm-started from a soft one). Empty = from scratch.
+  std::string init_from;
+
+  /// Throws std::invalid_argument naming the setting that is out of range.
+  void validate() const;
+};
+
+/// Fixed parts of the recipe: not settings, the same for every run.
+inline constexpr double kGradClip = 5.0;                ///< gradient norm clipping (the paper's)
+inline constexpr std::int64_t kLogEvery = 10;           ///< steps between metrics.jsonl records
+inline constexpr std::int64_t kCheckpointEvery = 200;   ///< steps between checkpoints (and at every epoch's end)
+inline constexpr std::int64_t kSampleEvery = 100;       ///< steps between caption + α snapshots
+inline constexpr std::int64_t kSampleCount = 4;         ///< validation images in those snapshots
+inline constexpr std::int64_t kPretrainBatch = 128;     ///< single items per pretraining step
+inline constexpr double kPretrainLr = 2e-3;             ///< peak learning rate of the pretraining
+
+/// Whether a run of `c` pretrains its encoder: pretrain_steps > 0, built-in scenes, Fovea's own
+/// encoder, and not starting from another model's weights (whose encoder is trained already).
+bool pretrains_encoder(const TrainConfig& c);
+
+/// The learning rate of captioning epoch `epoch`: lr * lr_decay^epoch.
+double captioning_lr(const TrainConfig& c, std::int64_t epoch);
+
+/// The shipped recipe (what `fovea train` does without options).
+TrainConfig recommended_train_config();
+
+/// The paper's exact objective: no auxiliary loss, no encoder pretraining, no attention
+/// supervision, h0/c0 from the mean annotation, penalty summed over cells (`fovea train --paper`).
+void apply_paper_objective(TrainConfig& c);
+
+/// {"version": N, key: value ...} with the keys of train_settings().
+nlohmann::json to_json(const TrainConfig& c);
+/// Reads any version written before (older ones through migrate_train_config()).
+TrainConfig train_config_from_json(const nlohmann::json& j);
+
+}  // namespace fovea

@@ -1,0 +1,134 @@
+#include "core/train/train_records.h"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace fovea {
+
+nlohmann::json to_json(const TrainRecord& r) {
+  nlohmann::json j = {{"kind", "train"},         {"step", r.step},
+                      {"epoch", r.epoch},        {"loss", r.loss},
+                      {"nll", r.nll},            {"penalty", r.penalty},
+                      {"lr", r.lr},              {"grad_norm", r.grad_norm},
+                      {"tokens_per_s", r.tokens_per_s}, {"entropy", r.entropy},
+                      {"aux_loss", r.aux_loss},  {"attention_loss", r.attention_loss},
+                      {"elapsed_s", r.elapsed_s}};
+  if (r.hard) {
+    j["baseline"] = r.baseline;
+    j["reward"] = r.reward;
+    j["reward_var"] = r.reward_var;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const ValidationRecord& v) {
+  nlohmann::json j = {{"kind", "val"},       {"step", v.step},         {"epoch", v.epoch},
+                      {"bleu1", v.bleu[0]},  {"bleu2", v.bleu[1]},     {"bleu3", v.bleu[2]},
+                      {"bleu4", v.bleu[3]},  {"cider", v.cider},       {"improved", v.improved},
+                      {"best_bleu4", v.best_bleu4}};
+  if (v.has_grounding) {
+    j["pointing"] = v.pointing;
+    j["alpha_in_box"] = v.alpha_in_box;
+    j["absent_nouns"] = v.absent_nouns;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const SampleRecord& s) {
+  nlohmann::json samples = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.captions.size(); ++i) {
+    auto c = to_json(s.captions[i]);
+    c["image"] = i < s.image_paths.size() ? s.image_paths[i] : std::string();
+    samples.push_back(std::move(c));
+  }
+  return {{"step", s.step}, {"epoch", s.epoch}, {"samples", samples}};
+}
+
+nlohmann::json to_json(const PretrainRecord& p) {
+  // "pretrain_step", not "step": resuming keeps the log lines up to the checkpoint's step, 0 here.
+  nlohmann::json j = {{"kind", "pretrain"},  {"pretrain_step", p.pretrain_step}, {"pretrain_steps", p.pretrain_steps},
+                      {"loss", p.loss},      {"item_accuracy", p.item_accuracy}, {"lr", p.lr},
+                      {"elapsed_s", p.elapsed_s}};
+  if (p.held_out_accuracy >= 0) j["held_out_accuracy"] = p.held_out_accuracy;
+  return j;
+}
+
+PretrainRecord pretrain_record_from_json(const nlohmann::json& j) {
+  PretrainRecord p;
+  p.pretrain_step = j.value("pretrain_step", std::int64_t(0));
+  p.pretrain_steps = j.value("pretrain_steps", std::int64_t(0));
+  p.loss = j.value("loss", 0.0);
+  p.item_accuracy = j.value("item_accuracy", 0.0);
+  p.lr = j.value("lr", 0.0);
+  p.elapsed_s = j.value("elapsed_s", 0.0);
+  p.held_out_accuracy = j.value("held_out_accuracy", -1.0);
+  return p;
+}
+
+TrainRecord train_record_from_json(const nlohmann::json& j) {
+  TrainRecord r;
+  r.step = j.value("step", std::int64_t(0));
+  r.epoch = j.value("epoch", std::int64_t(0));
+  r.loss = j.value("loss", 0.0);
+  r.nll = j.value("nll", 0.0);
+  r.penalty = j.value("penalty", 0.0);
+  r.lr = j.value("lr", 0.0);
+  r.grad_norm = j.value("grad_norm", 0.0);
+  r.tokens_per_s = j.value("tokens_per_s", 0.0);
+  r.entropy = j.value("entropy", 0.0);
+  r.aux_loss = j.value("aux_loss", 0.0);
+  r.attention_loss = j.value("attention_loss", 0.0);
+  r.elapsed_s = j.value("elapsed_s", 0.0);
+  r.hard = j.contains("baseline");
+  r.baseline = j.value("baseline", 0.0);
+  r.reward = j.value("reward", 0.0);
+  r.reward_var = j.value("reward_var", 0.0);
+  return r;
+}
+
+ValidationRecord validation_record_from_json(const nlohmann::json& j) {
+  ValidationRecord v;
+  v.step = j.value("step", std::int64_t(0));
+  v.epoch = j.value("epoch", std::int64_t(0));
+  for (int n = 0; n < 4; ++n) v.bleu[n] = j.value("bleu" + std::to_string(n + 1), 0.0);
+  v.cider = j.value("cider", std::numeric_limits<double>::quiet_NaN());  // older runs did not score it
+  v.has_grounding = j.contains("pointing");
+  v.pointing = j.value("pointing", 0.0);
+  v.alpha_in_box = j.value("alpha_in_box", 0.0);
+  v.absent_nouns = j.value("absent_nouns", 0.0);
+  v.improved = j.value("improved", false);
+  v.best_bleu4 = j.value("best_bleu4", 0.0);
+  const auto nan = std::numeric_limits<double>::quiet_NaN();
+  return v;
+}
+
+SampleRecord sample_record_from_json(const nlohmann::json& j) {
+  SampleRecord s;
+  s.step = j.value("step", std::int64_t(0));
+  s.epoch = j.value("epoch", std::int64_t(0));
+  for (const auto& c : j.at("samples")) {
+    s.image_paths.push_back(c.value("image", std::string()));
+    CaptionResult r;
+    const auto& grid = c.at("grid");
+    r.grid_h = grid.at(0).get<int>();
+    r.grid_w = grid.at(1).get<int>();
+    r.log_prob = c.value("log_prob", 0.0);
+    r.finished = c.value("finished", true);
+    for (const auto& w : c.at("words")) {
+      WordAttention a;
+      a.word = w.at("word").get<std::string>();
+      a.beta = w.value("beta", 1.0f);
+      a.log_prob = w.value("log_prob", 0.0f);
+      if (w.contains("glimpse")) a.glimpse = w["glimpse"].at(0).get<long long>() * r.grid_w + w["glimpse"].at(1).get<long long>();
+      for (const auto& row : w.at("alpha")) {
+        for (const auto& x : row) a.alpha.push_back(x.get<float>());
+      }
+      r.words.push_back(std::move(a));
+    }
+    s.captions.push_back(std::move(r));
+  }
+  return s;
+}
+
+}  // namespace fovea

@@ -1,0 +1,84 @@
+#pragma once
+/// What a training run reports: one struct per kind of line in metrics.jsonl ("train", "val")
+/// and per line of samples.jsonl, plus per-step progress. Torch-free value types, so the GUI's
+/// dashboards receive them through queued signals and read them back from past runs.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/decode/captioner.h"
+
+namespace fovea {
+
+/// One logged training step (one line of metrics.jsonl with kind "train").
+struct TrainRecord {
+  std::int64_t step = 0, epoch = 0;
+  double loss = 0, nll = 0, penalty = 0, lr = 0, grad_norm = 0, tokens_per_s = 0;
+  bool hard = false;
+  double baseline = 0, reward = 0, reward_var = 0;
+  double entropy = 0;  ///< mean H[α_t] per step (both attention kinds)
+  double aux_loss = 0; ///< auxiliary per-cell class + colour cross-entropy (0 when off)
+  double attention_loss = 0; ///< attention supervision term (0 when off)
+  double elapsed_s = 0;
+};
+
+/// One validation pass (kind "val"): caption metrics from free-running greedy decoding and, on
+/// data with object boxes, attention grounding.
+struct ValidationRecord {
+  std::int64_t step = 0, epoch = 0;
+  double bleu[4] = {0, 0, 0, 0};
+  double cider = 0;             ///< CIDEr-D (NaN when read from a run logged before it was scored)
+  bool has_grounding = false;   ///< the validation data has object boxes
+  double pointing = 0;          ///< noun-phrase pointing accuracy
+  double alpha_in_box = 0;      ///< mean α mass inside the named object's box
+  double absent_nouns = 0;      ///< share of generated nouns naming an object not in the scene
+  bool improved = false;
+  double best_bleu4 = 0;
+};
+
+/// A window of encoder pretraining steps (kind "pretrain"): before the first captioning step, so
+/// indexed by its own step count.
+struct PretrainRecord {
+  std::int64_t pretrain_step = 0, pretrain_steps = 0;
+  double loss = 0;           ///< mean over the window: per-cell class + colour + pooled class cross-entropy
+  double item_accuracy = 0;  ///< share of the window's items the pooled class head named right
+  double lr = 0;
+  double elapsed_s = 0;
+  /// The last record only: share of held-out single items named right (eval mode); -1 = not scored.
+  double held_out_accuracy = -1;
+};
+
+/// After every step (not logged).
+struct TrainProgress {
+  std::int64_t step = 0, total_steps = 0, epoch = 0, epochs = 0;
+  double loss = 0, tokens_per_s = 0, eta_s = 0, elapsed_s = 0;
+  bool paused = false;
+  /// Encoder pretraining before step 1 (pretrain_step < pretrain_steps while it runs); `loss`
+  /// is then the pretraining loss and item_accuracy the share of items named right.
+  std::int64_t pretrain_step = 0, pretrain_steps = 0;
+  double item_accuracy = 0;
+};
+
+/// The current captions and α of a few fixed validation images (one line of samples.jsonl);
+/// image_paths are PNG files inside the run folder, written once when the run starts.
+struct SampleRecord {
+  std::int64_t step = 0, epoch = 0;
+  std::vector<std::string> image_paths;
+  std::vector<CaptionResult> captions;
+};
+
+nlohmann::json to_json(const TrainRecord& r);
+nlohmann::json to_json(const ValidationRecord& v);
+nlohmann::json to_json(const PretrainRecord& p);
+nlohmann::json to_json(const SampleRecord& s);
+/// Missing fields keep their defaults (older runs logged fewer); throws nlohmann::json::exception
+/// on wrong types.
+TrainRecord train_record_from_json(const nlohmann::json& j);
+ValidationRecord validation_record_from_json(const nlohmann::json& j);
+PretrainRecord pretrain_record_from_json(const nlohmann::json& j);
+SampleRecord sample_record_from_json(const nlohmann::json& j);
+
+}  // namespace fovea

@@ -1,0 +1,280 @@
+#include "core/train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/data/dataset_source.h"
+#include "core/data/tokenizer.h"
+#include "core/datasets/fashion_scenes.h"
+#include "core/io/atomic_file.h"
+#include "core/io/checkpoint.h"
+#include "core/model/module_state.h"
+#include "core/runtime/runtime.h"
+#include "core/train/model_card.h"
+#include "core/train/run_state.h"
+#include "core/train/training_session.h"
+
+namespace fovea {
+
+namespace fs = std::filesystem;
+using Clock = TrainingSession::Clock;
+
+TrainData make_train_data(const TrainConfig& c, const std::function<void(const std::string&)>& message) {
+  TrainData d;
+  if (!is_builtin_dataset(c.dataset)) {
+    ImageCacheOptions cache;
+    cache.image_size = int(c.model.image_size);
+    d.train = open_dataset_split(c.dataset, c.images_dir, "train", cache, c.train_scenes, c.val_scenes, message);
+    d.val = open_dataset_split(c.dataset, c.images_dir, "val", cache, c.val_scenes, c.val_scenes, message);
+    return d;
+  }
+  auto opts = c.scenes;
+  opts.image_size = int(c.model.image_size);
+  d.train = std::make_shared<FashionScenes>("train", c.train_scenes, opts);
+  d.val = std::make_shared<FashionScenes>("val", c.val_scenes, opts);
+  return d;
+}
+
+TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data)
+    : config_(std::move(config)), cb_(cb), data_(std::move(data)) {
+  if (!data_.train || !data_.val) data_ = make_train_data(config_, cb_.on_message);
+  device_ = resolve_device(config_.device);
+  precision_ = resolve_precision(config_.precision, device_);
+  configure_threads(0);
+  steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
+  if (steps_per_epoch_ < 1) {
+    throw std::invalid_argument("the training split has " + std::to_string(data_.train->size()) +
+                                " images, fewer than one batch (" + std::to_string(config_.batch_size) + ")");
+  }
+  total_steps_ = steps_per_epoch_ * config_.epochs;
+  pretrain_steps_ = pretrains_encoder(config_) ? config_.pretrain_steps : 0;
+  if (config_.max_steps > 0) {  // the whole run within max_steps, the pretraining at most half of it
+    pretrain_steps_ = std::min(pretrain_steps_, config_.max_steps / 2);
+    total_steps_ = std::min(total_steps_, config_.max_steps - pretrain_steps_);
+  }
+  state_.baseline.decay = config_.baseline_decay;
+}
+
+void TrainingSession::start_new() {
+  torch::manual_seed(config_.seed);
+  message("building the vocabulary from " + data_.train->describe());
+  std::vector<std::vector<std::string>> captions;
+  for (std::size_t i = 0; i < data_.train->size(); ++i) {
+    for (const auto& c : data_.train->get(i).captions) captions.push_back(tokenize(c));
+  }
+  auto vocab = Vocabulary::build(captions, config_.min_count);
+  std::optional<LoadedCheckpoint> source;
+  if (!config_.init_from.empty()) source = load_checkpoint(config_.init_from);
+  model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
+  config_.model = model_.config;
+  if (source) initialise_from(*source);
+  if (config_.pretrain_steps > 0 && !pretrains_encoder(config_)) {
+    message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder, untrained");
+  }
+  make_optimizer();
+  fs::create_directories(config_.out_dir);
+  std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
+  std::ofstream(samples_path(config_.out_dir), std::ios::trunc);
+  write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
+  write_sample_images();
+  message("model: " + std::to_string(model_.vocab.size()) + " words, " + std::to_string(parameter_count()) +
+          " parameters, grid " + std::to_string(model_.config.grid_h) + "x" + std::to_string(model_.config.grid_w) +
+          "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_) + ", " +
+          describe_precision());
+}
+
+void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
+  model_ = std::move(ckpt.model);
+  config_.model = model_.config;  // the architecture the checkpoint was built with
+  model_.device = device_;
+  model_.net->to(device_);
+  model_.net->encoder->to_device(device_);
+  make_optimizer();
+  restore_training_state(ckpt, *optimizer_, device_);
+  state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
+  // A run resumed with a larger max_steps than its pretraining had: the pretraining is over.
+  if (state_.step > 0 || state_.pretrain_step > pretrain_steps_) pretrain_steps_ = std::min(pretrain_steps_, state_.pretrain_step);
+  truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
+  truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
+  write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
+  write_sample_images();
+  message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
+          describe_runtime(device_) + ", " + describe_precision());
+}
+
+TrainResult TrainingSession::run() {
+  metrics_.open(metrics_path(config_.out_dir), std::ios::app);
+  samples_.open(samples_path(config_.out_dir), std::ios::app);
+  const auto started = Clock::now();
+  const double elapsed_before = state_.elapsed_s;
+  paused_s_ = 0;
+  auto elapsed = [&] {
+    return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count() - paused_s_;
+  };
+  TrainResult result;
+  window_start_ = Clock::now();
+  if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
+    result.interrupted = true;
+  }
+  if (state_.step == 0 && !result.interrupted) write_samples(0);
+  while (!result.interrupted) {
+    const std::int64_t epoch = state_.step / steps_per_epoch_;
+    if (state_.step > 0 && state_.step % steps_per_epoch_ == 0 && state_.validated_epochs < epoch) {
+      state_.elapsed_s = elapsed();
+      validate(epoch - 1);  // the epoch that just ended
+      state_.validated_epochs = epoch;
+      save_last();
+      if (state_.stopped_early) break;
+    }
+    if (state_.step >= total_steps_ || state_.stopped_early) break;
+    if (cb_.pause && cb_.pause->load()) {
+      state_.elapsed_s = elapsed();
+      wait_while_paused(epoch);
+      continue;
+    }
+    if (cb_.stop && cb_.stop->load()) {
+      state_.elapsed_s = elapsed();
+      save_last();
+      result.interrupted = true;
+      message("stopped at step " + std::to_string(state_.step) + " (last.ckpt written; the run can be resumed)");
+      break;
+    }
+    train_step(epoch, elapsed);
+    if (state_.step % kSampleEvery == 0) write_samples(epoch);
+    if (state_.step % kCheckpointEvery == 0) {
+      state_.elapsed_s = elapsed();
+      save_last();
+    }
+  }
+  // A run cut by max_steps mid-epoch still gets scored.
+  if (!result.interrupted && state_.best_step != state_.step && state_.step % steps_per_epoch_ != 0) {
+    state_.elapsed_s = elapsed();
+    validate(state_.step / steps_per_epoch_);
+    save_last();
+  }
+  state_.elapsed_s = elapsed();
+  if (!result.interrupted) save_last();
+  result.steps = state_.step;
+  result.epochs_completed = state_.validated_epochs;
+  result.best_bleu4 = std::max(0.0, state_.best_bleu4);
+  result.best_step = state_.best_step;
+  result.stopped_early = state_.stopped_early;
+  result.elapsed_s = state_.elapsed_s;
+  result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
+  result.pretrain_steps = state_.pretrain_step;
+  result.last_checkpoint = last_checkpoint_path(config_.out_dir);
+  result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+  if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
+  return result;
+}
+
+void TrainingSession::message(const std::string& m) const {
+  if (cb_.on_message) cb_.on_message(m);
+}
+
+void TrainingSession::initialise_from(const LoadedCheckpoint& source) {
+  const auto& path = source.path;
+  if (source.model.vocab.words() != model_.vocab.words()) {
+    throw std::runtime_error(path + ": its vocabulary differs from the one built from this run's training data");
+  }
+  auto a = to_json(source.model.config), b = to_json(model_.config);
+  a.erase("attention"), b.erase("attention");
+  if (a != b) {
+    throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
+  }
+  copy_matching_state(*model_.net, *source.model.net);
+  message("initialised from " + path);
+}
+
+void TrainingSession::wait_while_paused(std::int64_t epoch) {
+  save_last();
+  message("paused at step " + std::to_string(state_.step) + " (checkpoint written)");
+  report_progress(epoch, true);
+  const auto paused_at = Clock::now();
+  while (cb_.pause->load() && !(cb_.stop && cb_.stop->load())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  paused_s_ += std::chrono::duration<double>(Clock::now() - paused_at).count();
+  window_start_ = Clock::now();
+  window_tokens_ = 0;
+  window_loss_ = 0;
+  window_steps_ = 0;
+  if (!(cb_.stop && cb_.stop->load())) message("resumed at step " + std::to_string(state_.step));
+}
+
+void TrainingSession::report_progress(std::int64_t epoch, bool paused) {
+  if (!cb_.on_progress) return;
+  TrainProgress p = progress_;
+  p.step = state_.step;
+  p.total_steps = total_steps_;
+  p.epoch = epoch;
+  p.epochs = config_.epochs;
+  p.paused = paused;
+  cb_.on_progress(p);
+}
+
+std::string TrainingSession::describe_precision() const {
+  return "precision " + precision_ + (config_.precision == "auto" ? " (auto)" : "");
+}
+
+std::string TrainingSession::describe_training_scenes() const {
+  const bool fresh = config_.fresh_scenes && dynamic_cast<const FashionScenes*>(data_.train.get()) != nullptr;
+  return data_.train->describe() +
+         (fresh ? "; new scenes every epoch (epoch e: seed " + std::to_string(config_.scenes.seed) + " + e)" : "");
+}
+
+std::int64_t TrainingSession::parameter_count() {
+  std::int64_t n = 0;
+  for (auto& p : model_.net->trainable_parameters()) n += p.numel();
+  return n;
+}
+
+void TrainingSession::make_optimizer() {
+  optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(), torch::optim::AdamOptions(config_.lr));
+}
+
+void TrainingSession::save_last() {
+  SaveOptions full;
+  full.optimizer = optimizer_.get();
+  full.training = to_json(state_, config_);
+  save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
+}
+
+TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks, TrainData data) {
+  config.validate();
+  if (fs::exists(last_checkpoint_path(config.out_dir))) {
+    throw std::runtime_error(config.out_dir + ": already holds a run (last.ckpt); use --resume " + config.out_dir +
+                             " to continue it, or choose another folder");
+  }
+  TrainingSession session(config, callbacks, std::move(data));
+  session.start_new();
+  return session.run();
+}
+
+TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& callbacks, TrainData data,
+                            std::int64_t epochs, std::int64_t max_steps) {
+  const auto path = last_checkpoint_path(run_dir);
+  if (!fs::exists(path)) throw std::runtime_error(run_dir + ": no last.ckpt to resume from (is this a run folder?)");
+  auto header = read_checkpoint_header(path);
+  if (!header.contains("training") || header["training"].is_null()) {
+    throw CheckpointError(path + ": holds weights only, no training state to resume from");
+  }
+  TrainConfig config;
+  try {
+    config = train_config_from_json(header["training"].at("config"));
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": bad training state: " + e.what());
+  }
+  config.out_dir = run_dir;
+  if (epochs > 0) config.epochs = epochs;
+  if (max_steps > 0) config.max_steps = max_steps;
+  TrainingSession session(config, callbacks, std::move(data));
+  session.start_resumed(load_checkpoint(path, torch::kCPU));
+  return session.run();
+}
+
+}  // namespace fovea

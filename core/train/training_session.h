@@ -1,0 +1,115 @@
+#pragma once
+/// The training run behind train() and resume_training() (core/train/trainer.h), one object per run.
+/// Private to the trainer's files: trainer.cpp (the run loop, checkpoints, pausing),
+/// training_pretraining.cpp (the encoder's pretraining),
+/// training_step.cpp (one captioning step) and training_validation.cpp (validation and caption
+/// snapshots).
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "core/data/batching.h"
+#include "core/datasets/fashion_scenes.h"
+#include "core/decode/captioner.h"
+#include "core/eval/scene_evaluation.h"
+#include "core/io/checkpoint.h"
+#include "core/train/encoder_pretraining.h"
+#include "core/train/objectives.h"
+#include "core/train/run_state.h"
+#include "core/train/trainer.h"
+
+namespace fovea {
+
+class TrainingSession {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data);
+  /// A new run: the vocabulary from the training captions, a fresh (or init_from) model, an empty run folder.
+  void start_new();
+  /// Goes on from a run's last checkpoint: weights, optimiser, counters and logs up to it.
+  void start_resumed(LoadedCheckpoint ckpt);
+  /// Pretrains (if asked and not done), then captions until the last step, an early stop or the stop flag.
+  TrainResult run();
+
+ private:
+  void message(const std::string& m) const;
+  /// Copies the weights of another checkpoint with the same architecture and vocabulary.
+  void initialise_from(const LoadedCheckpoint& source);
+  /// Writes a checkpoint, then waits until the pause flag clears or stop is set.
+  void wait_while_paused(std::int64_t epoch);
+  void report_progress(std::int64_t epoch, bool paused);
+  std::size_t sample_count() const;
+  std::string sample_image_name(std::size_t k) const;
+  /// The fixed validation images the snapshots caption, as PNG files in the run folder.
+  void write_sample_images();
+  std::string describe_precision() const;
+  /// Recomputes the encoder's batch-norm statistics with the current weights on the first
+  /// training scenes (core/train/batch_norm_calibration.h): the running averages lag behind the weights
+  /// while the learning rate is high. A TorchScript backbone keeps its own statistics.
+  void calibrate_batch_norm();
+  /// Greedy captions (expected α) of `images` with the current weights: validation and snapshots.
+  std::vector<CaptionResult> caption_greedy(const std::vector<RgbImage>& images);
+  /// Captions the fixed validation images with the current weights (greedy, expected α).
+  void write_samples(std::int64_t epoch);
+  std::int64_t parameter_count();
+  void make_optimizer();
+  /// Encoder pretraining on single items (core/train/encoder_pretraining.h), resumable at any
+  /// checkpoint. Returns false when stopped.
+  bool pretrain_encoder(const std::function<double()>& elapsed);
+  /// After the pretraining: how its class head names single items it never saw (the validation
+  /// split's items), said and returned; -1 when the validation data are not the built-in scenes.
+  double score_held_out_items(EncoderPretraining& pretraining);
+  std::string describe_training_scenes() const;
+  /// One captioning step: the next batch of the epoch's order, its loss terms, Adam, the logs.
+  void train_step(std::int64_t epoch, const std::function<double()>& elapsed);
+  /// What one optimiser step measured, for the logs.
+  struct StepOutcome {
+    ObjectiveTerms terms;
+    double grad_norm = 0, aux_loss = 0, attention_loss = 0;
+    double baseline_used = 0;  ///< the REINFORCE baseline the step's rewards were compared with
+  };
+  /// The epoch's next batch (its order and, for fresh scenes, its scenes drawn at the epoch's start).
+  Batch next_batch(std::int64_t epoch);
+  /// Forward (bf16 autocast if asked), the objective's terms, backward, clipping, Adam.
+  StepOutcome optimize(const Batch& batch);
+  /// The progress report, and every kLogEvery steps a metrics.jsonl record.
+  void log_step(std::int64_t epoch, const StepOutcome& outcome, double now);
+  /// Scores the validation scenes after `epoch` (greedy), keeps best.ckpt, stops early.
+  void validate(std::int64_t epoch);
+  /// Writes last.ckpt: weights, optimiser and counters, to resume from.
+  void save_last();
+  /// Validation scores of the model's weights as they are now (batch-norm statistics recalibrated).
+  SceneEvaluation score_validation();
+
+  TrainConfig config_;
+  TrainCallbacks cb_;
+  TrainData data_;
+  torch::Device device_{torch::kCPU};
+  CaptionModel model_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  RunState state_;
+  std::int64_t steps_per_epoch_ = 1;
+  /// This run's captioning steps, and its pretraining steps (0 when it does not pretrain): with
+  /// max_steps the two together stay within it, the pretraining taking at most half.
+  std::int64_t total_steps_ = 0, pretrain_steps_ = 0;
+  std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine
+  std::vector<std::size_t> order_;
+  std::int64_t order_epoch_ = -1;
+  std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
+  double lr_ = 0;
+  std::ofstream metrics_, samples_;
+  double paused_s_ = 0;
+  TrainProgress progress_;
+  Clock::time_point window_start_;
+  std::int64_t window_tokens_ = 0, window_steps_ = 0;
+  double window_loss_ = 0;
+};
+
+}  // namespace fovea

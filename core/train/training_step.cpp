@@ -1,0 +1,151 @@
+// One captioning step of a training run (TrainingSession::train_step).
+#include "core/data/batching.h"
+#include "core/runtime/runtime.h"
+#include "core/train/batch_norm_calibration.h"
+#include "core/train/decoder_pass.h"
+#include "core/train/objectives.h"
+#include "core/train/training_session.h"
+
+namespace fovea {
+
+using Clock = TrainingSession::Clock;
+
+namespace {
+
+/// The scenes epoch `epoch` trains on: with fresh_scenes on the built-in dataset as many new
+/// ones as `train` has, drawn from the same items with data seed + epoch; else `train` itself.
+std::shared_ptr<const SceneSource> scenes_of_epoch(const TrainConfig& c, const std::shared_ptr<const SceneSource>& train,
+                                                   std::int64_t epoch) {
+  const auto* scenes = dynamic_cast<const FashionScenes*>(train.get());
+  if (!c.fresh_scenes || scenes == nullptr || epoch == 0) return train;
+  auto opts = scenes->options();
+  opts.seed += std::uint64_t(epoch);
+  return std::make_shared<FashionScenes>("train", scenes->size(), scenes->items(), opts);
+}
+
+}  // namespace
+
+void TrainingSession::train_step(std::int64_t epoch, const std::function<double()>& elapsed) {
+  lr_ = captioning_lr(config_, epoch);
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr_);
+  const auto outcome = optimize(next_batch(epoch));
+  ++state_.step;
+  log_step(epoch, outcome, elapsed());
+}
+
+Batch TrainingSession::next_batch(std::int64_t epoch) {
+  const auto in_epoch = state_.step % steps_per_epoch_;
+  if (in_epoch == 0 || order_epoch_ != epoch) {
+    order_ = epoch_order(data_.train->size(), config_.seed, epoch);
+    order_epoch_ = epoch;
+    epoch_scenes_ = scenes_of_epoch(config_, data_.train, epoch);
+  }
+  std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
+                               order_.begin() + (in_epoch + 1) * config_.batch_size);
+  const bool grid = config_.aux_weight > 0 || config_.attention_supervision > 0;
+  return make_batch(*epoch_scenes_, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
+                    model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
+                    config_.attention_supervision > 0);
+}
+
+TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
+  model_.net->train();
+  const bool hard = model_.config.attention == AttentionKind::Hard;
+  torch::Tensor sample;
+  if (hard) {
+    sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
+  }
+  StepOutcome out;
+  compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
+  auto annotations = model_.net->encode(batch.images.to(device_));
+  // The label terms read the annotations directly; the decoder's terms run in parts
+  // (core/train/decoder_pass.h) and hand back their gradient with respect to the annotations.
+  torch::Tensor label_loss;
+  if (config_.aux_weight > 0 && batch.has_cell_labels) {
+    auto [cls, col] = model_.net->auxiliary_logits(annotations);
+    auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
+                    torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
+    // Each object's class from its pooled cells, beside each cell's class and colour.
+    aux_term = aux_term + object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
+    out.aux_loss = aux_term.item<double>();
+    label_loss = config_.aux_weight * aux_term;
+  }
+  bf16.end();
+  optimizer_->zero_grad();
+  DecoderPassInput input;
+  input.annotations = annotations.detach().requires_grad_(annotations.requires_grad());
+  input.tokens = batch.tokens.to(device_);
+  input.lengths = batch.lengths.to(device_);
+  input.sample = sample.defined() ? sample.to(device_) : sample;
+  DecoderPassOptions pass_options;
+  pass_options.objective = config_.objective;
+  pass_options.hard = hard;
+  pass_options.bf16 = precision_ == "bf16";
+  if (config_.attention_supervision > 0 && batch.word_has_box.defined()) {
+    input.word_boxes = batch.word_boxes.to(device_);
+    input.word_has_box = batch.word_has_box.to(device_);
+    pass_options.supervision_weight = config_.attention_supervision;
+  }
+  const auto pass = decoder_pass(model_.net->decoder, input, pass_options, &state_.baseline);
+  out.terms = pass.terms;
+  out.attention_loss = pass.supervision;
+  std::vector<torch::Tensor> roots, grads;
+  if (pass.annotations_grad.defined()) {
+    roots.push_back(annotations);
+    grads.push_back(pass.annotations_grad);
+  }
+  if (label_loss.defined()) {
+    roots.push_back(label_loss);
+    grads.push_back(torch::ones_like(label_loss));
+  }
+  if (!roots.empty()) torch::autograd::backward(roots, grads);
+  out.grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), kGradClip);
+  optimizer_->step();
+  out.baseline_used = state_.baseline.value;
+  if (hard && out.terms.sampled > 0) state_.baseline.update(out.terms.reward);
+  return out;
+}
+
+void TrainingSession::log_step(std::int64_t epoch, const StepOutcome& o, double now) {
+  window_tokens_ += o.terms.tokens;
+  window_loss_ += o.terms.objective;
+  ++window_steps_;
+  const double window_s = std::chrono::duration<double>(Clock::now() - window_start_).count();
+  const double tps = window_s > 0 ? double(window_tokens_) / window_s : 0;
+  progress_.step = state_.step;
+  progress_.total_steps = total_steps_;
+  progress_.epoch = epoch;
+  progress_.epochs = config_.epochs;
+  progress_.loss = window_loss_ / double(window_steps_);
+  progress_.tokens_per_s = tps;
+  const double steps_per_s = window_s > 0 ? double(window_steps_) / window_s : 0;
+  progress_.eta_s = steps_per_s > 0 ? double(total_steps_ - state_.step) / steps_per_s : 0;
+  progress_.elapsed_s = now;
+  report_progress(epoch, false);
+  if (state_.step % kLogEvery != 0 && state_.step != 1) return;
+  TrainRecord r;
+  r.step = state_.step;
+  r.epoch = epoch;
+  r.loss = o.terms.objective;
+  r.nll = o.terms.nll;
+  r.penalty = o.terms.penalty;
+  r.lr = lr_;
+  r.grad_norm = o.grad_norm;
+  r.tokens_per_s = tps;
+  r.entropy = o.terms.entropy;
+  r.hard = model_.config.attention == AttentionKind::Hard;
+  r.baseline = o.baseline_used;
+  r.reward = o.terms.reward;
+  r.reward_var = o.terms.reward_var;
+  r.aux_loss = o.aux_loss;
+  r.attention_loss = o.attention_loss;
+  r.elapsed_s = now;
+  metrics_ << to_json(r).dump() << "\n" << std::flush;
+  if (cb_.on_record) cb_.on_record(r);
+  window_start_ = Clock::now();
+  window_tokens_ = 0;
+  window_loss_ = 0;
+  window_steps_ = 0;
+}
+
+}  // namespace fovea

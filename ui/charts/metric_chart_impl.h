@@ -1,0 +1,217 @@
+#pragma once
+/// MetricChart's state (private to metric_chart.cpp and metric_chart_export.cpp): its series,
+/// axes, crosshair and readout, and how they are drawn.
+#include "ui/charts/chart_axes.h"
+#include "ui/charts/curve_math.h"
+#include "ui/charts/curve_points.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/metric_chart_view.h"
+
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <QElapsedTimer>
+#include <QGraphicsLayout>
+#include <QGraphicsLineItem>
+#include <QGraphicsScene>
+#include <QLabel>
+#include <QPainter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace fovea::ui {
+
+using namespace curve;
+
+namespace {
+
+constexpr int kRedrawDelayMs = 100;
+constexpr double kMaxSmoothing = 0.999;
+constexpr int kFaintAlpha = 60;     // raw curve under the smoothed one
+constexpr qreal kLinePenWidth = 1.6;
+const QSize kDefaultExportSize(800, 500);
+const QString kSeparator = QStringLiteral(" \u00B7 ");
+
+void setPointSize(QFont& font, qreal points, bool bold) {
+  font.setPointSizeF(points);
+  font.setBold(bold);
+}
+
+/// One curve: its points (and what is drawn of them) and the two Qt Charts series drawing it.
+struct Series {
+  QString key;
+  QString label;
+  QColor color;
+  bool dashed = false;
+  CurvePoints points;
+
+  QVector<QPointF> displayed;  // as last handed to `line`
+  bool dirty = true;
+  Frame frame;
+  QLineSeries* line = nullptr;   // smoothed (or raw), in the legend
+  QLineSeries* faint = nullptr;  // raw under the smoothed one, not in the legend
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+
+struct MetricChart::Impl {
+  MetricChart* owner = nullptr;
+  QString title;
+  QString y_label;
+  QString x_label;  ///< the x axis title (tr("step") unless setXLabel)
+  QChart* chart = nullptr;  // owned by view
+  View* view = nullptr;
+  std::unique_ptr<ChartAxes> axes;
+  QGraphicsLineItem* crosshair = nullptr;
+  QLabel* readout = nullptr;
+  QTimer timer;
+  bool pending = false;  // a change not drawn yet (kept while the widget is hidden)
+  std::vector<std::unique_ptr<Series>> series;
+  double smoothing = 0;
+  bool log_y = false;
+  double last_redraw_ms = 0;
+  QString last_hover;
+  QPointF hover_pos;  // view coordinates of the crosshair, while `hovering`
+  bool hovering = false;
+
+  Series* find(const QString& key) const {
+    for (const auto& s : series)
+      if (s->key == key) return s.get();
+    return nullptr;
+  }
+
+  /// A new series, or a change of smoothing or axis: the series' drawn points are redone.
+  void resetView(Series& s) const {
+    s.points.setView(smoothing, log_y);
+    s.dirty = true;
+  }
+
+  void invalidateAll() {
+    for (auto& s : series) resetView(*s);
+  }
+
+  Bounds dataBounds() const {
+    Bounds all;
+    for (const auto& s : series)
+      if (s->points.bounds().valid()) all.unite(s->points.bounds());
+    return all;
+  }
+
+  int bucketCount() const {
+    const int width = int(chart->plotArea().width());
+    return width >= 50 ? width : kDefaultExportSize.width() - 80;  // not laid out yet
+  }
+
+  void applyStyle(Series& s) const {
+    s.line->setName(s.label);
+    QPen pen(s.color, kLinePenWidth, s.dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+    s.line->setPen(pen);
+    s.line->setMarkerSize(4);  // the dot of a one-point curve (drawn about twice this across)
+    QColor faint = s.color;
+    faint.setAlpha(kFaintAlpha);
+    s.faint->setPen(QPen(faint, 1.0));
+  }
+
+  void draw(Series& s, const Frame& frame) {
+    const QVector<QPointF>& points = s.points.curve();
+    s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
+    s.line->replace(s.displayed);
+    const bool lone = s.displayed.size() == 1;  // a line through one point draws nothing: show a dot
+    if (s.line->pointsVisible() != lone) s.line->setPointsVisible(lone);
+    if (smoothing > 0)
+      s.faint->replace(decimate(s.points.usable(), frame.x0, frame.x1, frame.buckets));
+    else if (s.faint->count() > 0)
+      s.faint->clear();
+    s.frame = frame;
+    s.dirty = false;
+  }
+
+  void redraw() {
+    timer.stop();
+    pending = false;
+    QElapsedTimer clock;
+    clock.start();
+    const bool zoomed = chart->isZoomed();
+    const Bounds all = dataBounds();
+    Frame frame{all.min_x, all.max_x, bucketCount()};
+    if (zoomed) frame = Frame{axes->x()->min(), axes->x()->max(), frame.buckets};
+    for (auto& s : series)
+      if (s->dirty || s->frame != frame) draw(*s, frame);
+    if (!zoomed) axes->fit(all);
+    axes->updateTicks();
+    if (hovering) owner->onHover(hover_pos);  // the data or the axes under the crosshair moved
+    last_redraw_ms = clock.nsecsElapsed() / 1e6;
+  }
+
+  /// The points drawn are dropped first (a log axis warns about non-positive ones); redraw afterwards.
+  void useLogY(bool on) {
+    std::vector<QLineSeries*> lines;
+    for (auto& s : series) {
+      s->displayed.clear();
+      lines.push_back(s->faint);
+      lines.push_back(s->line);
+    }
+    axes->useLogY(on, lines);
+  }
+
+  QString readoutText(double step) const {
+    struct Hit {
+      const Series* series;
+      QPointF point;
+    };
+    std::vector<Hit> hits;
+    double header = step;
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& s : series) {
+      const QVector<QPointF>& points = s->points.curve();
+      if (points.isEmpty()) continue;
+      const QPointF p = points[nearestIndex(points, step)];
+      hits.push_back({s.get(), p});
+      if (std::abs(p.x() - step) < best) {
+        best = std::abs(p.x() - step);
+        header = p.x();
+      }
+    }
+    QString text = x_label + QLatin1Char(' ') + formatStep(header);
+    for (const Hit& hit : hits) {
+      text += kSeparator + hit.series->label + QStringLiteral(": ") + formatValue(hit.point.y());
+      if (hit.point.x() != header) text += QStringLiteral(" @") + formatStep(hit.point.x());
+    }
+    return text;
+  }
+
+  /// Size exports are rendered at: the widget's when it has one, else 800x500.
+  QSize exportSize() const {
+    const bool sized = owner->isVisible() || owner->testAttribute(Qt::WA_Resized);
+    return sized && !owner->size().isEmpty() ? owner->size() : kDefaultExportSize;
+  }
+
+  /// Paints the chart (axes, legend, curves; no crosshair) at `size` into painter.
+  void render(QPainter& painter, const QSize& size) {
+    if (chart->size().toSize() != size) {  // hidden widget: lay the chart out at the export size
+      chart->resize(size);
+      if (chart->layout()) chart->layout()->activate();
+    }
+    redraw();  // pending points, and decimation for this plot width
+    const bool crosshair_shown = crosshair->isVisible();
+    crosshair->hide();
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    chart->scene()->render(&painter, QRectF(QPointF(0, 0), size), chart->mapRectToScene(QRectF(QPointF(0, 0), size)));
+    crosshair->setVisible(crosshair_shown);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+}  // namespace fovea::ui

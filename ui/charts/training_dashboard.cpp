@@ -1,0 +1,224 @@
+#include "ui/charts/training_dashboard.h"
+
+#include <QGridLayout>
+#include <QPointF>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iterator>
+
+#include "ui/charts/metric_chart.h"
+
+namespace fovea::ui {
+
+namespace {
+
+/// Colours that stay apart when several runs overlay (Tableau 10).
+const QColor kRunColours[] = {QColor(31, 119, 180), QColor(214, 39, 40),  QColor(44, 160, 44),  QColor(148, 103, 189),
+                              QColor(255, 127, 14), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
+                              QColor(188, 189, 34), QColor(23, 190, 207)};
+
+using TrainValue = std::function<double(const fovea::TrainRecord&)>;
+using ValValue = std::function<double(const fovea::ValidationRecord&)>;
+
+struct TrainMetric {
+  const char* metric;
+  TrainValue value;
+  bool hard_only;
+};
+
+const TrainMetric kTrainMetrics[] = {
+    {"nll", [](const fovea::TrainRecord& r) { return r.nll; }, false},
+    {"penalty", [](const fovea::TrainRecord& r) { return r.penalty; }, false},
+    {"baseline", [](const fovea::TrainRecord& r) { return r.baseline; }, true},
+    {"reward", [](const fovea::TrainRecord& r) { return r.reward; }, true},
+    {"reward_var", [](const fovea::TrainRecord& r) { return r.reward_var; }, true},
+    {"entropy", [](const fovea::TrainRecord& r) { return r.entropy; }, false},
+    {"grad_norm", [](const fovea::TrainRecord& r) { return r.grad_norm; }, false},
+    {"lr", [](const fovea::TrainRecord& r) { return r.lr; }, false},
+    {"tokens_per_s", [](const fovea::TrainRecord& r) { return r.tokens_per_s; }, false},
+    {"attention_loss", [](const fovea::TrainRecord& r) { return r.attention_loss; }, false},
+    {"aux_loss", [](const fovea::TrainRecord& r) { return r.aux_loss; }, false},
+};
+
+struct ValMetric {
+  const char* metric;
+  ValValue value;
+  bool grounding;
+};
+
+const ValMetric kValMetrics[] = {
+    {"bleu4", [](const fovea::ValidationRecord& v) { return v.bleu[3]; }, false},
+    {"cider", [](const fovea::ValidationRecord& v) { return v.cider; }, false},
+    {"pointing", [](const fovea::ValidationRecord& v) { return 100 * v.pointing; }, true},
+    {"alpha_in_box", [](const fovea::ValidationRecord& v) { return 100 * v.alpha_in_box; }, true},
+};
+
+/// The pretraining chart's y: the share of items named right, in percent as the pointing charts.
+double pretrainingPercent(const fovea::PretrainRecord& p) { return 100 * p.item_accuracy; }
+/// The held-out items' share named right at the end of the pretraining, in percent: one dot.
+double heldOutPercent(const fovea::PretrainRecord& p) { return 100 * p.held_out_accuracy; }
+
+}  // namespace
+
+TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(new QGridLayout(this)) {
+  grid_->setContentsMargins(0, 0, 0, 0);
+  grid_->setSpacing(4);
+  addChart("loss", tr("NLL per word"), tr("−log p"));
+  addChart("penalty", tr("Doubly stochastic penalty"), tr("λ Σ(1−Σα)²"));
+  addChart("reinforce", tr("REINFORCE reward; baseline dashed"), tr("log p(y|s,a)"));
+  addChart("reward_var", tr("Reward variance (hard)"), tr("var(r − b)"));
+  addChart("entropy", tr("Entropy of α"), tr("nats"));
+  addChart("grad_norm", tr("Gradient norm (before clipping)"), tr("‖g‖"));
+  addChart("lr", tr("Learning rate"), tr("lr"));
+  addChart("throughput", tr("Throughput"), tr("words/s"));
+  addChart("bleu4", tr("Validation BLEU-4"), tr("BLEU-4"));
+  addChart("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
+  addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
+  addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
+  addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
+  charts_["pretraining"]->setXLabel(tr("pretraining step"));
+  curves_ = {
+      {"loss", "nll", tr("NLL")},
+      {"penalty", "penalty", tr("penalty")},
+      {"reinforce", "reward", tr("reward"), false, true},
+      {"reinforce", "baseline", tr("baseline"), true, true},
+      {"reward_var", "reward_var", tr("reward variance"), false, true},
+      {"entropy", "entropy", tr("H[α]")},
+      {"grad_norm", "grad_norm", tr("‖g‖")},
+      {"lr", "lr", tr("lr")},
+      {"throughput", "tokens_per_s", tr("words/s")},
+      {"bleu4", "bleu4", tr("BLEU-4")},
+      {"cider", "cider", tr("CIDEr-D")},
+      {"pointing", "pointing", tr("pointing")},
+      {"pointing", "alpha_in_box", tr("α in box"), true},
+      {"supervision", "attention_loss", tr("attention"),},
+      {"supervision", "aux_loss", tr("auxiliary"), true},
+      {"pretraining", "item_accuracy", tr("items named right")},
+      {"pretraining", "held_out_accuracy", tr("held-out items"), true},
+  };
+}
+
+void TrainingDashboard::addChart(const QString& name, const QString& title, const QString& y_label) {
+  auto* c = new MetricChart(title, y_label, this);
+  c->setObjectName(name);
+  connect(c, &MetricChart::hovered, this, &TrainingDashboard::hovered);
+  const int index = int(order_.size());
+  c->setRedrawDelay(100 + 25 * index);  // one chart per pass: the GUI thread never paints them all at once
+  grid_->addWidget(c, index / 3, index % 3);
+  charts_.insert(name, c);
+  order_ << name;
+}
+
+int TrainingDashboard::pointCount(const QString& id, const QString& metric) const {
+  return int(points(id, metric).size());
+}
+
+QVector<QPointF> TrainingDashboard::points(const QString& id, const QString& metric) const {
+  for (const auto& c : curves_) {
+    if (c.metric == metric && charts_[c.chart]->hasSeries(key(id, c))) return charts_[c.chart]->rawPoints(key(id, c));
+  }
+  return {};
+}
+
+QColor TrainingDashboard::runColour(const QString& id) const { return runs_.value(id).colour; }
+
+void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard) {
+  if (runs_.contains(id)) return;
+  Run run{name, hard, kRunColours[next_colour_++ % int(std::size(kRunColours))]};
+  runs_.insert(id, run);
+  for (const auto& c : curves_) {
+    if (c.hard_only && !hard) continue;
+    // One curve per chart: the legend names the run; two curves: run and quantity.
+    const bool shared = std::count_if(curves_.begin(), curves_.end(), [&](const Curve& o) { return o.chart == c.chart; }) > 1;
+    auto* chart = charts_[c.chart];
+    chart->addSeries(key(id, c), shared ? name + " · " + c.label : name, run.colour, c.dashed);
+    if (c.dashed) chart->setInLegend(key(id, c), false);  // the title says what the dashed curve is
+  }
+}
+
+void TrainingDashboard::removeRun(const QString& id) {
+  for (const auto& c : curves_) charts_[c.chart]->removeSeries(key(id, c));
+  runs_.remove(id);
+}
+
+void TrainingDashboard::appendValue(const QString& id, const QString& metric, double step, double value) {
+  if (!std::isfinite(value)) return;
+  for (const auto& c : curves_) {
+    if (c.metric != metric) continue;
+    auto* chart = charts_[c.chart];
+    if (chart->hasSeries(key(id, c))) chart->append(key(id, c), step, value);
+  }
+}
+
+void TrainingDashboard::setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points) {
+  for (const auto& c : curves_) {
+    if (c.metric != metric) continue;
+    auto* chart = charts_[c.chart];
+    if (chart->hasSeries(key(id, c))) chart->setPoints(key(id, c), points);
+  }
+}
+
+void TrainingDashboard::addTrainRecord(const QString& id, const fovea::TrainRecord& r) {
+  for (const auto& m : kTrainMetrics) {
+    if (m.hard_only && !r.hard) continue;
+    appendValue(id, m.metric, double(r.step), m.value(r));
+  }
+}
+
+void TrainingDashboard::addValidationRecord(const QString& id, const fovea::ValidationRecord& v) {
+  for (const auto& m : kValMetrics) {
+    if (m.grounding && !v.has_grounding) continue;
+    appendValue(id, m.metric, double(v.step), m.value(v));
+  }
+}
+
+void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
+  appendValue(id, "item_accuracy", double(p.pretrain_step), pretrainingPercent(p));
+  if (p.held_out_accuracy >= 0) appendValue(id, "held_out_accuracy", double(p.pretrain_step), heldOutPercent(p));
+}
+
+void TrainingDashboard::loadRun(const fovea::RunLog& log) {
+  const auto id = QString::fromStdString(log.dir);
+  if (!runs_.contains(id)) addRun(id, QString::fromStdString(log.name()), log.hard());
+  for (const auto& m : kTrainMetrics) {
+    QVector<QPointF> points;
+    points.reserve(qsizetype(log.train.size()));
+    for (const auto& r : log.train) {
+      if ((!m.hard_only || r.hard) && std::isfinite(m.value(r))) points.append({double(r.step), m.value(r)});
+    }
+    setCurve(id, m.metric, points);
+  }
+  for (const auto& m : kValMetrics) {
+    QVector<QPointF> points;
+    for (const auto& v : log.val) {
+      if ((!m.grounding || v.has_grounding) && std::isfinite(m.value(v))) points.append({double(v.step), m.value(v)});
+    }
+    setCurve(id, m.metric, points);
+  }
+  QVector<QPointF> pretraining, held_out;
+  for (const auto& p : log.pretrain) {
+    pretraining.append({double(p.pretrain_step), pretrainingPercent(p)});
+    if (p.held_out_accuracy >= 0) held_out.append({double(p.pretrain_step), heldOutPercent(p)});
+  }
+  setCurve(id, "item_accuracy", pretraining);
+  setCurve(id, "held_out_accuracy", held_out);
+}
+
+void TrainingDashboard::setSmoothing(double weight) {
+  // Per-step curves only: a handful of validation points per run needs no smoothing.
+  for (const auto& name : order_) {
+    if (name != "bleu4" && name != "cider" && name != "pointing") charts_[name]->setSmoothing(weight);
+  }
+}
+
+void TrainingDashboard::setLogScale(bool on) {
+  for (auto* c : charts_) c->setLogScale(on);
+}
+
+void TrainingDashboard::resetZoom() {
+  for (auto* c : charts_) c->resetZoom();
+}
+
+}  // namespace fovea::ui

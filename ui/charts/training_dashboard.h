@@ -1,0 +1,79 @@
+#pragma once
+/// The training dashboards: one MetricChart per quantity SPEC §2 names (NLL, the doubly
+/// stochastic penalty, REINFORCE baseline against reward and the reward variance, entropy of α,
+/// gradient norm, learning rate, throughput) plus the per-epoch validation scores (BLEU-4,
+/// CIDEr-D, pointing accuracy). Several runs overlay, one colour per run; a live run appends
+/// records as they arrive, a past run is loaded from its RunLog.
+#include <QColor>
+#include <QMap>
+#include <QWidget>
+
+#include "core/train/run_log.h"
+#include "core/train/train_records.h"
+
+class QGridLayout;
+
+namespace fovea::ui {
+
+class MetricChart;
+
+class TrainingDashboard : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrainingDashboard(QWidget* parent = nullptr);
+
+  /// Adds a run's curves (no points yet). `id` is the run folder.
+  void addRun(const QString& id, const QString& name, bool hard);
+  void removeRun(const QString& id);
+  bool hasRun(const QString& id) const { return runs_.contains(id); }
+  QStringList runIds() const { return runs_.keys(); }
+  /// Replaces a run's curves with what its folder holds.
+  void loadRun(const fovea::RunLog& log);
+
+  void addTrainRecord(const QString& id, const fovea::TrainRecord& r);
+  void addValidationRecord(const QString& id, const fovea::ValidationRecord& v);
+  /// Encoder pretraining, on its own chart (x: pretraining step; it comes before step 1).
+  void addPretrainRecord(const QString& id, const fovea::PretrainRecord& p);
+
+  void setSmoothing(double weight);
+  void setLogScale(bool on);
+  void resetZoom();
+
+  /// Charts by name: loss, penalty, reinforce, reward_var, entropy, grad_norm, lr, throughput,
+  /// bleu4, cider, pointing, supervision, pretraining.
+  MetricChart* chart(const QString& name) const { return charts_.value(name); }
+  QStringList chartNames() const { return order_; }
+  QColor runColour(const QString& id) const;
+  /// Raw points of one run's metric (e.g. "nll", "reward", "bleu4", "item_accuracy"), 0 when it
+  /// has no such curve.
+  int pointCount(const QString& id, const QString& metric) const;
+  QVector<QPointF> points(const QString& id, const QString& metric) const;
+
+ Q_SIGNALS:
+  void hovered(const QString& readout);
+
+ private:
+  struct Curve {
+    QString chart, metric, label;
+    bool dashed = false;
+    bool hard_only = false;
+  };
+  struct Run {
+    QString name;
+    bool hard = false;
+    QColor colour;
+  };
+  void addChart(const QString& name, const QString& title, const QString& y_label);
+  QString key(const QString& id, const Curve& c) const { return id + "|" + c.metric; }
+  void appendValue(const QString& id, const QString& metric, double step, double value);
+  void setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points);
+
+  QGridLayout* grid_;
+  QMap<QString, MetricChart*> charts_;
+  QStringList order_;
+  QList<Curve> curves_;
+  QMap<QString, Run> runs_;
+  int next_colour_ = 0;
+};
+
+}  // namespace fovea::ui

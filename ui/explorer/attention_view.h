@@ -1,0 +1,64 @@
+#pragma once
+/// The image with the α heatmap of the current word blended over it (core/render/heatmap.h), scaled to
+/// fit with its aspect ratio. Accepts dropped image files.
+#include <QHash>
+#include <QImage>
+#include <QWidget>
+
+#include "core/decode/captioner.h"
+#include "core/render/heatmap.h"
+
+namespace fovea::ui {
+
+class AttentionView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AttentionView(QWidget* parent = nullptr);
+
+  void setImage(const QImage& image);
+  void setCaption(const fovea::CaptionResult& caption);
+  void clearCaption();
+  /// -1 shows the plain image.
+  void setWordIndex(int index);
+  void setOverlayStyle(const fovea::OverlayStyle& style);
+  void setPlaceholder(const QString& text);
+
+  int wordIndex() const { return word_; }
+  const QImage& image() const { return image_; }
+  const fovea::OverlayStyle& overlayStyle() const { return style_; }
+  /// What is on screen now (image area only), for tests and "export view".
+  QImage renderedFrame();
+  /// Milliseconds the last overlay took to compute (for the benchmark and the status bar).
+  double lastRenderMs() const { return last_render_ms_; }
+
+  QSize sizeHint() const override { return {480, 480}; }
+
+ Q_SIGNALS:
+  void fileDropped(const QString& path);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  QRect targetRect() const;
+  void rebuild();
+
+  QImage image_;
+  fovea::CaptionResult caption_;
+  bool has_caption_ = false;
+  int word_ = -1;
+  fovea::OverlayStyle style_;
+  QString placeholder_;
+  // Cached: the image scaled to the target rect, and the composed frame.
+  fovea::RgbImage base_, frame_;
+  QImage frame_image_;
+  QHash<int, QImage> frames_;  ///< composed frame per word index (cleared on any other change)
+  QSize base_size_;
+  bool dirty_ = true;
+  double last_render_ms_ = 0;
+};
+
+}  // namespace fovea::ui

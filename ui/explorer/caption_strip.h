@@ -1,0 +1,55 @@
+#pragma once
+/// The caption as a strip of word chips: each shows the word, p(word) and β; the current word
+/// is highlighted; clicking or hovering a word selects it. Chips wrap onto more lines.
+#include <QWidget>
+
+#include <vector>
+
+#include "core/decode/captioner.h"
+
+namespace fovea::ui {
+
+class CaptionStrip : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CaptionStrip(QWidget* parent = nullptr);
+
+  void setCaption(const fovea::CaptionResult& caption, bool scored = false);
+  void clear();
+  void setCurrent(int index);
+  void setMessage(const QString& text);  ///< shown instead of words (e.g. "captioning…")
+
+  int count() const { return int(words_.size()); }
+  int current() const { return current_; }
+  QString word(int i) const;
+  QRect wordRect(int i) const;  ///< for tests: where chip i is drawn
+  int wordAt(const QPoint& pos) const;
+
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override { return {120, 40}; }
+
+ Q_SIGNALS:
+  void wordClicked(int index);
+  void wordHovered(int index);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  std::vector<QRect> layoutChips(int width) const;
+
+  std::vector<fovea::WordAttention> words_;
+  std::vector<QRect> rects_;
+  bool scored_ = false;
+  bool finished_ = true;
+  int current_ = -1;
+  int hovered_ = -1;
+  QString message_;
+};
+
+}  // namespace fovea::ui

@@ -1,0 +1,132 @@
+#include "ui/explorer/explorer_panel.h"
+
+#include <QFileInfo>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/live_text.h"
+
+namespace fovea::ui {
+
+ExplorerPanel::ExplorerPanel(QWidget* parent)
+    : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
+      strip_(new CaptionStrip), readout_(new LiveText) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  title_->setTextFormat(Qt::RichText);
+  title_->setWordWrap(true);
+  title_->setText(tr("<b>No model</b>"));
+  layout->addWidget(title_);
+  layout->addWidget(view_, 1);
+  layout->addWidget(strip_);
+  layout->addWidget(readout_);
+
+  connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
+    title_->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
+                        .arg(QFileInfo(m.path).fileName().toHtmlEscaped(), m.summary.toHtmlEscaped()));
+    title_->setToolTip(QStringLiteral("<pre>%1</pre>").arg(m.details.toHtmlEscaped()));
+    Q_EMIT modelLoaded(m);
+    request();
+  });
+  connect(session_, &ModelSession::modelFailed, this, [this](const QString& path, const QString& error) {
+    if (!session_->hasModel()) title_->setText(tr("<b>No model</b> (the last one failed to load)"));
+    Q_EMIT errorOccurred(tr("Could not load the model %1: %2").arg(path, error));
+  });
+  connect(session_, &ModelSession::captionReady, this, &ExplorerPanel::showReply);
+  connect(session_, &ModelSession::captionFailed, this, [this](quint64 id, const QString& error) {
+    if (error.isEmpty() || id != latest_) return;  // superseded by a newer request
+    strip_->setMessage(tr("Captioning failed"));
+    Q_EMIT errorOccurred(error);
+  });
+  connect(strip_, &CaptionStrip::wordClicked, this, &ExplorerPanel::wordClicked);
+  connect(strip_, &CaptionStrip::wordHovered, this, &ExplorerPanel::wordHovered);
+}
+
+QString ExplorerPanel::modelPath() const { return session_->model() ? session_->model()->path : QString(); }
+
+void ExplorerPanel::loadModel(const QString& path) {
+  title_->setText(tr("<b>Loading %1…</b>").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+  session_->loadModel(path);
+}
+
+void ExplorerPanel::setImage(const QImage& image) {
+  image_ = image;
+  view_->setImage(image);
+  view_->clearCaption();
+  has_caption_ = false;
+  strip_->clear();
+  request();
+}
+
+void ExplorerPanel::setLiveFrame(const QImage& frame) {
+  image_ = frame;
+  view_->setImage(frame);
+  if (!session_->isBusy()) request();
+}
+
+void ExplorerPanel::setCaptionOptions(const fovea::CaptionOptions& options) {
+  options_ = options;
+  if (user_caption_.isEmpty()) request();
+}
+
+void ExplorerPanel::setUserCaption(const QString& text) {
+  user_caption_ = text.trimmed();
+  request();
+}
+
+void ExplorerPanel::setOverlayStyle(const fovea::OverlayStyle& style) { view_->setOverlayStyle(style); }
+
+void ExplorerPanel::setWordIndex(int index) {
+  if (has_caption_) index = std::min(index, int(caption_.words.size()) - 1);
+  view_->setWordIndex(index);
+  strip_->setCurrent(index);
+  updateReadout();
+}
+
+void ExplorerPanel::request() {
+  if (image_.isNull() || !session_->hasModel()) {
+    // A model still loading will call request() again when it is ready.
+    return;
+  }
+  strip_->setMessage(user_caption_.isEmpty() ? tr("Captioning…") : tr("Scoring your caption…"));
+  latest_ = user_caption_.isEmpty() ? session_->caption(image_, options_) : session_->score(image_, user_caption_);
+}
+
+void ExplorerPanel::showReply(const CaptionReply& reply) {
+  if (reply.id != latest_) return;
+  caption_ = reply.result;
+  has_caption_ = true;
+  scored_ = reply.scored;
+  last_ms_ = reply.milliseconds;
+  const int keep = view_->wordIndex();
+  view_->setCaption(caption_);
+  strip_->setCaption(caption_, scored_);
+  const int n = int(caption_.words.size());
+  setWordIndex(n == 0 ? -1 : std::clamp(keep, 0, n - 1));
+  Q_EMIT captionShown(n);
+}
+
+void ExplorerPanel::updateReadout() {
+  const int i = view_->wordIndex();
+  if (!has_caption_ || i < 0 || i >= int(caption_.words.size())) {
+    readout_->clear();
+    return;
+  }
+  const auto& w = caption_.words[i];
+  // Sentence probability: sum of the word log-probabilities (+ <end> for scored captions).
+  readout_->setText(tr("%1 <b>%2</b> &nbsp; p(word) = %3 &nbsp; \u03B2 = %4 &nbsp; peak \u03B1 = %5 &nbsp; "
+                       "<span style='color:gray'>caption log p = %6 · %7 ms</span>")
+                        .arg(scored_ ? tr("your caption:") : tr("word %1:").arg(i + 1))
+                        .arg(QString::fromStdString(w.word).toHtmlEscaped())
+                        .arg(std::exp(w.log_prob), 0, 'f', 3)
+                        .arg(w.beta, 0, 'f', 2)
+                        .arg(w.alpha.empty() ? 0.0 : *std::max_element(w.alpha.begin(), w.alpha.end()), 0, 'f', 3)
+                        .arg(caption_.log_prob, 0, 'f', 2)
+                        .arg(last_ms_, 0, 'f', 0));
+}
+
+}  // namespace fovea::ui

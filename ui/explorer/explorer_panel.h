@@ -1,0 +1,70 @@
+#pragma once
+/// One model's view of the current image: which model it is, the image with the α overlay,
+/// the caption strip and a read-out of the current word. Owns its ModelSession, so two panels
+/// compare two models side by side.
+#include <QImage>
+#include <QWidget>
+
+#include "core/decode/captioner.h"
+#include "core/render/heatmap.h"
+#include "ui/explorer/model_session.h"
+
+class QLabel;
+
+namespace fovea::ui {
+
+class AttentionView;
+class CaptionStrip;
+class LiveText;
+
+class ExplorerPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ExplorerPanel(QWidget* parent = nullptr);
+
+  void loadModel(const QString& path);
+  void setImage(const QImage& image);
+  /// A webcam frame: shown at once; captioned when the model is free (the last caption stays meanwhile).
+  void setLiveFrame(const QImage& frame);
+  void setCaptionOptions(const fovea::CaptionOptions& options);
+  /// Non-empty: show where the model looks for this caption (teacher forcing); empty: its own caption.
+  void setUserCaption(const QString& text);
+  void setWordIndex(int index);
+  void setOverlayStyle(const fovea::OverlayStyle& style);
+
+  AttentionView* view() const { return view_; }
+  CaptionStrip* strip() const { return strip_; }
+  ModelSession* session() const { return session_; }
+  const fovea::CaptionResult& caption() const { return caption_; }
+  bool hasCaption() const { return has_caption_; }
+  bool isBusy() const { return session_->isBusy(); }
+  QString modelPath() const;
+
+ Q_SIGNALS:
+  void captionShown(int words);
+  void wordClicked(int index);
+  void wordHovered(int index);
+  void errorOccurred(const QString& message);
+  void modelLoaded(const fovea::ui::ModelDescription& model);
+
+ private:
+  void request();
+  void showReply(const CaptionReply& reply);
+  void updateReadout();
+
+  ModelSession* session_;
+  QLabel* title_;
+  AttentionView* view_;
+  CaptionStrip* strip_;
+  LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
+  QImage image_;
+  fovea::CaptionOptions options_;
+  QString user_caption_;
+  fovea::CaptionResult caption_;
+  bool has_caption_ = false;
+  bool scored_ = false;
+  quint64 latest_ = 0;
+  double last_ms_ = 0;
+};
+
+}  // namespace fovea::ui

@@ -1,0 +1,414 @@
+#include "ui/explorer/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "core/render/figure.h"
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/image_convert.h"
+#include "ui/explorer/resource_paths.h"
+#include "ui/explorer/thumbnail_strip.h"
+#include "ui/explorer/webcam_source.h"
+#include "ui/explorer/word_player.h"
+#include "ui/training/training_window.h"
+
+namespace fovea::ui {
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kRecentKey = "recentFiles";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), primary_(new ExplorerPanel), compare_(new ExplorerPanel), splitter_(new QSplitter),
+      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), webcam_(new WebcamSource(this)),
+      error_label_(new QLabel), error_bar_(new QWidget) {
+  setWindowTitle(tr("Fovea Studio"));
+  setAcceptDrops(false);  // the attention views take drops
+
+  // Error bar: visible, non-modal, names the file; the window keeps working.
+  auto* bar_layout = new QHBoxLayout(error_bar_);
+  bar_layout->setContentsMargins(8, 4, 4, 4);
+  error_label_->setWordWrap(true);
+  error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* close = new QToolButton;
+  close->setText(QStringLiteral("\u2715"));
+  close->setAutoRaise(true);
+  connect(close, &QToolButton::clicked, this, &MainWindow::clearError);
+  bar_layout->addWidget(error_label_, 1);
+  bar_layout->addWidget(close);
+  error_bar_->setStyleSheet(QStringLiteral("background:#fde2e1; color:#7a1010; border-radius:4px;"));
+  error_bar_->hide();
+
+  splitter_->addWidget(primary_);
+  splitter_->addWidget(compare_);
+  compare_->hide();
+
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(error_bar_);
+  layout->addWidget(splitter_, 1);
+  layout->addWidget(thumbs_);
+  setCentralWidget(central);
+
+  buildActions();
+  buildControls();
+
+  for (ExplorerPanel* panel : {primary_, compare_}) {
+    connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);
+    connect(panel, &ExplorerPanel::captionShown, this, &MainWindow::captionArrived);
+    connect(panel, &ExplorerPanel::wordClicked, this, [this](int i) {
+      player_->pause();
+      player_->setCurrent(i);
+    });
+    connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
+      if (!player_->isPlaying()) player_->setCurrent(i);
+    });
+    connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
+    connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
+      statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
+      updateGlimpseSwitch();
+    });
+  }
+  connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
+    primary_->setWordIndex(i);
+    compare_->setWordIndex(i);
+  });
+  connect(player_, &WordPlayer::playingChanged, this, [this](bool playing) {
+    play_button_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    play_button_->setToolTip(playing ? tr("Pause (Space)") : tr("Play the caption word by word (Space)"));
+  });
+  connect(thumbs_, &ThumbnailStrip::imageChosen, this, [this](const QString& path) { openImage(path); });
+  connect(webcam_, &WebcamSource::frameReady, this, [this](const QImage& frame) {
+    live_ = true;
+    primary_->setLiveFrame(frame);
+    if (!compare_->isHidden()) compare_->setLiveFrame(frame);
+  });
+  connect(webcam_, &WebcamSource::failed, this, [this](const QString& message) {
+    showError(message);
+    webcam_action_->setChecked(false);
+  });
+  connect(webcam_, &WebcamSource::stopped, this, [this] { webcam_action_->setChecked(false); });
+
+  applyOverlayStyle();
+  applyDecoding();
+  refreshRecentMenu();
+  resize(1180, 860);
+  statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
+}
+
+MainWindow::~MainWindow() { webcam_->stop(); }
+
+void MainWindow::applyDecoding() {
+  fovea::CaptionOptions o;
+  o.beam = greedy_->isChecked() ? 1 : beam_->value();
+  o.sample_glimpses = sample_glimpses_->isChecked();
+  beam_->setEnabled(!greedy_->isChecked());
+  updateGlimpseSwitch();
+  primary_->setCaptionOptions(o);
+  compare_->setCaptionOptions(o);
+}
+
+void MainWindow::setBeam(int beam) {
+  greedy_->setChecked(beam <= 1);
+  if (beam > 1) beam_->setValue(beam);
+}
+
+void MainWindow::setSampleGlimpses(bool on) { sample_glimpses_->setChecked(on); }
+
+void MainWindow::updateGlimpseSwitch() {
+  bool hard = false;
+  for (const ExplorerPanel* panel : {primary_, compare_}) {
+    const auto* model = panel->session()->model();
+    if (model && (panel == primary_ || !panel->isHidden())) hard |= model->attention == QLatin1String("hard");
+  }
+  sample_glimpses_->setEnabled(hard);
+  sample_glimpses_->setToolTip(hard ? tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1")
+                                    : tr("Only hard-attention models sample glimpses; the model shown is soft"));
+}
+
+bool MainWindow::glimpseSwitchEnabled() const { return sample_glimpses_->isEnabled(); }
+
+void MainWindow::applyOverlayStyle() {
+  fovea::OverlayStyle s;
+  s.colormap = fovea::parse_colormap(colormap_->currentText().toStdString());
+  s.opacity = opacity_->value() / 100.0f;
+  s.smooth = smooth_->isChecked();
+  primary_->setOverlayStyle(s);
+  compare_->setOverlayStyle(s);
+}
+
+void MainWindow::captionArrived() {
+  const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
+                         !compare_->isHidden() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
+  if (live_) {
+    // Live captions: keep showing the current word's position, don't restart the animation.
+    if (player_->count() != n) player_->setCount(n);
+    player_->play();
+    return;
+  }
+  const int keep = player_->current();
+  const bool same = n == player_->count();
+  player_->setCount(n);
+  if (same && keep >= 0) player_->setCurrent(keep);
+  player_->play();
+}
+
+bool MainWindow::openImage(const QString& path) {
+  stopWebcam();
+  const LoadedImage loaded = load_image_file(path);
+  if (loaded.image.isNull()) {
+    showError(loaded.error);
+    return false;
+  }
+  clearError();
+  image_path_ = QFileInfo(path).absoluteFilePath();
+  player_->setCount(0);
+  primary_->setImage(loaded.image);
+  if (!compare_->isHidden()) compare_->setImage(loaded.image);
+  addRecent(image_path_);
+  // Show the file's folder in the strip so the arrow keys move to its neighbours.
+  const QString folder = QFileInfo(image_path_).absolutePath();
+  if (thumbs_->folder() != folder) thumbs_->setFolder(folder);
+  thumbs_->markCurrent(image_path_);
+  setWindowTitle(tr("%1 — Fovea Studio").arg(QFileInfo(path).fileName()));
+  QString msg = tr("%1: %2x%3").arg(path).arg(loaded.image.width()).arg(loaded.image.height());
+  if (!loaded.note.isEmpty()) msg += QStringLiteral(" (%1)").arg(loaded.note);
+  statusBar()->showMessage(msg, 6000);
+  return true;
+}
+
+int MainWindow::openFolder(const QString& dir) {
+  if (!QFileInfo(dir).isDir()) {
+    showError(tr("%1: not a folder").arg(dir));
+    return 0;
+  }
+  const int n = thumbs_->setFolder(dir);
+  if (n == 0) {
+    showError(tr("%1: no image files in this folder").arg(dir));
+    return 0;
+  }
+  thumbs_->setFocus();
+  thumbs_->setCurrentRow(0);  // opens the first image
+  return n;
+}
+
+void MainWindow::loadModel(const QString& path) { primary_->loadModel(path); }
+
+void MainWindow::loadCompareModel(const QString& path) {
+  compare_->loadModel(path);
+  setCompareVisible(true);
+}
+
+void MainWindow::setCompareVisible(bool visible) {
+  if (compare_action_->isChecked() != visible) compare_action_->setChecked(visible);
+  if (!compare_->isHidden() == visible) return;
+  compare_->setVisible(visible);
+  if (visible) {
+    if (!compare_->session()->hasModel()) {
+      // Compare with the other shipped model: hard against soft, or soft against hard.
+      const QString hard = default_compare_model_path(), soft = default_model_path();
+      const bool primary_is_hard = primary_->session()->model() && primary_->session()->model()->attention == "hard";
+      const QString other = primary_is_hard ? soft : hard;
+      if (!other.isEmpty()) compare_->loadModel(other);
+    }
+    compare_->setImage(primary_->view()->image());
+    compare_->setUserCaption(user_caption_->text());
+    splitter_->setSizes({1, 1});
+  }
+  updateGlimpseSwitch();
+}
+
+void MainWindow::setUserCaption(const QString& text) {
+  if (user_caption_->text() != text) user_caption_->setText(text);
+  primary_->setUserCaption(text);
+  if (!compare_->isHidden()) compare_->setUserCaption(text);
+}
+
+bool MainWindow::exportFigure(const QString& path) {
+  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
+    showError(tr("Nothing to export yet: open an image and wait for its caption"));
+    return false;
+  }
+  try {
+    fovea::FigureOptions options;
+    options.style = primary_->view()->overlayStyle();
+    fovea::write_figure(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), options);
+  } catch (const std::exception& e) {
+    showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
+  return true;
+}
+
+bool MainWindow::exportFrames(const QString& dir) {
+  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
+    showError(tr("Nothing to export yet: open an image and wait for its caption"));
+    return false;
+  }
+  try {
+    const auto paths = fovea::write_animation_frames(dir.toStdString(), to_rgb(primary_->view()->image()),
+                                                     primary_->caption(), primary_->view()->overlayStyle());
+    statusBar()->showMessage(tr("Wrote %1 frames into %2").arg(paths.size()).arg(dir), 6000);
+  } catch (const std::exception& e) {
+    showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::exportView(const QString& path) {
+  const QImage shot = centralWidget()->grab().toImage();
+  const QString tmp = path + QStringLiteral(".tmp.png");
+  if (!shot.save(tmp, "PNG") || !(QFile::remove(path), QFile::rename(tmp, path))) {
+    QFile::remove(tmp);
+    showError(tr("%1: could not write the PNG").arg(path));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
+  return true;
+}
+
+void MainWindow::startWebcam(int device) {
+  webcam_action_->setChecked(true);
+  statusBar()->showMessage(tr("Opening the camera…"));
+  webcam_->start(device);
+}
+
+void MainWindow::stopWebcam() {
+  if (webcam_->isRunning()) webcam_->stop();
+  live_ = false;
+  webcam_action_->setChecked(false);
+}
+
+QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_label_->text() : QString(); }
+
+void MainWindow::showError(const QString& message) {
+  if (message.isEmpty()) return;
+  error_label_->setText(message);
+  error_bar_->show();
+  statusBar()->showMessage(message, 10000);
+}
+
+void MainWindow::clearError() {
+  error_label_->clear();
+  error_bar_->hide();
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList list = settings.value(kRecentKey).toStringList();
+  list.removeAll(path);
+  list.prepend(path);
+  while (list.size() > kMaxRecent) list.removeLast();
+  settings.setValue(kRecentKey, list);
+  refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+  recent_menu_->clear();
+  const QStringList list = recentFiles();
+  for (const QString& path : list) recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImage(path); })->setToolTip(path);
+  if (list.isEmpty()) recent_menu_->addAction(tr("(none yet)"))->setEnabled(false);
+  else {
+    recent_menu_->addSeparator();
+    recent_menu_->addAction(tr("Clear List"), this, [this] {
+      QSettings().remove(kRecentKey);
+      refreshRecentMenu();
+    });
+  }
+}
+
+void MainWindow::chooseImage() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Image"), QFileInfo(image_path_).absolutePath(),
+                                                    tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp *.tif *.tiff *.ppm *.pgm);;All files (*)"));
+  if (!path.isEmpty()) openImage(path);
+}
+
+void MainWindow::chooseFolder() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Folder"), QFileInfo(image_path_).absolutePath());
+  if (!dir.isEmpty()) openFolder(dir);
+}
+
+void MainWindow::chooseModel(bool compare) {
+  const QString path = QFileDialog::getOpenFileName(this, compare ? tr("Load Model to Compare") : tr("Load Model"),
+                                                    QFileInfo(default_model_path()).absolutePath(),
+                                                    tr("Fovea models (*.ckpt);;All files (*)"));
+  if (path.isEmpty()) return;
+  compare ? loadCompareModel(path) : loadModel(path);
+}
+
+void MainWindow::chooseExport() {
+  const QString base = QFileInfo(image_path_).completeBaseName();
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), base + QStringLiteral("-attention.pdf"),
+                                                    tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
+  if (!path.isEmpty()) exportFigure(path);
+}
+
+void MainWindow::chooseFramesExport() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the Animation Frames"));
+  if (!dir.isEmpty()) exportFrames(dir);
+}
+
+void MainWindow::chooseViewExport() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export View"), QStringLiteral("fovea-view.png"), tr("PNG (*.png)"));
+  if (!path.isEmpty()) exportView(path);
+}
+
+TrainingWindow* MainWindow::trainingWindow() {
+  if (!training_window_) {
+    training_window_ = new TrainingWindow(this);
+    training_window_->setWindowFlag(Qt::Window);
+    connect(training_window_, &TrainingWindow::openModelRequested, this, [this](const QString& path) {
+      loadModel(path);
+      raise();
+      activateWindow();
+    });
+  }
+  return training_window_;
+}
+
+void MainWindow::showTrainingWindow() {
+  trainingWindow()->show();
+  training_window_->raise();
+  training_window_->activateWindow();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  // A run training in the other window is stopped at a checkpoint first (it asks).
+  if (training_window_ && !training_window_->close()) {
+    event->ignore();
+    return;
+  }
+  stopWebcam();
+  event->accept();
+}
+
+}  // namespace fovea::ui

@@ -1,0 +1,117 @@
+// MainWindow's bottom toolbar: playback, decoding, overlay and the user's own caption.
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStyle>
+#include <QToolBar>
+#include <QToolButton>
+
+#include "core/render/heatmap.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/word_player.h"
+
+namespace fovea::ui {
+
+void MainWindow::buildControls() {
+  QToolBar* tb = new QToolBar(tr("Playback and overlay"));
+  tb->setObjectName(QStringLiteral("controlsToolbar"));
+  addToolBar(Qt::BottomToolBarArea, tb);
+
+  auto* back = new QToolButton;
+  back->setIcon(style()->standardIcon(QStyle::SP_MediaSeekBackward));
+  back->setToolTip(tr("Previous word (,)"));  // the shortcut is the `prev` action's below
+  connect(back, &QToolButton::clicked, player_, &WordPlayer::stepBack);
+  play_button_ = new QToolButton;
+  play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+  play_button_->setToolTip(tr("Play the caption word by word (Space)"));
+  connect(play_button_, &QToolButton::clicked, player_, &WordPlayer::toggle);
+  auto* fwd = new QToolButton;
+  fwd->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
+  fwd->setToolTip(tr("Next word (.)"));
+  connect(fwd, &QToolButton::clicked, player_, &WordPlayer::stepForward);
+  auto* space = new QAction(this);
+  space->setShortcut(QKeySequence(Qt::Key_Space));
+  connect(space, &QAction::triggered, player_, &WordPlayer::toggle);
+  addAction(space);
+  auto* prev = new QAction(this);
+  prev->setShortcuts({QKeySequence(Qt::Key_Comma), QKeySequence(Qt::ALT | Qt::Key_Left)});
+  connect(prev, &QAction::triggered, player_, &WordPlayer::stepBack);
+  addAction(prev);
+  auto* next = new QAction(this);
+  next->setShortcuts({QKeySequence(Qt::Key_Period), QKeySequence(Qt::ALT | Qt::Key_Right)});
+  connect(next, &QAction::triggered, player_, &WordPlayer::stepForward);
+  addAction(next);
+
+  speed_ = new QSlider(Qt::Horizontal);
+  speed_->setRange(1, 16);  // half-words per second
+  speed_->setValue(4);
+  speed_->setFixedWidth(90);
+  speed_->setToolTip(tr("Playback speed"));
+  connect(speed_, &QSlider::valueChanged, this, [this](int v) { player_->setWordsPerSecond(v / 2.0); });
+  player_->setWordsPerSecond(speed_->value() / 2.0);
+
+  beam_ = new QSpinBox;
+  beam_->setRange(1, 10);
+  beam_->setValue(3);
+  beam_->setPrefix(tr("beam "));
+  beam_->setToolTip(tr("Beam width"));
+  greedy_ = new QCheckBox(tr("greedy"));
+  sample_glimpses_ = new QCheckBox(tr("sampled glimpses"));
+  sample_glimpses_->setToolTip(tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1"));
+  sample_glimpses_->setEnabled(false);  // until a hard model is shown (updateGlimpseSwitch)
+  connect(beam_, &QSpinBox::valueChanged, this, &MainWindow::applyDecoding);
+  connect(greedy_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
+  connect(sample_glimpses_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
+
+  colormap_ = new QComboBox;
+  for (const auto& name : fovea::colormap_names()) colormap_->addItem(QString::fromStdString(name));
+  colormap_->setToolTip(tr("Colormap of the attention overlay"));
+  opacity_ = new QSlider(Qt::Horizontal);
+  opacity_->setRange(0, 100);
+  opacity_->setValue(60);
+  opacity_->setFixedWidth(90);
+  opacity_->setToolTip(tr("Overlay opacity"));
+  smooth_ = new QCheckBox(tr("smooth"));
+  smooth_->setChecked(true);
+  smooth_->setToolTip(tr("Smooth upsampling of \u03B1; off: one block per attention cell"));
+  connect(colormap_, &QComboBox::currentIndexChanged, this, &MainWindow::applyOverlayStyle);
+  connect(opacity_, &QSlider::valueChanged, this, &MainWindow::applyOverlayStyle);
+  connect(smooth_, &QCheckBox::toggled, this, &MainWindow::applyOverlayStyle);
+
+  user_caption_ = new QLineEdit;
+  user_caption_->setPlaceholderText(tr("Type your own caption and press Enter to see where the model looks…"));
+  user_caption_->setClearButtonEnabled(true);
+  user_caption_->setMinimumWidth(260);
+  connect(user_caption_, &QLineEdit::returnPressed, this, [this] { setUserCaption(user_caption_->text()); });
+  auto* own = new QPushButton(tr("Model's caption"));
+  own->setToolTip(tr("Back to the caption the model generates"));
+  connect(own, &QPushButton::clicked, this, [this] {
+    user_caption_->clear();
+    setUserCaption(QString());
+  });
+
+  tb->addWidget(back);
+  tb->addWidget(play_button_);
+  tb->addWidget(fwd);
+  tb->addWidget(new QLabel(tr(" speed ")));
+  tb->addWidget(speed_);
+  tb->addSeparator();
+  tb->addWidget(beam_);
+  tb->addWidget(greedy_);
+  tb->addWidget(sample_glimpses_);
+  tb->addSeparator();
+  tb->addWidget(colormap_);
+  tb->addWidget(new QLabel(tr(" opacity ")));
+  tb->addWidget(opacity_);
+  tb->addWidget(smooth_);
+  tb->addSeparator();
+  tb->addWidget(user_caption_);
+  tb->addWidget(own);
+}
+
+}  // namespace fovea::ui

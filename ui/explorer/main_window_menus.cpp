@@ -1,0 +1,100 @@
+// MainWindow's menus and main toolbar: the actions, their shortcuts and where they go.
+#include "ui/explorer/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "core/render/figure.h"
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/image_convert.h"
+#include "ui/explorer/resource_paths.h"
+#include "ui/explorer/thumbnail_strip.h"
+#include "ui/explorer/webcam_source.h"
+#include "ui/explorer/word_player.h"
+#include "ui/training/training_window.h"
+
+namespace fovea::ui {
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Image…"), this, &MainWindow::chooseImage);
+  open->setShortcut(QKeySequence::Open);
+  QAction* folder = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Folder…"), this, &MainWindow::chooseFolder);
+  folder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  QAction* model = file->addAction(tr("Load &Model…"), this, [this] { chooseModel(false); });
+  model->setShortcut(QKeySequence(QStringLiteral("Ctrl+M")));
+  file->addAction(tr("Load Model to &Compare…"), this, [this] { chooseModel(true); });
+  file->addSeparator();
+  QAction* fig = file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Export Figure (PNG, SVG, PDF)…"), this,
+                                 &MainWindow::chooseExport);
+  fig->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
+  file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
+  file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  compare_action_ = view->addAction(tr("&Compare Two Models Side by Side"));
+  compare_action_->setCheckable(true);
+  compare_action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+2")));
+  connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareVisible);
+
+  QMenu* camera = menuBar()->addMenu(tr("&Camera"));
+  webcam_action_ = camera->addAction(tr("Live &Webcam Captions"));
+  webcam_action_->setCheckable(true);
+  connect(webcam_action_, &QAction::triggered, this, [this](bool on) { on ? startWebcam() : stopWebcam(); });
+
+  QMenu* training = menuBar()->addMenu(tr("&Training"));
+  training->addAction(tr("&New Training Run…"), this, [this] {
+    showTrainingWindow();
+    training_window_->newRun();
+  });
+  training->addAction(tr("Training &Dashboards"), this, &MainWindow::showTrainingWindow, QKeySequence(tr("Ctrl+T")));
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Fovea Studio"), this, [this] {
+    QMessageBox::about(this, tr("About Fovea Studio"),
+                       tr("<b>Fovea Studio</b> 0.1<br>Image captioning with visual attention "
+                          "(Show, Attend and Tell): soft and hard attention, word by word.<br><br>"
+                          "Click or hover a word to see where the model looked; type your own caption "
+                          "to see how probable the model finds each word."));
+  });
+
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("mainToolbar"));
+  tb->addAction(open);
+  tb->addAction(folder);
+  tb->addAction(fig);
+  tb->addSeparator();
+  tb->addAction(compare_action_);
+  tb->addAction(webcam_action_);
+}
+
+}  // namespace fovea::ui

@@ -1,0 +1,178 @@
+#include "ui/explorer/model_session.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QThread>
+
+#include <nlohmann/json.hpp>
+
+#include "ui/explorer/image_convert.h"
+
+namespace fovea::ui {
+
+struct ModelSession::Job {
+  enum Kind { Load, Caption, Score } kind = Caption;
+  quint64 id = 0;
+  QString path;   // Load
+  QImage image;   // Caption, Score
+  QString text;   // Score
+  fovea::CaptionOptions options;
+};
+
+/// Lives on the worker thread; everything it touches there is its own.
+class ModelSession::Worker : public QObject {
+ public:
+  std::unique_ptr<fovea::Captioner> captioner;
+};
+
+namespace {
+
+ModelDescription describe(const fovea::Captioner& c, const QString& path) {
+  const nlohmann::json info = c.info();
+  ModelDescription d;
+  d.path = path;
+  d.attention = QString::fromStdString(info.value("attention", std::string("?")));
+  d.grid_h = c.config().grid_h;
+  d.grid_w = c.config().grid_w;
+  QStringList parts;
+  parts << QStringLiteral("%1 attention").arg(d.attention);
+  parts << QStringLiteral("trained on %1").arg(QString::fromStdString(info.value("dataset", std::string("?"))));
+  if (info.contains("steps")) parts << QStringLiteral("%1 steps").arg(info["steps"].get<long long>());
+  if (info.contains("best_val_bleu4"))
+    parts << QStringLiteral("val BLEU-4 %1").arg(info["best_val_bleu4"].get<double>(), 0, 'f', 3);
+  parts << QStringLiteral("%1 words").arg(info.value("vocabulary", 0));
+  parts << QStringLiteral("grid %1x%2").arg(d.grid_h).arg(d.grid_w);
+  d.summary = parts.join(QStringLiteral(" · "));
+  d.details = QString::fromStdString(info.dump(2));
+  return d;
+}
+
+}  // namespace
+
+ModelSession::ModelSession(QObject* parent) : QObject(parent), thread_(new QThread), worker_(new Worker) {
+  thread_->setObjectName(QStringLiteral("fovea-model-session"));
+  worker_->moveToThread(thread_);
+  thread_->start();
+}
+
+ModelSession::~ModelSession() {
+  queue_.clear();
+  // Destroy the captioner on its own thread, then stop the thread (waits for a running job).
+  Worker* w = worker_;
+  QMetaObject::invokeMethod(w, [w] { w->captioner.reset(); }, Qt::QueuedConnection);
+  thread_->quit();
+  thread_->wait();
+  delete worker_;
+  delete thread_;
+}
+
+void ModelSession::loadModel(const QString& path) {
+  Job j;
+  j.kind = Job::Load;
+  j.path = path;
+  submit(std::move(j));
+}
+
+quint64 ModelSession::caption(const QImage& image, const fovea::CaptionOptions& options) {
+  Job j;
+  j.kind = Job::Caption;
+  j.image = image;
+  j.options = options;
+  return submit(std::move(j));
+}
+
+quint64 ModelSession::score(const QImage& image, const QString& text) {
+  Job j;
+  j.kind = Job::Score;
+  j.image = image;
+  j.text = text;
+  return submit(std::move(j));
+}
+
+quint64 ModelSession::submit(Job job) {
+  job.id = next_id_++;
+  const quint64 id = job.id;
+  enqueue(std::move(job));
+  return id;
+}
+
+void ModelSession::enqueue(Job job) {
+  if (job.kind != Job::Load) {
+    // Latest wins: drop caption/score requests that have not started.
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if ((*it)->kind != Job::Load) {
+        Q_EMIT captionFailed((*it)->id, QString());  // superseded; an empty message means "dropped"
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  queue_.push_back(std::make_shared<Job>(std::move(job)));
+  startNext();
+}
+
+void ModelSession::startNext() {
+  if (running_ || queue_.empty()) return;
+  auto job = queue_.front();
+  queue_.pop_front();
+  running_ = true;
+  Q_EMIT busyChanged(true);
+  Worker* w = worker_;
+  QMetaObject::invokeMethod(
+      w,
+      [this, w, job] {
+        // Worker thread: only the job's values and the worker's captioner are touched here.
+        QString error;
+        std::optional<ModelDescription> loaded;
+        CaptionReply reply;
+        reply.id = job->id;
+        QElapsedTimer timer;
+        timer.start();
+        try {
+          if (job->kind == Job::Load) {
+            auto c = std::make_unique<fovea::Captioner>(job->path.toStdString(), "cpu");
+            loaded = describe(*c, job->path);
+            w->captioner = std::move(c);
+          } else if (!w->captioner) {
+            error = QStringLiteral("no model is loaded");
+          } else {
+            const RgbImage rgb = to_rgb(job->image);
+            if (job->kind == Job::Caption) {
+              reply.result = w->captioner->caption(rgb, job->options);
+            } else {
+              reply.scored = true;
+              reply.result = w->captioner->score(rgb, job->text.toStdString());
+            }
+          }
+        } catch (const std::exception& e) {
+          error = QString::fromStdString(e.what());
+        } catch (...) {
+          error = QStringLiteral("unknown error");
+        }
+        reply.milliseconds = timer.nsecsElapsed() / 1e6;
+        QMetaObject::invokeMethod(
+            this,
+            [this, job, error, loaded, reply] {
+              if (job->kind == Job::Load) {
+                if (loaded) {
+                  model_ = loaded;
+                  Q_EMIT modelLoaded(*loaded);
+                } else {
+                  Q_EMIT modelFailed(job->path, error.contains(job->path) ? error : job->path + ": " + error);
+                }
+              } else if (!error.isEmpty()) {
+                Q_EMIT captionFailed(job->id, error);
+              } else {
+                Q_EMIT captionReady(reply);
+              }
+              running_ = false;
+              if (queue_.empty()) Q_EMIT busyChanged(false);
+              startNext();
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
+}
+
+}  // namespace fovea::ui

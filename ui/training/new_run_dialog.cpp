@@ -1,0 +1,268 @@
+#include "ui/training/new_run_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "core/train/run_log.h"
+#include "core/train/train_settings.h"
+
+namespace fovea::ui {
+
+namespace {
+
+/// The setting's field name: its CLI option without "--".
+QString field_name(const fovea::TrainSetting& s) { return QString::fromStdString(s.cli_name().substr(2)); }
+
+/// "init_from" -> "Init from".
+QString label_of(const fovea::TrainSetting& s) {
+  QString label = QString::fromLatin1(s.key).replace('_', ' ');
+  label[0] = label[0].toUpper();
+  return label;
+}
+
+}  // namespace
+
+NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
+    : QDialog(parent), runs_root_(runs_root), tabs_(new QTabWidget), error_(new QLabel) {
+  setWindowTitle(tr("New training run"));
+  error_->setStyleSheet("color: #b00020");
+  error_->setWordWrap(true);
+  error_->hide();
+
+  auto* recommended = new QPushButton(tr("Recommended recipe"));
+  recommended->setToolTip(tr("The shipped recipe: encoder pretraining, auxiliary loss, attention supervision, learned h0/c0"));
+  auto* paper = new QPushButton(tr("Paper's objective"));
+  paper->setToolTip(tr("Xu et al. 2015 exactly: no auxiliary loss, encoder pretraining or attention supervision, h0/c0 "
+                       "from the mean annotation, penalty summed over cells"));
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
+  buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
+  auto* presets = new QHBoxLayout;
+  presets->addWidget(new QLabel(tr("Start from:")));
+  presets->addWidget(recommended);
+  presets->addWidget(paper);
+  presets->addStretch();
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(presets);
+  layout->addWidget(tabs_, 1);
+  layout->addWidget(error_);
+  layout->addWidget(buttons);
+  for (const auto& group : fovea::train_setting_groups()) {
+    auto* page = addPage(QString::fromStdString(group));
+    for (const auto& s : fovea::train_settings()) {
+      if (s.group == group) addField(page, s);
+    }
+  }
+  setConfig(fovea::recommended_train_config());
+  suggestOutputFolder();
+  connect(findChild<QComboBox*>("attention"), &QComboBox::currentTextChanged, this, &NewRunDialog::updateHardOnly);
+
+  connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(recommended, &QPushButton::clicked, this, [this] {
+    const auto out = value("out"), attention = value("attention");
+    setConfig(fovea::recommended_train_config());
+    setValue("out", out);
+    setValue("attention", attention);
+  });
+  connect(paper, &QPushButton::clicked, this, [this] {
+    try {
+      auto c = config();
+      fovea::apply_paper_objective(c);
+      setConfig(c);
+    } catch (const std::exception& e) {
+      error_->setText(QString::fromStdString(e.what()));
+      error_->show();
+    }
+  });
+  resize(980, 640);
+}
+
+QWidget* NewRunDialog::addPage(const QString& title) {
+  auto* page = new QWidget;
+  auto* grid = new QGridLayout(page);
+  grid->setColumnStretch(2, 1);
+  grid->setVerticalSpacing(6);
+  grid->setRowStretch(100, 1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(page);
+  scroll->setFrameShape(QFrame::NoFrame);
+  tabs_->addTab(scroll, title);
+  return page;
+}
+
+void NewRunDialog::addField(QWidget* page, const fovea::TrainSetting& s) {
+  const auto value = s.default_value();
+  QWidget* editor = nullptr;
+  if (std::holds_alternative<bool>(value)) {
+    editor = new QCheckBox;
+  } else if (!s.choices.empty()) {
+    auto* box = new QComboBox;
+    for (const auto& c : s.choices) box->addItem(QString::fromStdString(c));
+    editor = box;
+  } else if (std::holds_alternative<std::int64_t>(value)) {
+    auto* box = new QSpinBox;
+    box->setRange(int(std::max<double>(s.min, INT_MIN)), int(std::min<double>(s.max, INT_MAX)));
+    box->setMinimumWidth(110);
+    editor = box;
+  } else {
+    auto* edit = new QLineEdit;
+    edit->setMinimumWidth(std::holds_alternative<std::string>(value) ? 280 : 110);
+    editor = edit;
+  }
+  const auto name = field_name(s);
+  const auto help = QString::fromUtf8(s.help);
+  editor->setObjectName(name);
+  editor->setToolTip(QStringLiteral("--%1: %2").arg(name, help));
+  auto* grid = static_cast<QGridLayout*>(page->layout());
+  const int row = grid->rowCount();
+  auto* label = new QLabel(label_of(s));
+  label->setBuddy(editor);
+  auto* explanation = new QLabel(help);
+  explanation->setStyleSheet("color: gray");
+  explanation->setWordWrap(true);
+  QWidget* cell = editor;
+  if (auto* browse = browseButton(name)) {  // a path: the field and its Browse button side by side
+    cell = new QWidget;
+    auto* line = new QHBoxLayout(cell);
+    line->setContentsMargins(0, 0, 0, 0);
+    line->addWidget(editor, 1);
+    line->addWidget(browse);
+  }
+  grid->addWidget(label, row, 0);
+  grid->addWidget(cell, row, 1, qobject_cast<QLineEdit*>(editor) ? Qt::Alignment() : Qt::AlignLeft);
+  grid->addWidget(explanation, row, 2);
+  fields_ << Field{&s, editor};
+}
+
+QWidget* NewRunDialog::browseButton(const QString& name) {
+  if (name != "out" && name != "init-from" && name != "dataset" && name != "images" && name != "backbone") return nullptr;
+  auto* button = new QPushButton(tr("Browse…"));
+  connect(button, &QPushButton::clicked, this, [this, name] {
+    if (name == "out" || name == "images") {
+      const auto dir = QFileDialog::getExistingDirectory(this, name == "out" ? tr("Folder to hold the new run")
+                                                                            : tr("Folder of the dataset's images"),
+                                                         runs_root_);
+      if (dir.isEmpty()) return;
+      setValue(name, name == "out" ? QDir(dir).filePath(QFileInfo(value("out").toString()).fileName()) : dir);
+      return;
+    }
+    const auto filter = name == "dataset" ? tr("Caption datasets (*.json);;All files (*)")
+                        : name == "backbone" ? tr("TorchScript modules (*.pt *.pth);;All files (*)")
+                                             : tr("Fovea checkpoints (*.ckpt);;All files (*)");
+    const auto file = QFileDialog::getOpenFileName(this, tr("Choose a file"), runs_root_, filter);
+    if (file.isEmpty()) return;
+    if (name == "dataset") {  // Karpathy's files are dataset_*.json; COCO's captions_*.json
+      setValue(name, (QFileInfo(file).fileName().startsWith("captions") ? "coco:" : "karpathy:") + file);
+    } else {
+      setValue(name, file);
+    }
+  });
+  return button;
+}
+
+void NewRunDialog::suggestOutputFolder() {
+  const auto stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+  setValue("out", QDir(runs_root_).filePath(value("attention").toString() + "-" + stamp));
+}
+
+fovea::TrainConfig NewRunDialog::config() const {
+  auto c = fovea::recommended_train_config();
+  for (const auto& f : fields_) {
+    const auto& s = *f.setting;
+    if (auto* box = qobject_cast<QCheckBox*>(f.editor)) s.set(c, box->isChecked());
+    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) s.set(c, std::int64_t(spin->value()));
+    else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) s.set(c, combo->currentText().toStdString());
+    else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) {
+      const auto text = edit->text().trimmed().toStdString();
+      if (std::holds_alternative<std::string>(s.default_value())) s.set(c, text);
+      else s.set(c, fovea::parse_setting(s, text));
+    }
+  }
+  return c;
+}
+
+void NewRunDialog::setConfig(const fovea::TrainConfig& config) {
+  for (const auto& f : fields_) {
+    const auto v = f.setting->get(config);
+    if (auto* box = qobject_cast<QCheckBox*>(f.editor)) box->setChecked(std::get<bool>(v));
+    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) spin->setValue(int(std::get<std::int64_t>(v)));
+    else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) combo->setCurrentText(QString::fromStdString(std::get<std::string>(v)));
+    else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) edit->setText(QString::fromStdString(fovea::format_setting(v)));
+  }
+  updateHardOnly();
+}
+
+bool NewRunDialog::setValue(const QString& name, const QVariant& v) {
+  auto* w = findChild<QWidget*>(name);
+  if (!w) return false;
+  if (auto* b = qobject_cast<QSpinBox*>(w)) b->setValue(v.toInt());
+  else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(v.toBool());
+  else if (auto* x = qobject_cast<QComboBox*>(w)) x->setCurrentText(v.toString());
+  else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(v.toString());
+  else return false;
+  return true;
+}
+
+QVariant NewRunDialog::value(const QString& name) const {
+  auto* w = findChild<QWidget*>(name);
+  if (auto* b = qobject_cast<QSpinBox*>(w)) return b->value();
+  if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked();
+  if (auto* x = qobject_cast<QComboBox*>(w)) return x->currentText();
+  if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
+  return {};
+}
+
+QStringList NewRunDialog::settingKeys() const {
+  QStringList out;
+  for (const auto& f : fields_) out << QString::fromLatin1(f.setting->key);
+  return out;
+}
+
+void NewRunDialog::updateHardOnly() {
+  const bool hard = value("attention").toString() == "hard";
+  for (const char* name : {"lambda-r", "lambda-e", "expected-prob", "baseline-decay"}) {
+    if (auto* w = findChild<QWidget*>(name)) w->setEnabled(hard);
+  }
+  if (auto* w = findChild<QWidget*>("beta")) w->setEnabled(!hard);
+}
+
+void NewRunDialog::accept() {
+  try {
+    const auto c = config();
+    c.validate();
+    if (QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(c.out_dir)))) {
+      throw std::invalid_argument(c.out_dir + " already holds a run; resume it from the run list or choose another folder");
+    }
+    if (!c.init_from.empty() && !QFileInfo::exists(QString::fromStdString(c.init_from))) {
+      throw std::invalid_argument(c.init_from + ": no such checkpoint to initialise from");
+    }
+    error_->hide();
+    QDialog::accept();
+  } catch (const std::exception& e) {
+    error_->setText(QString::fromStdString(e.what()));
+    error_->show();
+  }
+}
+
+}  // namespace fovea::ui

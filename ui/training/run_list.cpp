@@ -1,0 +1,182 @@
+#include "ui/training/run_list.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <exception>
+
+#include "core/train/run_log.h"
+
+namespace fovea::ui {
+
+RunList::RunList(QWidget* parent)
+    : QWidget(parent),
+      root_label_(new QLabel),
+      list_(new QListWidget),
+      open_best_(new QPushButton(tr("Open best in explorer"))),
+      resume_(new QPushButton(tr("Resume"))) {
+  auto* choose = new QPushButton(tr("Folder…"));
+  auto* refresh_button = new QPushButton(tr("Refresh"));
+  choose->setToolTip(tr("Choose the folder that holds your run folders"));
+  open_best_->setToolTip(tr("Load the run's best checkpoint (by validation BLEU-4) into the caption explorer"));
+  resume_->setToolTip(tr("Continue an interrupted run from its last checkpoint"));
+  root_label_->setWordWrap(true);
+  root_label_->setStyleSheet("color: gray");
+  list_->setObjectName("runs");
+  list_->setAlternatingRowColors(true);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("<b>Runs</b>")));
+  top->addStretch();
+  top->addWidget(choose);
+  top->addWidget(refresh_button);
+  auto* bottom = new QHBoxLayout;
+  bottom->addWidget(open_best_);
+  bottom->addWidget(resume_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(top);
+  layout->addWidget(root_label_);
+  layout->addWidget(list_, 1);
+  layout->addLayout(bottom);
+
+  connect(choose, &QPushButton::clicked, this, &RunList::chooseRoot);
+  connect(refresh_button, &QPushButton::clicked, this, &RunList::refresh);
+  connect(list_, &QListWidget::itemChanged, this, [this](QListWidgetItem* it) {
+    Q_EMIT runToggled(it->data(Qt::UserRole).toString(), it->checkState() == Qt::Checked);
+  });
+  connect(list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* it) {
+    updateButtons();
+    if (it) Q_EMIT currentRunChanged(it->data(Qt::UserRole).toString());
+  });
+  connect(open_best_, &QPushButton::clicked, this, [this] {
+    const auto dir = currentRun();
+    const auto best = QString::fromStdString(fovea::best_checkpoint_path(dir.toStdString()));
+    const auto last = QString::fromStdString(fovea::last_checkpoint_path(dir.toStdString()));
+    if (!dir.isEmpty()) Q_EMIT openCheckpointRequested(QFileInfo::exists(best) ? best : last);
+  });
+  connect(resume_, &QPushButton::clicked, this, [this] {
+    if (!currentRun().isEmpty()) Q_EMIT resumeRequested(currentRun());
+  });
+  updateButtons();
+}
+
+void RunList::chooseRoot() {
+  const auto dir = QFileDialog::getExistingDirectory(this, tr("Runs folder"), root_);
+  if (!dir.isEmpty()) setRoot(dir);
+}
+
+void RunList::setRoot(const QString& root) {
+  root_ = QDir::cleanPath(root);
+  root_label_->setText(root_);
+  root_label_->setToolTip(root_);
+  refresh();
+}
+
+QListWidgetItem* RunList::item(const QString& dir) const {
+  for (int i = 0; i < list_->count(); ++i) {
+    if (list_->item(i)->data(Qt::UserRole).toString() == dir) return list_->item(i);
+  }
+  return nullptr;
+}
+
+void RunList::describe(QListWidgetItem* it) const {
+  const auto dir = it->data(Qt::UserRole).toString();
+  it->setText(summary(dir));
+  it->setToolTip(dir);
+}
+
+QString RunList::summary(const QString& dir) const {
+  const auto name = QFileInfo(dir).fileName();
+  if (dir == live_) return tr("%1\n%2 · ● training").arg(name, live_line_.isEmpty() ? tr("starting") : live_line_);
+  try {
+    const auto log = fovea::read_run_log(dir.toStdString(), /*with_samples=*/false);
+    QString state = log.finished ? tr("finished")
+                    : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");
+    QString line = tr("%1\n%2 · step %3").arg(name, log.hard() ? tr("hard") : tr("soft")).arg(log.last_step());
+    if (!log.val.empty()) line += tr(" · BLEU-4 %1").arg(log.best_bleu4(), 0, 'f', 3);
+    return line + " · " + state;
+  } catch (const std::exception& e) {
+    return tr("%1 — unreadable: %2").arg(name, QString::fromStdString(e.what()));
+  }
+}
+
+void RunList::refresh() {
+  QStringList checked = checkedRuns();
+  const auto current = currentRun();
+  list_->blockSignals(true);
+  list_->clear();
+  QStringList dirs;
+  if (!root_.isEmpty()) {
+    for (const auto& d : fovea::find_runs(root_.toStdString())) dirs << QDir::cleanPath(QString::fromStdString(d));
+  }
+  if (!live_.isEmpty() && !dirs.contains(live_)) dirs << live_;
+  for (const auto& dir : dirs) {
+    auto* it = new QListWidgetItem(list_);
+    it->setData(Qt::UserRole, dir);
+    it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
+    it->setCheckState(checked.contains(dir) ? Qt::Checked : Qt::Unchecked);
+    describe(it);
+    if (dir == current) list_->setCurrentItem(it);
+  }
+  list_->blockSignals(false);
+  updateButtons();
+}
+
+QStringList RunList::runs() const {
+  QStringList out;
+  for (int i = 0; i < list_->count(); ++i) out << list_->item(i)->data(Qt::UserRole).toString();
+  return out;
+}
+
+QStringList RunList::checkedRuns() const {
+  QStringList out;
+  for (int i = 0; i < list_->count(); ++i) {
+    if (list_->item(i)->checkState() == Qt::Checked) out << list_->item(i)->data(Qt::UserRole).toString();
+  }
+  return out;
+}
+
+void RunList::setChecked(const QString& dir, bool checked) {
+  if (auto* it = item(QDir::cleanPath(dir))) it->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+}
+
+QString RunList::currentRun() const {
+  auto* it = list_->currentItem();
+  return it ? it->data(Qt::UserRole).toString() : QString();
+}
+
+void RunList::setCurrentRun(const QString& dir) {
+  if (auto* it = item(QDir::cleanPath(dir))) list_->setCurrentItem(it);
+}
+
+void RunList::setLiveRun(const QString& dir) {
+  live_ = dir.isEmpty() ? QString() : QDir::cleanPath(dir);
+  live_line_.clear();
+  refresh();
+}
+
+void RunList::setLiveProgress(const QString& line) {
+  if (live_.isEmpty() || line == live_line_) return;
+  live_line_ = line;
+  if (auto* it = item(live_)) {
+    list_->blockSignals(true);  // a text change is not a check toggle
+    describe(it);
+    list_->blockSignals(false);
+  }
+}
+
+void RunList::updateButtons() {
+  const auto dir = currentRun();
+  open_best_->setEnabled(!dir.isEmpty());
+  resume_->setEnabled(!dir.isEmpty() && dir != live_ &&
+                      QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(dir.toStdString()))));
+}
+
+}  // namespace fovea::ui

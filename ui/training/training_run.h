@@ -1,0 +1,69 @@
+#pragma once
+/// One training run driven from the GUI: fovea::train / fovea::resume_training (the same core
+/// functions `fovea train` calls) on a worker QThread. Records, progress and caption snapshots
+/// come back as value structs through queued signals; pause and cancel are atomic flags the
+/// trainer checks between steps (both write a checkpoint), so the GUI thread never waits on it.
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+
+#include "core/train/train_config.h"
+#include "core/train/train_records.h"
+
+class QThread;
+
+namespace fovea::ui {
+
+class TrainingRun : public QObject {
+  Q_OBJECT
+ public:
+  explicit TrainingRun(QObject* parent = nullptr);
+  /// Stops a running run at its next step (a checkpoint is written) and waits for it.
+  ~TrainingRun() override;
+
+  /// Starts a new run in config.out_dir. Returns false (and emits failed) while one is running.
+  bool start(const fovea::TrainConfig& config);
+  /// Continues the interrupted run in `run_dir` from its last checkpoint.
+  bool resume(const QString& run_dir);
+  void setPaused(bool paused);
+  /// Stops at the next step; `finished` follows with interrupted = true.
+  void cancel();
+  /// Blocks until the worker has finished (after cancel(), e.g. when the window closes).
+  void wait();
+
+  bool isRunning() const { return running_; }
+  bool isPaused() const { return pause_.load(); }
+  QString runDir() const { return run_dir_; }
+
+ Q_SIGNALS:
+  void started(const QString& run_dir);
+  void record(const fovea::TrainRecord& record);
+  void validation(const fovea::ValidationRecord& record);
+  void pretrainRecord(const fovea::PretrainRecord& record);
+  void progress(const fovea::TrainProgress& progress);
+  void samples(const fovea::SampleRecord& record);
+  void message(const QString& text);
+  /// The run ended: completed, stopped early, or cancelled (interrupted).
+  void finished(const QString& run_dir, bool interrupted, const QString& summary);
+  void failed(const QString& run_dir, const QString& error);
+
+ private:
+  class Worker;
+  bool launch(const QString& run_dir, const std::function<void(Worker*)>& job);
+  void ended(const QString& run_dir, bool interrupted, const QString& text, bool error);
+
+  QThread* thread_ = nullptr;
+  Worker* worker_ = nullptr;
+  std::atomic<bool> stop_{false}, pause_{false};
+  bool running_ = false;
+  QString run_dir_;
+};
+
+}  // namespace fovea::ui
+
+Q_DECLARE_METATYPE(fovea::TrainRecord)
+Q_DECLARE_METATYPE(fovea::ValidationRecord)
+Q_DECLARE_METATYPE(fovea::PretrainRecord)
+Q_DECLARE_METATYPE(fovea::TrainProgress)
+Q_DECLARE_METATYPE(fovea::SampleRecord)

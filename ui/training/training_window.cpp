@@ -1,0 +1,388 @@
+#include "ui/training/training_window.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <exception>
+
+#include "core/io/checkpoint_header.h"
+#include "core/train/run_log.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/training_dashboard.h"
+#include "ui/explorer/live_text.h"
+#include "ui/training/new_run_dialog.h"
+#include "ui/training/run_list.h"
+#include "ui/training/sample_gallery.h"
+#include "ui/training/training_run.h"
+
+namespace fovea::ui {
+
+namespace {
+
+QString clock_text(double seconds) {
+  const auto s = qint64(seconds + 0.5);
+  return s >= 3600 ? QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+                   : QString("%1:%2").arg(s / 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
+}
+
+/// The run's records up to `step` and `pretrain_step` (what its last checkpoint saw; resuming drops the rest).
+void keep_up_to(fovea::RunLog& log, std::int64_t step, std::int64_t pretrain_step) {
+  auto after = [step](const auto& r) { return r.step > step; };
+  log.pretrain.erase(std::remove_if(log.pretrain.begin(), log.pretrain.end(),
+                                    [&](const fovea::PretrainRecord& p) { return p.pretrain_step > pretrain_step; }),
+                     log.pretrain.end());
+  log.train.erase(std::remove_if(log.train.begin(), log.train.end(), after), log.train.end());
+  log.val.erase(std::remove_if(log.val.begin(), log.val.end(), after), log.val.end());
+  log.samples.erase(std::remove_if(log.samples.begin(), log.samples.end(), after), log.samples.end());
+}
+
+}  // namespace
+
+TrainingWindow::TrainingWindow(QWidget* parent)
+    : QMainWindow(parent),
+      training_(new TrainingRun(this)),
+      dashboard_(new TrainingDashboard),
+      runs_(new RunList),
+      gallery_(new SampleGallery),
+      log_(new QPlainTextEdit),
+      status_(new LiveText),
+      progress_(new QProgressBar) {
+  setWindowTitle(tr("Fovea — training"));
+  status_->setText(tr("No run training. Start one with New run, or tick past runs to compare them."));
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(2000);
+  log_->setPlaceholderText(tr("Messages from the trainer"));
+
+  auto* left = new QSplitter(Qt::Vertical);
+  left->addWidget(runs_);
+  left->addWidget(log_);
+  left->setStretchFactor(0, 3);
+  left->setStretchFactor(1, 1);
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(dashboard_);
+  scroll->setFrameShape(QFrame::NoFrame);
+  dashboard_->setMinimumSize(900, 720);
+
+  auto* main = new QSplitter(Qt::Horizontal);
+  main->addWidget(left);
+  main->addWidget(scroll);
+  main->addWidget(gallery_);
+  main->setStretchFactor(0, 0);
+  main->setStretchFactor(1, 1);
+  main->setStretchFactor(2, 0);
+  main->setSizes({300, 1000, 340});
+  setCentralWidget(main);
+
+  progress_->setMaximumWidth(240);
+  progress_->setTextVisible(true);
+  progress_->hide();
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  buildToolbar();
+
+  connect(training_, &TrainingRun::started, this, &TrainingWindow::runStarted);
+  connect(training_, &TrainingRun::record, this, [this](const fovea::TrainRecord& r) { dashboard_->addTrainRecord(live_dir_, r); });
+  connect(training_, &TrainingRun::validation, this, [this](const fovea::ValidationRecord& v) {
+    dashboard_->addValidationRecord(live_dir_, v);
+    live_best_bleu_ = std::max(live_best_bleu_, v.bleu[3]);
+    QString text = tr("validation after epoch %1: BLEU-4 %2, CIDEr-D %3").arg(v.epoch + 1).arg(v.bleu[3], 0, 'f', 3).arg(v.cider, 0, 'f', 3);
+    if (v.has_grounding) text += tr(", pointing %1%").arg(100 * v.pointing, 0, 'f', 1);
+    log(text + (v.improved ? tr(" (best so far)") : QString()));
+  });
+  connect(training_, &TrainingRun::pretrainRecord, this,
+          [this](const fovea::PretrainRecord& p) { dashboard_->addPretrainRecord(live_dir_, p); });
+  connect(training_, &TrainingRun::progress, this, &TrainingWindow::showProgress);
+  connect(training_, &TrainingRun::samples, this, [this](const fovea::SampleRecord& s) {
+    live_samples_.push_back(s);
+    if (runs_->currentRun() == live_dir_ || runs_->currentRun().isEmpty()) gallery_->addRecord(s);
+  });
+  connect(training_, &TrainingRun::message, this, &TrainingWindow::log);
+  connect(training_, &TrainingRun::finished, this,
+          [this](const QString& dir, bool, const QString& summary) { runEnded(dir, summary, false); });
+  connect(training_, &TrainingRun::failed, this,
+          [this](const QString& dir, const QString& error) { runEnded(dir, error, true); });
+  connect(runs_, &RunList::runToggled, this, [this](const QString& dir, bool checked) {
+    if (!checked) dashboard_->removeRun(dir);
+    else if (dir != live_dir_) openRun(dir);
+  });
+  connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::showSamplesOf);
+  connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
+  connect(runs_, &RunList::resumeRequested, this, &TrainingWindow::resumeRun);
+  connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
+
+  QSettings settings;
+  setRunsRoot(settings.value("training/runs_root", QDir::current().filePath("runs")).toString());
+  resize(1600, 940);
+  updateActions();
+}
+
+TrainingWindow::~TrainingWindow() = default;
+
+void TrainingWindow::buildToolbar() {
+  auto* tb = addToolBar(tr("Training"));
+  tb->setObjectName("training-toolbar");
+  tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  new_action_ = tb->addAction(tr("New run…"), this, [this] { newRun(); });
+  new_action_->setShortcut(QKeySequence::New);
+  tb->addAction(tr("Open run…"), this, &TrainingWindow::chooseRunFolder);
+  tb->addSeparator();
+  pause_action_ = tb->addAction(tr("Pause"));
+  pause_action_->setCheckable(true);
+  pause_action_->setToolTip(tr("Pause between steps (a checkpoint is written); click again to go on"));
+  connect(pause_action_, &QAction::toggled, this, &TrainingWindow::setPaused);
+  cancel_action_ = tb->addAction(tr("Cancel"), this, &TrainingWindow::cancelRun);
+  cancel_action_->setToolTip(tr("Stop at the next step with a checkpoint; Resume in the run list continues it"));
+  tb->addSeparator();
+  tb->addWidget(new QLabel(tr(" Smoothing ")));
+  smoothing_ = new QSlider(Qt::Horizontal);
+  smoothing_->setRange(0, 99);
+  smoothing_->setMaximumWidth(140);
+  smoothing_->setToolTip(tr("Exponential moving average of the per-step curves, as TensorBoard's"));
+  smoothing_label_ = new QLabel;
+  smoothing_label_->setMinimumWidth(34);
+  tb->addWidget(smoothing_);
+  tb->addWidget(smoothing_label_);
+  connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
+    smoothing_label_->setText(QString::number(v / 100.0, 'f', 2));
+    dashboard_->setSmoothing(v / 100.0);
+  });
+  smoothing_->setValue(60);
+  log_scale_ = new QCheckBox(tr("Log scale"));
+  tb->addWidget(log_scale_);
+  connect(log_scale_, &QCheckBox::toggled, dashboard_, &TrainingDashboard::setLogScale);
+  tb->addAction(tr("Reset zoom"), dashboard_, &TrainingDashboard::resetZoom);
+  tb->addSeparator();
+  tb->addAction(tr("Export charts…"), this, &TrainingWindow::chooseExportFolder);
+}
+
+void TrainingWindow::setRunsRoot(const QString& root) {
+  runs_root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+  QSettings().setValue("training/runs_root", runs_root_);
+  runs_->setRoot(runs_root_);
+}
+
+bool TrainingWindow::newRun() {
+  QDir().mkpath(runs_root_);
+  NewRunDialog dialog(runs_root_, this);
+  if (dialog.exec() != QDialog::Accepted) return false;
+  return startRun(dialog.config());
+}
+
+bool TrainingWindow::startRun(const fovea::TrainConfig& config) {
+  live_hard_ = config.model.attention == fovea::AttentionKind::Hard;
+  live_best_bleu_ = -1;
+  return training_->start(config);
+}
+
+bool TrainingWindow::resumeRun(const QString& dir) {
+  try {
+    const auto header = fovea::read_checkpoint_header(fovea::last_checkpoint_path(dir.toStdString()));
+    const auto step = header.at("training").at("step").get<std::int64_t>();
+    auto log = fovea::read_run_log(dir.toStdString());
+    keep_up_to(log, step, header.at("training").value("pretrain_step", std::int64_t(0)));
+    live_hard_ = log.hard();
+    live_best_bleu_ = log.val.empty() ? -1 : log.best_bleu4();
+    dashboard_->removeRun(QDir::cleanPath(dir));
+    dashboard_->loadRun(log);
+    live_samples_ = log.samples;
+  } catch (const std::exception& e) {
+    log(tr("%1: cannot resume: %2").arg(dir, QString::fromStdString(e.what())));
+    status_->setText(tr("Cannot resume %1: %2").arg(dir, QString::fromStdString(e.what())));
+    return false;
+  }
+  return training_->resume(QDir::cleanPath(dir));
+}
+
+void TrainingWindow::runStarted(const QString& dir) {
+  const bool resumed = live_dir_ == QDir::cleanPath(dir) || dashboard_->hasRun(QDir::cleanPath(dir));
+  live_dir_ = QDir::cleanPath(dir);
+  if (!resumed) live_samples_.clear();
+  last_progress_ = {};
+  dashboard_->addRun(live_dir_, QFileInfo(live_dir_).fileName(), live_hard_);
+  runs_->setLiveRun(live_dir_);
+  runs_->setChecked(live_dir_, true);
+  runs_->setCurrentRun(live_dir_);
+  gallery_->setHistory(live_samples_);
+  pause_action_->setChecked(false);
+  progress_->setValue(0);
+  progress_->show();
+  status_->setText(tr("Starting %1…").arg(live_dir_));
+  log(tr("%1 %2").arg(resumed ? tr("resuming") : tr("training"), live_dir_));
+  updateActions();
+}
+
+void TrainingWindow::runEnded(const QString& dir, const QString& text, bool error) {
+  log(error ? tr("error: %1").arg(text) : text);
+  status_->setText(error ? tr("Training failed: %1").arg(text) : text);
+  progress_->hide();
+  runs_->setLiveRun(QString());
+  updateActions();
+  if (error && isVisible()) QMessageBox::warning(this, tr("Training failed"), text);
+}
+
+void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
+  last_progress_ = p;
+  QString line = live_hard_ ? tr("hard") : tr("soft");
+  if (p.pretrain_step < p.pretrain_steps) line += tr(" · pretraining %1/%2").arg(p.pretrain_step).arg(p.pretrain_steps);
+  else line += tr(" · step %1").arg(p.step);
+  if (live_best_bleu_ >= 0) line += tr(" · BLEU-4 %1").arg(live_best_bleu_, 0, 'f', 3);
+  runs_->setLiveProgress(line);
+  progress_->setMaximum(int(std::max<std::int64_t>(1, p.total_steps)));
+  progress_->setValue(int(p.step));
+  if (p.paused) {
+    status_->setText(tr("Paused at step %1 of %2 (checkpoint written).").arg(p.step).arg(p.total_steps));
+    return;
+  }
+  if (p.pretrain_step < p.pretrain_steps) {
+    progress_->setMaximum(int(p.pretrain_steps));
+    progress_->setValue(int(p.pretrain_step));
+    status_->setText(tr("pretraining the encoder on single items: step %1/%2 · items named right %3% · elapsed %4 · "
+                        "ETA %5 (then %6 captioning steps)")
+                         .arg(p.pretrain_step)
+                         .arg(p.pretrain_steps)
+                         .arg(100 * p.item_accuracy, 0, 'f', 0)
+                         .arg(clock_text(p.elapsed_s), clock_text(p.eta_s))
+                         .arg(p.total_steps));
+    return;
+  }
+  status_->setText(tr("step %1/%2 · epoch %3/%4 · loss %5 · %6 words/s · elapsed %7 · ETA %8")
+                       .arg(p.step)
+                       .arg(p.total_steps)
+                       .arg(p.epoch + 1)
+                       .arg(p.epochs)
+                       .arg(p.loss, 0, 'f', 3)
+                       .arg(p.tokens_per_s, 0, 'f', 0)
+                       .arg(clock_text(p.elapsed_s), clock_text(p.eta_s)));
+}
+
+bool TrainingWindow::openRun(const QString& dir) {
+  const auto clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+  if (clean == live_dir_ && training_->isRunning()) return true;
+  try {
+    const auto log_data = fovea::read_run_log(clean.toStdString());
+    dashboard_->removeRun(clean);
+    dashboard_->loadRun(log_data);
+    if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
+    runs_->blockSignals(true);
+    runs_->setChecked(clean, true);
+    runs_->blockSignals(false);
+    runs_->setCurrentRun(clean);
+    gallery_->setHistory(log_data.samples);
+    if (log_data.skipped_lines > 0) {
+      log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
+    }
+    status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
+                         .arg(log_data.last_step()).arg(log_data.val.size()));
+    return true;
+  } catch (const std::exception& e) {
+    const auto text = QString::fromStdString(e.what());
+    log(text);
+    status_->setText(text);
+    return false;
+  }
+}
+
+void TrainingWindow::showSamplesOf(const QString& dir) {
+  if (dir == live_dir_ && training_->isRunning()) {
+    gallery_->setHistory(live_samples_);
+    return;
+  }
+  try {
+    gallery_->setHistory(fovea::read_run_log(dir.toStdString()).samples);
+  } catch (const std::exception&) {
+    gallery_->clear();
+  }
+}
+
+void TrainingWindow::setPaused(bool paused) {
+  if (!training_->isRunning()) return;
+  training_->setPaused(paused);
+  pause_action_->blockSignals(true);
+  pause_action_->setChecked(paused);
+  pause_action_->setText(paused ? tr("Resume") : tr("Pause"));
+  pause_action_->blockSignals(false);
+  log(paused ? tr("pausing at the next step…") : tr("resuming…"));
+}
+
+void TrainingWindow::cancelRun() {
+  if (!training_->isRunning()) return;
+  training_->cancel();
+  status_->setText(tr("Stopping at the next step…"));
+}
+
+void TrainingWindow::updateActions() {
+  const bool running = training_->isRunning();
+  pause_action_->setEnabled(running);
+  cancel_action_->setEnabled(running);
+  new_action_->setEnabled(!running);
+  if (!running) pause_action_->setText(tr("Pause"));
+}
+
+void TrainingWindow::log(const QString& text) { log_->appendPlainText(text); }
+
+QString TrainingWindow::statusText() const { return status_->text(); }
+
+QString TrainingWindow::logText() const { return log_->toPlainText(); }
+
+QStringList TrainingWindow::exportCharts(const QString& dir) {
+  QDir().mkpath(dir);
+  QStringList written;
+  for (const auto& name : dashboard_->chartNames()) {
+    auto* chart = dashboard_->chart(name);
+    const auto base = QDir(dir).filePath(name);
+    QString error;
+    if (chart->exportPng(base + ".png", &error)) written << base + ".png";
+    if (chart->exportSvg(base + ".svg", &error)) written << base + ".svg";
+    if (chart->exportCsv(base + ".csv", &error)) written << base + ".csv";
+    if (!error.isEmpty()) log(error);
+  }
+  return written;
+}
+
+void TrainingWindow::chooseRunFolder() {
+  const auto dir = QFileDialog::getExistingDirectory(this, tr("Open a run folder"), runs_root_);
+  if (!dir.isEmpty()) openRun(dir);
+}
+
+void TrainingWindow::chooseExportFolder() {
+  const auto dir = QFileDialog::getExistingDirectory(this, tr("Export every chart (PNG, SVG, CSV) into"), runs_root_);
+  if (dir.isEmpty()) return;
+  const auto files = exportCharts(dir);
+  status_->setText(tr("Wrote %1 files to %2").arg(files.size()).arg(dir));
+}
+
+void TrainingWindow::closeEvent(QCloseEvent* event) {
+  if (training_->isRunning()) {
+    if (confirm_close_ &&
+        QMessageBox::question(this, tr("A run is training"),
+                              tr("%1 is still training. Stop it at a checkpoint and close? It can be resumed later "
+                                 "from the run list.").arg(QFileInfo(live_dir_).fileName())) != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+    status_->setText(tr("Stopping at a checkpoint…"));
+    training_->cancel();
+    training_->wait();
+  }
+  event->accept();
+}
+
+}  // namespace fovea::ui

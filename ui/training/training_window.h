@@ -1,0 +1,98 @@
+#pragma once
+/// fovea-studio's training window: launch a run (NewRunDialog → TrainingRun on its worker
+/// thread), pause, resume or cancel it, watch its dashboards and caption snapshots live, and
+/// overlay past runs of the runs folder. Closing it while a run trains asks first, then stops
+/// the run at a checkpoint.
+#include <QMainWindow>
+#include <QMap>
+
+#include <vector>
+
+#include "core/train/train_config.h"
+#include "core/train/train_records.h"
+
+class QAction;
+class QCheckBox;
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QSlider;
+
+namespace fovea::ui {
+
+class LiveText;
+class RunList;
+class SampleGallery;
+class TrainingDashboard;
+class TrainingRun;
+
+class TrainingWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit TrainingWindow(QWidget* parent = nullptr);
+  ~TrainingWindow() override;
+
+  void setRunsRoot(const QString& root);
+  /// Opens the dialog; starts the run it describes when the user accepts. Returns whether one started.
+  bool newRun();
+  bool startRun(const fovea::TrainConfig& config);
+  bool resumeRun(const QString& dir);
+  /// Shows a past (or interrupted) run's dashboards without training. False + message when unreadable.
+  bool openRun(const QString& dir);
+  void setPaused(bool paused);
+  void cancelRun();
+  /// Every chart as PNG, SVG and CSV into `dir`; returns the files written.
+  QStringList exportCharts(const QString& dir);
+  /// Ask before closing while a run trains (tests turn it off; closing then stops the run).
+  void setConfirmClose(bool confirm) { confirm_close_ = confirm; }
+
+  TrainingDashboard* dashboard() const { return dashboard_; }
+  RunList* runList() const { return runs_; }
+  SampleGallery* gallery() const { return gallery_; }
+  TrainingRun* training() const { return training_; }
+  QString statusText() const;
+  /// The last progress report of the live run (step 0 before the first).
+  fovea::TrainProgress lastProgress() const { return last_progress_; }
+  QString liveRunDir() const { return live_dir_; }
+  QString logText() const;
+
+ Q_SIGNALS:
+  /// "Open best in explorer": the caption explorer should load this checkpoint.
+  void openModelRequested(const QString& checkpoint);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildToolbar();
+  void log(const QString& text);
+  void showProgress(const fovea::TrainProgress& p);
+  void runStarted(const QString& dir);
+  void runEnded(const QString& dir, const QString& text, bool error);
+  void showSamplesOf(const QString& dir);
+  void updateActions();
+  void chooseRunFolder();
+  void chooseExportFolder();
+
+  TrainingRun* training_;
+  TrainingDashboard* dashboard_;
+  RunList* runs_;
+  SampleGallery* gallery_;
+  QPlainTextEdit* log_;
+  LiveText* status_;  ///< changes at every step of a live run
+  QProgressBar* progress_;
+  QAction* new_action_ = nullptr;
+  QAction* pause_action_ = nullptr;
+  QAction* cancel_action_ = nullptr;
+  QSlider* smoothing_ = nullptr;
+  QLabel* smoothing_label_ = nullptr;
+  QCheckBox* log_scale_ = nullptr;
+  QString runs_root_, live_dir_;
+  bool live_hard_ = false;
+  double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
+  std::vector<fovea::SampleRecord> live_samples_;
+  bool confirm_close_ = true;
+  fovea::TrainProgress last_progress_;
+};
+
+}  // namespace fovea::ui
