@@ -71,6 +71,8 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     for (const auto& s : fovea::train_settings()) {
       if (s.group == group) addField(page, s);
     }
+    auto* grid = static_cast<QGridLayout*>(page->layout());
+    grid->setRowStretch(grid->rowCount(), 1);  // the rows at the top, the space below them
   }
   setConfig(fovea::recommended_train_config());
   suggestOutputFolder();
@@ -102,7 +104,6 @@ QWidget* NewRunDialog::addPage(const QString& title) {
   auto* grid = new QGridLayout(page);
   grid->setColumnStretch(2, 1);
   grid->setVerticalSpacing(6);
-  grid->setRowStretch(100, 1);
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setWidget(page);
