@@ -150,8 +150,11 @@ class StudioTest : public QObject {
     m.close();
     w->loadModel(model);
     QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains("corrupt.ckpt"), kWait);
-    // The previous model is still loaded and captions the next image.
+    // The previous model is still loaded, named above the image, and captions the next image.
     QCOMPARE(w->primaryPanel()->modelPath(), kSoft);
+    QVERIFY2(w->primaryPanel()->titleText().contains("fashion-soft.ckpt") &&
+                 !w->primaryPanel()->titleText().contains("Loading"),
+             qPrintable(w->primaryPanel()->titleText()));
     QVERIFY(w->openImage(kSource + "/resources/samples/test_00002.png"));
     QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && w->primaryPanel()->strip()->count() > 0, kWait);
   }

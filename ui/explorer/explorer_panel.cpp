@@ -26,14 +26,14 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   layout->addWidget(readout_);
 
   connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
-    title_->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
-                        .arg(QFileInfo(m.path).fileName().toHtmlEscaped(), m.summary.toHtmlEscaped()));
-    title_->setToolTip(QStringLiteral("<pre>%1</pre>").arg(m.details.toHtmlEscaped()));
+    showModelTitle(m);
     Q_EMIT modelLoaded(m);
     request();
   });
   connect(session_, &ModelSession::modelFailed, this, [this](const QString& path, const QString& error) {
-    if (!session_->hasModel()) title_->setText(tr("<b>No model</b> (the last one failed to load)"));
+    // The model loaded before (if any) goes on captioning: the header names it again.
+    if (const auto* m = session_->model()) showModelTitle(*m);
+    else title_->setText(tr("<b>No model</b> (the last one failed to load)"));
     Q_EMIT errorOccurred(tr("Could not load the model %1: %2").arg(path, error));
   });
   connect(session_, &ModelSession::captionReady, this, &ExplorerPanel::showReply);
@@ -45,6 +45,14 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   connect(strip_, &CaptionStrip::wordClicked, this, &ExplorerPanel::wordClicked);
   connect(strip_, &CaptionStrip::wordHovered, this, &ExplorerPanel::wordHovered);
 }
+
+void ExplorerPanel::showModelTitle(const ModelDescription& m) {
+  title_->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
+                      .arg(QFileInfo(m.path).fileName().toHtmlEscaped(), m.summary.toHtmlEscaped()));
+  title_->setToolTip(QStringLiteral("<pre>%1</pre>").arg(m.details.toHtmlEscaped()));
+}
+
+QString ExplorerPanel::titleText() const { return title_->text(); }
 
 QString ExplorerPanel::modelPath() const { return session_->model() ? session_->model()->path : QString(); }
 

@@ -39,6 +39,8 @@ class ExplorerPanel : public QWidget {
   bool hasCaption() const { return has_caption_; }
   bool isBusy() const { return session_->isBusy(); }
   QString modelPath() const;
+  /// The header above the image: the model's name and summary, or what is loading.
+  QString titleText() const;
 
  Q_SIGNALS:
   void captionShown(int words);
@@ -48,6 +50,7 @@ class ExplorerPanel : public QWidget {
   void modelLoaded(const fovea::ui::ModelDescription& model);
 
  private:
+  void showModelTitle(const ModelDescription& m);
   void request();
   void showReply(const CaptionReply& reply);
   void updateReadout();
