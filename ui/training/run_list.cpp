@@ -94,7 +94,10 @@ void RunList::describe(QListWidgetItem* it) const {
 
 QString RunList::summary(const QString& dir) const {
   const auto name = QFileInfo(dir).fileName();
-  if (dir == live_) return tr("%1\n%2 · ● training").arg(name, live_line_.isEmpty() ? tr("starting") : live_line_);
+  if (dir == live_) {
+    return tr("%1\n%2 · %3")
+        .arg(name, live_line_.isEmpty() ? tr("starting") : live_line_, live_paused_ ? tr("❚❚ paused") : tr("● training"));
+  }
   try {
     const auto log = fovea::read_run_log(dir.toStdString(), /*with_samples=*/false);
     QString state = log.finished ? tr("finished")
@@ -159,12 +162,14 @@ void RunList::setCurrentRun(const QString& dir) {
 void RunList::setLiveRun(const QString& dir) {
   live_ = dir.isEmpty() ? QString() : QDir::cleanPath(dir);
   live_line_.clear();
+  live_paused_ = false;
   refresh();
 }
 
-void RunList::setLiveProgress(const QString& line) {
-  if (live_.isEmpty() || line == live_line_) return;
+void RunList::setLiveProgress(const QString& line, bool paused) {
+  if (live_.isEmpty() || (line == live_line_ && paused == live_paused_)) return;
   live_line_ = line;
+  live_paused_ = paused;
   if (auto* it = item(live_)) {
     list_->blockSignals(true);  // a text change is not a check toggle
     describe(it);
@@ -174,9 +179,17 @@ void RunList::setLiveProgress(const QString& line) {
 
 void RunList::updateButtons() {
   const auto dir = currentRun();
-  open_best_->setEnabled(!dir.isEmpty());
-  resume_->setEnabled(!dir.isEmpty() && dir != live_ &&
-                      QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(dir.toStdString()))));
+  const auto path = dir.toStdString();
+  open_best_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::best_checkpoint_path(path))));
+  bool resumable = !dir.isEmpty() && dir != live_ && QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(path)));
+  if (resumable) {  // a finished run has nothing left to resume
+    try {
+      resumable = !fovea::read_run_log(path, /*with_samples=*/false).finished;
+    } catch (const std::exception&) {
+      resumable = false;
+    }
+  }
+  resume_->setEnabled(resumable);
 }
 
 }  // namespace fovea::ui

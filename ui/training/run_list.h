@@ -31,7 +31,8 @@ class RunList : public QWidget {
   void setLiveRun(const QString& dir);
   /// What the live run's line says between rescans ("soft · step 340 · BLEU-4 0.812"): its log on
   /// disk lags behind (and holds no step at all while the encoder pretrains).
-  void setLiveProgress(const QString& line);
+  /// The live run's line in the list ("soft · step 120"), and whether it is paused.
+  void setLiveProgress(const QString& line, bool paused = false);
   QString summary(const QString& dir) const;
 
  Q_SIGNALS:
@@ -47,6 +48,7 @@ class RunList : public QWidget {
   void chooseRoot();
 
   QString root_, live_, live_line_;
+  bool live_paused_ = false;
   QLabel* root_label_;
   QListWidget* list_;
   QPushButton* open_best_;

@@ -244,7 +244,7 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
   if (p.pretrain_step < p.pretrain_steps) line += tr(" · pretraining %1/%2").arg(p.pretrain_step).arg(p.pretrain_steps);
   else line += tr(" · step %1").arg(p.step);
   if (live_best_bleu_ >= 0) line += tr(" · BLEU-4 %1").arg(live_best_bleu_, 0, 'f', 3);
-  runs_->setLiveProgress(line);
+  runs_->setLiveProgress(line, p.paused);
   progress_->setMaximum(int(std::max<std::int64_t>(1, p.total_steps)));
   progress_->setValue(int(p.step));
   if (p.paused) {
