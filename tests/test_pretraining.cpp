@@ -128,4 +128,8 @@ TEST(Training, MaxStepsBoundsTheWholeRunPretrainingIncluded) {
   const auto log = read_run_log(config.out_dir, /*with_samples=*/false);
   ASSERT_FALSE(log.pretrain.empty());
   EXPECT_EQ(log.pretrain.back().pretrain_steps, 10);
+  // Resumed with a larger bound, the pretraining is over: the rest of the bound goes to captioning.
+  const auto more = resume_training(config.out_dir, {}, make_train_data(config), 0, 30);
+  EXPECT_EQ(more.pretrain_steps, 10);
+  EXPECT_EQ(more.steps, 20);
 }

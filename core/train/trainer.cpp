@@ -50,13 +50,18 @@ TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, T
     throw std::invalid_argument("the training split has " + std::to_string(data_.train->size()) +
                                 " images, fewer than one batch (" + std::to_string(config_.batch_size) + ")");
   }
+  plan_steps();
+  state_.baseline.decay = config_.baseline_decay;
+}
+
+void TrainingSession::plan_steps() {
   total_steps_ = steps_per_epoch_ * config_.epochs;
   pretrain_steps_ = pretrains_encoder(config_) ? config_.pretrain_steps : 0;
+  if (state_.step > 0) pretrain_steps_ = std::min(pretrain_steps_, state_.pretrain_step);  // captioning began: it is over
   if (config_.max_steps > 0) {  // the whole run within max_steps, the pretraining at most half of it
-    pretrain_steps_ = std::min(pretrain_steps_, config_.max_steps / 2);
-    total_steps_ = std::min(total_steps_, config_.max_steps - pretrain_steps_);
+    if (state_.step == 0) pretrain_steps_ = std::min(pretrain_steps_, std::max(state_.pretrain_step, config_.max_steps / 2));
+    total_steps_ = std::min(total_steps_, std::max<std::int64_t>(0, config_.max_steps - pretrain_steps_));
   }
-  state_.baseline.decay = config_.baseline_decay;
 }
 
 void TrainingSession::start_new() {
@@ -96,8 +101,7 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   make_optimizer();
   restore_training_state(ckpt, *optimizer_, device_);
   state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
-  // A run resumed with a larger max_steps than its pretraining had: the pretraining is over.
-  if (state_.step > 0 || state_.pretrain_step > pretrain_steps_) pretrain_steps_ = std::min(pretrain_steps_, state_.pretrain_step);
+  plan_steps();  // with the steps already taken
   truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
   truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
   write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");

@@ -68,6 +68,8 @@ class TrainingSession {
   double score_held_out_items(EncoderPretraining& pretraining);
   std::string describe_training_scenes() const;
   /// One captioning step: the next batch of the epoch's order, its loss terms, Adam, the logs.
+  /// Sets total_steps_ and pretrain_steps_ from the config and the steps state_ has taken.
+  void plan_steps();
   void train_step(std::int64_t epoch, const std::function<double()>& elapsed);
   /// What one optimiser step measured, for the logs.
   struct StepOutcome {
