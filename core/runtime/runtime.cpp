@@ -53,7 +53,7 @@ void configure_threads(int threads) {
 void set_operator_threads(int n) {
   torch::set_num_threads(n);
   // LibTorch's thread setting does not reach OpenBLAS's own pool (one thread per core by
-  // default), so "--threads 1" still ran every matmul on both cores. Set it too when the BLAS
+  // default), so one operator thread still ran every matmul on both cores. Set it too when the BLAS
   // LibTorch was linked against is OpenBLAS.
   set_blas_threads(n);
 }

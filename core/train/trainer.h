@@ -22,7 +22,7 @@ struct TrainCallbacks {
   std::function<void(const PretrainRecord&)> on_pretrain_record;  ///< each logged window of encoder pretraining
   std::function<void(const TrainProgress&)> on_progress;  ///< after every step
   std::function<void(const std::string&)> on_message;
-  /// Captions and α of a few fixed validation images, at the start and every sample_every steps.
+  /// Captions and α of a few fixed validation images, at the start and every kSampleEvery steps.
   std::function<void(const SampleRecord&)> on_samples;
   const std::atomic<bool>* stop = nullptr;  ///< set to stop at the next step (a checkpoint is written)
   /// While set, training waits between steps (a checkpoint is written when it pauses); the paused
