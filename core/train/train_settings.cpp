@@ -79,7 +79,7 @@ const std::vector<TrainSetting>& train_settings() {
       {"embed_dim", "Model", "Word embedding size m", FOVEA_FIELD(model.embed_dim), 1, 8192},
       {"attention_dim", "Model", "Attention MLP size", FOVEA_FIELD(model.attention_dim), 1, 8192},
       {"hidden_dim", "Model", "LSTM size n", FOVEA_FIELD(model.hidden_dim), 1, 8192},
-      {"dropout", "Model", "Dropout before the deep output layer", FOVEA_FIELD(model.dropout), 0, 1, false},
+      {"dropout", "Model", "Dropout before the deep output layer", FOVEA_FIELD(model.dropout), 0, 0.99},
       {"beta", "Model", "Soft attention: the gating scalar beta on the context", FOVEA_FIELD(model.use_beta)},
       {"init_state", "Model", "h0/c0: mean (f_init MLPs on the mean annotation, the paper's), zero or learned",
        FOVEA_FIELD(model.init_state), -kInf, kInf, false, {"mean", "zero", "learned"}},
@@ -141,7 +141,7 @@ std::string TrainSetting::cli_name() const {
 
 void TrainSetting::check(const SettingValue& v) const {
   if (v.index() != default_value().index()) throw std::invalid_argument(std::string(key) + ": wrong type of value");
-  auto out_of_range = [&](double x) {
+  auto out_of_range = [&] {
     std::ostringstream msg;
     msg << key << " must be " << (min_exclusive ? "> " : ">= ") << min;
     if (std::isfinite(max)) msg << " and <= " << max;
@@ -162,7 +162,7 @@ void TrainSetting::check(const SettingValue& v) const {
   } else {
     return;
   }
-  if (!(x >= min) || (min_exclusive && x == min) || !(x <= max)) throw out_of_range(x);
+  if (!(x >= min) || (min_exclusive && x == min) || !(x <= max)) throw out_of_range();
 }
 
 std::string format_setting(const SettingValue& v) {
