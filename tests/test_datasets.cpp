@@ -105,6 +105,60 @@ TEST(Datasets, TheCacheIsBuiltOnceAndRebuiltWhenTheSourceChanges) {
   EXPECT_TRUE(ImageCache::open(images, describe_source_file(json), cache_in(dir)).was_built());
 }
 
+/// Flips one byte of `path` at `offset` from its end.
+void flip_byte_from_end(const std::string& path, std::uintmax_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(std::streamoff(fs::file_size(path) - offset));
+  char c = 0;
+  f.get(c);
+  f.seekp(std::streamoff(fs::file_size(path) - offset));
+  f.put(char(c ^ 0x10));
+}
+
+TEST(Datasets, ADamagedCacheEntryIsNamedReadAgainAndRepaired) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("damaged");
+  const auto json = make_karpathy(dir);
+  const auto images = read_karpathy_dataset(json, dir / "imgs");
+  const auto source = describe_source_file(json);
+  const auto built = ImageCache::open(images, source, cache_in(dir));
+  const std::size_t last = built.size() - 1;
+  const auto intact = built.image(last).pixels;
+  const auto path = built.path();
+
+  flip_byte_from_end(path, 7);  // inside the last image's pixels
+  std::vector<std::string> said;
+  const auto damaged = ImageCache::open(images, source, cache_in(dir), [&](const std::string& m) { said.push_back(m); });
+  EXPECT_FALSE(damaged.was_built());  // the header is intact: only the entry is redone
+  EXPECT_EQ(damaged.image(last).pixels, intact);
+  EXPECT_EQ(damaged.repaired(), 1u);
+  EXPECT_EQ(damaged.image(0).pixels, built.image(0).pixels);
+  ASSERT_EQ(said.size(), 1u);
+  const auto& source_file = images[built.kept()[last]].path;
+  EXPECT_NE(said[0].find("entry " + std::to_string(last)), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find(source_file), std::string::npos) << said[0];
+  // Repaired on disk: the next open reads it intact.
+  const auto reopened = ImageCache::open(images, source, cache_in(dir));
+  EXPECT_EQ(reopened.image(last).pixels, intact);
+  EXPECT_EQ(reopened.repaired(), 0u);
+
+  // Damage whose source is gone is an error naming the cache, the entry and the file.
+  flip_byte_from_end(path, 7);
+  fs::remove(source_file);
+  const auto orphan = ImageCache::open(images, source, cache_in(dir));
+  const auto error = test::error_message([&] { orphan.image(last); });
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  EXPECT_NE(error.find("entry " + std::to_string(last)), std::string::npos) << error;
+  EXPECT_NE(error.find(source_file), std::string::npos) << error;
+
+  // A damaged header is not trusted: the cache is rebuilt.
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(30);
+  f.put('#');
+  f.close();
+  EXPECT_TRUE(ImageCache::open(images, source, cache_in(dir)).was_built());
+}
+
 TEST(Datasets, ABrokenImageIsNamedOrSkipped) {
   FOVEA_REQUIRE_IMAGE_IO();
   test::TempDir dir("broken");

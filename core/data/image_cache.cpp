@@ -5,12 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
+#include <zlib.h>
 
 #include "core/data/image_io.h"
 #include "core/render/heatmap.h"
@@ -22,7 +26,20 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'F', 'O', 'V', 'E', 'A', 'I', 'M', 'C'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint64_t kPreamble = 24;  ///< magic, version, header length, header CRC-32
+
+std::uint32_t crc(const void* bytes, std::size_t n) {
+  uLong c = crc32(0L, Z_NULL, 0);
+  const auto* p = static_cast<const Bytef*>(bytes);
+  while (n > 0) {  // zlib takes uInt lengths
+    const uInt chunk = uInt(std::min<std::size_t>(n, 1u << 30));
+    c = crc32(c, p, chunk);
+    p += chunk;
+    n -= chunk;
+  }
+  return std::uint32_t(c);
+}
 
 std::string default_cache_dir() {
   if (const char* f = std::getenv("FOVEA_CACHE_DIR"); f && *f) return f;
@@ -52,40 +69,50 @@ struct ImageCache::Impl {
   int size = 0;
   std::vector<std::size_t> kept;
   std::vector<std::string> skipped;
+  std::vector<std::string> sources;  ///< the source file of each entry
   bool built = false;
-  const std::uint8_t* data = nullptr;  ///< first pixel byte, inside the mapping
+  std::function<void(const std::string&)> message;
+  std::uint64_t table_offset = 0, pixel_offset = 0;  ///< in the file
+  const std::uint8_t* table = nullptr;  ///< count × u32 CRC-32, inside the mapping
+  const std::uint8_t* data = nullptr;   ///< first pixel byte, inside the mapping
   void* map = nullptr;
   std::size_t map_len = 0;
+  std::mutex repair_mutex;
+  std::unordered_map<std::size_t, RgbImage> repaired;  ///< entries read again from their source
 
   ~Impl() {
     if (map) munmap(map, map_len);
   }
 
-  /// Maps the file; false when it is missing, not a cache, or for another source / size.
+  std::size_t image_bytes() const { return std::size_t(size) * std::size_t(size) * 3; }
+
+  /// Maps the file; false when it is missing, not a cache, damaged in its header, cut short, or
+  /// for another source / size.
   bool map_file(const std::string& expected_source, int expected_size) {
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) return false;
     struct stat st {};
-    if (fstat(fd, &st) != 0 || st.st_size < 20) {
+    if (fstat(fd, &st) != 0 || st.st_size < std::int64_t(kPreamble)) {
       ::close(fd);
       return false;
     }
     map_len = std::size_t(st.st_size);
-    map = mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+    map = mmap(nullptr, map_len, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
     if (map == MAP_FAILED) {
       map = nullptr;
       return false;
     }
     const auto* bytes = static_cast<const std::uint8_t*>(map);
-    std::uint32_t version = 0;
+    std::uint32_t version = 0, header_crc = 0;
     std::uint64_t header_len = 0;
     std::memcpy(&version, bytes + 8, 4);
     std::memcpy(&header_len, bytes + 12, 8);
-    if (std::memcmp(bytes, kMagic, 8) != 0 || version != kVersion || 20 + header_len > map_len) return unmap();
-    nlohmann::json header;
+    std::memcpy(&header_crc, bytes + 20, 4);
+    if (std::memcmp(bytes, kMagic, 8) != 0 || version != kVersion || header_len > map_len - kPreamble) return unmap();
+    if (crc(bytes + kPreamble, header_len) != header_crc) return unmap();
     try {
-      header = nlohmann::json::parse(bytes + 20, bytes + 20 + header_len);
+      const auto header = nlohmann::json::parse(bytes + kPreamble, bytes + kPreamble + header_len);
       if (header.at("source") != expected_source || header.at("image_size") != expected_size) return unmap();
       size = expected_size;
       kept = header.at("kept").get<std::vector<std::size_t>>();
@@ -93,21 +120,33 @@ struct ImageCache::Impl {
     } catch (const nlohmann::json::exception&) {
       return unmap();
     }
-    const std::size_t pixels = kept.size() * std::size_t(size) * std::size_t(size) * 3;
-    if (20 + header_len + pixels != map_len) return unmap();  // cut short: rebuild
-    data = bytes + 20 + header_len;
+    table_offset = kPreamble + header_len;
+    pixel_offset = table_offset + 4 * kept.size();
+    if (pixel_offset + kept.size() * image_bytes() != map_len) return unmap();  // cut short: rebuild
+    table = bytes + table_offset;
+    data = bytes + pixel_offset;
     return true;
   }
 
   bool unmap() {
     if (map) munmap(map, map_len);
     map = nullptr;
-    data = nullptr;
+    data = table = nullptr;
     return false;
   }
 
-  void build(const std::vector<CaptionedImage>& images, const std::string& source, const ImageCacheOptions& o,
-             const std::function<void(const std::string&)>& message) {
+  std::uint32_t stored_crc(std::size_t i) const {
+    std::uint32_t c = 0;
+    std::memcpy(&c, table + 4 * i, 4);
+    return c;
+  }
+
+  RgbImage decode(const std::string& file) const {
+    const auto img = read_image(file);
+    return resize_bilinear(img, size, size);
+  }
+
+  void build(const std::vector<CaptionedImage>& images, const std::string& source, const ImageCacheOptions& o) {
     if (message) message("caching " + std::to_string(images.size()) + " images at " + std::to_string(o.image_size) + " px into " + path);
     fs::create_directories(fs::path(path).parent_path());
     const auto tmp = path + ".tmp" + std::to_string(::getpid());
@@ -115,10 +154,12 @@ struct ImageCache::Impl {
     std::ofstream pixels(tmp_pixels, std::ios::binary | std::ios::trunc);
     kept.clear();
     skipped.clear();
+    std::vector<std::uint32_t> crcs;
+    size = o.image_size;
     for (std::size_t i = 0; i < images.size(); ++i) {
-      RgbImage img;
+      RgbImage small;
       try {
-        img = read_image(images[i].path);
+        small = decode(images[i].path);
       } catch (const std::exception& e) {
         if (!o.skip_bad_images) {
           throw std::runtime_error(e.what());
@@ -126,8 +167,8 @@ struct ImageCache::Impl {
         skipped.push_back(images[i].path);
         continue;
       }
-      const auto small = resize_bilinear(img, o.image_size, o.image_size);
       pixels.write(reinterpret_cast<const char*>(small.pixels.data()), std::streamsize(small.pixels.size()));
+      crcs.push_back(crc(small.pixels.data(), small.pixels.size()));
       kept.push_back(i);
       if (message && (i + 1) % 1000 == 0) message("cached " + std::to_string(i + 1) + " of " + std::to_string(images.size()));
     }
@@ -137,10 +178,13 @@ struct ImageCache::Impl {
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
       const std::uint64_t header_len = header.size();
+      const std::uint32_t header_crc = crc(header.data(), header.size());
       out.write(kMagic, 8);
       out.write(reinterpret_cast<const char*>(&kVersion), 4);
       out.write(reinterpret_cast<const char*>(&header_len), 8);
+      out.write(reinterpret_cast<const char*>(&header_crc), 4);
       out << header;
+      out.write(reinterpret_cast<const char*>(crcs.data()), std::streamsize(4 * crcs.size()));
       std::ifstream in(tmp_pixels, std::ios::binary);
       if (!kept.empty()) out << in.rdbuf();
       if (!out.flush()) throw std::runtime_error(tmp + ": cannot write the image cache");
@@ -148,6 +192,30 @@ struct ImageCache::Impl {
     fs::remove(tmp_pixels);
     fs::rename(tmp, path);
     built = true;
+  }
+
+  /// Entry i failed its check: decoded again from its source file and written back (pixels and
+  /// checksum), so later runs read it intact.
+  RgbImage repair(std::size_t i) {
+    std::lock_guard<std::mutex> lock(repair_mutex);
+    if (auto it = repaired.find(i); it != repaired.end()) return it->second;
+    const std::string entry = path + ": entry " + std::to_string(i) + " (" + sources[i] + ")";
+    RgbImage img;
+    try {
+      img = decode(sources[i]);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(entry + " is damaged and its source cannot be read (" + e.what() +
+                               "); delete the cache file to rebuild it");
+    }
+    const std::uint32_t c = crc(img.pixels.data(), img.pixels.size());
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    const bool fixed = fd >= 0 &&
+                       ::pwrite(fd, img.pixels.data(), img.pixels.size(), off_t(pixel_offset + i * image_bytes())) ==
+                           ssize_t(img.pixels.size()) &&
+                       ::pwrite(fd, &c, 4, off_t(table_offset + 4 * i)) == 4;
+    if (fd >= 0) ::close(fd);
+    if (message) message(entry + " was damaged: read again from its source" + (fixed ? " and repaired" : " (the cache file is read-only)"));
+    return repaired.emplace(i, std::move(img)).first->second;
   }
 };
 
@@ -163,9 +231,19 @@ ImageCache ImageCache::open(const std::vector<CaptionedImage>& images, const std
   auto& d = *cache.impl_;
   const auto dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
   d.path = (fs::path(dir) / ("images-" + hex(std::hash<std::string>{}(source)) + "-" + std::to_string(options.image_size) + ".bin")).string();
-  if (d.map_file(source, options.image_size)) return cache;
+  d.message = message;
+  for (const auto& img : images) d.sources.push_back(img.path);
+  const auto keep_sources = [&d] {  // each entry's source file, for repairs
+    std::vector<std::string> kept_sources;
+    for (auto k : d.kept) kept_sources.push_back(k < d.sources.size() ? d.sources[k] : std::string());
+    d.sources = std::move(kept_sources);
+  };
+  if (d.map_file(source, options.image_size)) {
+    keep_sources();
+    return cache;
+  }
   try {
-    d.build(images, source, options, message);
+    d.build(images, source, options);
   } catch (...) {
     std::error_code ec;  // leave no half-written temporary files behind
     fs::remove(d.path + ".tmp" + std::to_string(::getpid()) + ".pixels", ec);
@@ -174,6 +252,7 @@ ImageCache ImageCache::open(const std::vector<CaptionedImage>& images, const std
   }
   if (!d.map_file(source, options.image_size)) throw std::runtime_error(d.path + ": the image cache just written does not read back");
   d.built = true;
+  keep_sources();
   if (message && !d.skipped.empty()) message("skipped " + std::to_string(d.skipped.size()) + " unreadable image(s), e.g. " + d.skipped.front());
   return cache;
 }
@@ -187,10 +266,16 @@ const std::string& ImageCache::path() const { return impl_->path; }
 
 RgbImage ImageCache::image(std::size_t i) const {
   if (i >= size()) throw std::out_of_range("image cache: index " + std::to_string(i) + " of " + std::to_string(size()));
-  const std::size_t bytes = std::size_t(impl_->size) * std::size_t(impl_->size) * 3;
+  const std::size_t bytes = impl_->image_bytes();
   RgbImage img(impl_->size, impl_->size);
   std::memcpy(img.pixels.data(), impl_->data + i * bytes, bytes);
-  return img;
+  if (crc(img.pixels.data(), bytes) == impl_->stored_crc(i)) return img;
+  return impl_->repair(i);
+}
+
+std::size_t ImageCache::repaired() const {
+  std::lock_guard<std::mutex> lock(impl_->repair_mutex);
+  return impl_->repaired.size();
 }
 
 }  // namespace fovea

@@ -2,8 +2,11 @@
 /// A split's images decoded and resized once into one binary file that later runs memory-map,
 /// so epochs never decode JPEGs again. The file's header records the source (annotation file,
 /// its size and time, the images folder, the split) and the preprocessing (image size); a cache
-/// whose header differs is rebuilt. Layout:
-///   "FOVEAIMC" | u32 version | u64 header_len | header JSON | count × size × size × 3 bytes (RGB)
+/// whose header differs, is damaged or is cut short is rebuilt. Each image has a CRC-32, checked
+/// whenever it is read: a damaged entry is decoded again from its source file, repaired in the
+/// cache and reported by index and file. Layout:
+///   "FOVEAIMC" | u32 version | u64 header_len | u32 CRC-32 of the header | header JSON
+///   | count × u32 CRC-32 | count × size × size × 3 bytes (RGB)
 /// Written to a temporary file and renamed. Torch-free; POSIX mmap.
 #include <cstdint>
 #include <functional>
@@ -38,7 +41,12 @@ class ImageCache {
 
   std::size_t size() const;
   int image_size() const;
+  /// Image i, checked against its CRC-32. A damaged entry is read again from its source file and
+  /// rewritten in the cache (said through open()'s `message`); throws std::runtime_error naming
+  /// the cache, the entry and the source file when that file cannot be read. Thread-safe.
   RgbImage image(std::size_t i) const;
+  /// Entries found damaged and repaired since open().
+  std::size_t repaired() const;
   /// For each cached image, its index in the `images` the cache was built from.
   const std::vector<std::size_t>& kept() const;
   /// Paths left out as unreadable (skip_bad_images).
