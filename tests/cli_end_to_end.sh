@@ -61,6 +61,12 @@ expect_error "lr must be > 0" "$FOVEA" train --out badlr "${TINY[@]}" --lr 0
 expect_error "attention" "$FOVEA" train --out badatt "${TINY[@]}" --attention medium
 expect_error "item-weight" "$FOVEA" train --out gone "${TINY[@]}" --item-weight 1
 
+echo "== a diverging run stops at its first non-finite step, with a non-zero exit that names it"
+expect_error "the run stopped" "$FOVEA" train --out diverge "${TINY[@]}" --lr 1e20 --max-steps 40
+grep -q -E "step [0-9]+: the [a-zA-Z ]+ is (nan|inf)" err.txt || { cat err.txt; fail "the stop does not name the step and quantity"; }
+jq -s -e 'map(select(.kind=="event")) | length == 1 and .[0].action == "stop"' diverge/metrics.jsonl > /dev/null \
+  || fail "the stop is not an event in metrics.jsonl"
+
 echo "== --max-steps bounds the whole run, the encoder pretraining included"
 "$FOVEA" train --out short "${TINY[@]:0:${#TINY[@]}-2}" --pretrain-steps 1000 --max-steps 12 > short.log 2>&1 \
   || { cat short.log; fail "the short run failed"; }

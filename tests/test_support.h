@@ -56,8 +56,8 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.scenes.image_size = 32;
   t.scenes.min_objects = 1;
   t.scenes.max_objects = 1;
-  t.fresh_scenes = false;  // the tests learn these 32 scenes
-  t.scenes.mirror_items = false;  // ... as they are (not a setting: resume such runs with make_train_data(t))
+  t.scenes.fresh_every_epoch = false;  // the tests learn these 32 scenes
+  t.scenes.mirror_items = false;       // ... as they are (not settings: resume such runs with make_train_data(t))
   t.train_scenes = 32;
   t.val_scenes = 16;
   t.batch_size = 16;

@@ -151,8 +151,7 @@ TEST(Training, FreshScenesChangeTheScenesOfLaterEpochsOnly) {
   fixed.max_steps = 30;  // fifteen epochs of two steps, logged at steps 1, 10, 20 and 30
   auto fresh = fixed;
   fresh.out_dir = dir / "fresh";
-  fresh.fresh_scenes = true;
-  EXPECT_TRUE(train_config_from_json(to_json(fresh)).fresh_scenes);  // a resumed run keeps drawing new scenes
+  fresh.scenes.fresh_every_epoch = true;
   train(fixed);
   train(fresh);
   auto losses = [](const std::string& run) {

@@ -23,6 +23,9 @@ struct FashionScenesOptions {
   /// (a mirrored garment is the same garment). Validation and test scenes never are, and
   /// positions, classes and colours are the same as without it.
   bool mirror_items = true;
+  /// Training: every epoch after the first draws as many new scenes from the same items (epoch e:
+  /// seed + e), so a run never sees a scene twice. False: the same scenes every epoch.
+  bool fresh_every_epoch = true;
   std::string mnist_dir = fashion_mnist_dir();  ///< $FOVEA_FASHION_MNIST, else the Debian package's folder
 };
 

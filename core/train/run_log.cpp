@@ -89,6 +89,7 @@ RunLog read_run_log(const std::string& dir, bool with_samples) {
     if (kind == "train") log.train.push_back(train_record_from_json(j));
     else if (kind == "val") log.val.push_back(validation_record_from_json(j));
     else if (kind == "pretrain") log.pretrain.push_back(pretrain_record_from_json(j));
+    else if (kind == "event") log.events.push_back(train_event_from_json(j));
   });
   if (with_samples) log.skipped_lines += for_each_json_line(samples_path(dir), [&](const nlohmann::json& j) {
     auto s = sample_record_from_json(j);

@@ -19,6 +19,7 @@ struct RunLog {
   std::vector<ValidationRecord> val;
   std::vector<PretrainRecord> pretrain;  ///< encoder pretraining, before the first step
   std::vector<SampleRecord> samples;
+  std::vector<TrainEvent> events;  ///< non-finite steps and loss spikes, in the order met
   std::int64_t skipped_lines = 0;  ///< lines that did not parse (e.g. the last one after a crash)
   bool has_last_checkpoint = false, has_best_checkpoint = false, finished = false;
 

@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "core/io/atomic_file.h"
+
 namespace fovea {
 
 nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
@@ -10,7 +12,8 @@ nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
           {"baseline_initialised", s.baseline.initialised}, {"best_bleu4", s.best_bleu4},
           {"best_step", s.best_step},            {"bad_epochs", s.bad_epochs},
           {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early},
-          {"pretrain_step", s.pretrain_step},    {"pretrain_held_out_accuracy", s.pretrain_held_out_accuracy}};
+          {"pretrain_step", s.pretrain_step},    {"pretrain_held_out_accuracy", s.pretrain_held_out_accuracy},
+          {"lr_scale", s.lr_scale},              {"rollbacks", s.rollbacks}};
 }
 
 RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
@@ -27,6 +30,8 @@ RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
   s.stopped_early = j.at("stopped_early").get<bool>();
   s.pretrain_step = j.value("pretrain_step", std::int64_t(0));
   s.pretrain_held_out_accuracy = j.value("pretrain_held_out_accuracy", -1.0);  // absent: saved before it was kept
+  s.lr_scale = j.value("lr_scale", 1.0);
+  s.rollbacks = j.value("rollbacks", std::int64_t(0));
   return s;
 }
 
@@ -45,8 +50,7 @@ void truncate_metrics(const std::string& path, std::int64_t step, std::int64_t p
     }
   }
   in.close();
-  std::ofstream out(path, std::ios::trunc);
-  out << kept;
+  write_file_atomically(path, kept);
 }
 
 }  // namespace fovea

@@ -25,6 +25,9 @@ struct RunState {
   /// Share of held-out single items the pretrained encoder's class head named right, scored when
   /// the pretraining ended; -1 before that, or when it was not scored.
   double pretrain_held_out_accuracy = -1;
+  /// The learning rate's factor: 1, halved by each rollback after a non-finite step.
+  double lr_scale = 1;
+  std::int64_t rollbacks = 0;  ///< rollbacks after non-finite steps so far
 };
 
 /// The checkpoint's "training" entry: the state and the run's full config.

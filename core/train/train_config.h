@@ -27,10 +27,8 @@ struct TrainConfig {
   /// Built-in scenes drawn afresh for every epoch; on disk: at most this many images (0: all).
   std::size_t train_scenes = 40000;
   std::size_t val_scenes = 500;
-  /// Built-in scenes: every epoch draws train_scenes new scenes (epoch e: data seed + e); false:
-  /// the same scenes every epoch, a fixed dataset as in the paper.
-  bool fresh_scenes = true;
-  /// The built-in scenes' generator (data seed 1; training scenes mirror items at random).
+  /// The built-in scenes' generator (data seed 1; training scenes mirror items at random and are
+  /// drawn afresh every epoch).
   FashionScenesOptions scenes;
   int min_count = 1;  ///< vocabulary: keep words seen at least this often in the training split
 
@@ -56,6 +54,9 @@ struct TrainConfig {
   /// fp32, or bf16 (the forward's matrix products and convolutions in bfloat16, CPU autocast);
   /// auto: bf16 where the CPU multiplies bf16 in hardware, fp32 elsewhere.
   std::string precision = "auto";
+  /// A step whose loss or gradient norm is not finite: "stop" the run (naming the step and the
+  /// quantity), "skip" the batch, or "rollback" to the last checkpoint with the learning rate halved.
+  std::string on_nonfinite = "stop";
   std::int64_t patience = 5;  ///< early stopping: epochs without a better validation BLEU-4
   std::string out_dir;
   /// Start from the weights of this checkpoint (same architecture and vocabulary; the attention

@@ -54,6 +54,29 @@ nlohmann::json to_json(const PretrainRecord& p) {
   return j;
 }
 
+nlohmann::json to_json(const TrainEvent& e) {
+  nlohmann::json value = e.value;
+  if (!std::isfinite(e.value)) value = std::isnan(e.value) ? "nan" : e.value > 0 ? "inf" : "-inf";  // JSON has no NaN
+  return {{"kind", "event"},         {"step", e.step},           {"what", e.what},
+          {"quantity", e.quantity},  {"value", value},           {"action", e.action},
+          {"failed_step", e.failed_step}, {"lr_scale", e.lr_scale}, {"message", e.message}};
+}
+
+TrainEvent train_event_from_json(const nlohmann::json& j) {
+  TrainEvent e;
+  e.step = j.value("step", std::int64_t(0));
+  e.what = j.value("what", std::string());
+  e.quantity = j.value("quantity", std::string());
+  const auto& v = j.contains("value") ? j["value"] : nlohmann::json();
+  if (v.is_number()) e.value = v.get<double>();
+  else if (v.is_string()) e.value = v == "inf" ? HUGE_VAL : v == "-inf" ? -HUGE_VAL : std::numeric_limits<double>::quiet_NaN();
+  e.action = j.value("action", std::string());
+  e.failed_step = j.value("failed_step", e.step);
+  e.lr_scale = j.value("lr_scale", 1.0);
+  e.message = j.value("message", std::string());
+  return e;
+}
+
 PretrainRecord pretrain_record_from_json(const nlohmann::json& j) {
   PretrainRecord p;
   p.pretrain_step = j.value("pretrain_step", std::int64_t(0));
@@ -99,7 +122,6 @@ ValidationRecord validation_record_from_json(const nlohmann::json& j) {
   v.absent_nouns = j.value("absent_nouns", 0.0);
   v.improved = j.value("improved", false);
   v.best_bleu4 = j.value("best_bleu4", 0.0);
-  const auto nan = std::numeric_limits<double>::quiet_NaN();
   return v;
 }
 

@@ -51,6 +51,21 @@ struct PretrainRecord {
   double held_out_accuracy = -1;
 };
 
+/// Something a run met besides its steps (kind "event"): a non-finite value and what the run did
+/// about it, or a loss growing by orders of magnitude. The dashboards mark it on the charts.
+struct TrainEvent {
+  /// The step it happened at; for a rollback the checkpoint's step the run went back to (so
+  /// resuming keeps the line exactly when it keeps the halved learning rate).
+  std::int64_t step = 0;
+  std::string what;      ///< "nonfinite" or "loss_spike"
+  std::string quantity;  ///< "NLL", "penalty", "REINFORCE reward", "auxiliary loss", "attention loss", "gradient norm", "loss"
+  double value = 0;      ///< the value met (NaN or ±inf for "nonfinite")
+  std::string action;    ///< "stop", "skip", "rollback" or "warn"
+  std::int64_t failed_step = 0;  ///< the step whose value it was
+  double lr_scale = 1;   ///< the learning rate's factor from then on
+  std::string message;   ///< what the user was told
+};
+
 /// After every step (not logged).
 struct TrainProgress {
   std::int64_t step = 0, total_steps = 0, epoch = 0, epochs = 0;
@@ -74,11 +89,13 @@ nlohmann::json to_json(const TrainRecord& r);
 nlohmann::json to_json(const ValidationRecord& v);
 nlohmann::json to_json(const PretrainRecord& p);
 nlohmann::json to_json(const SampleRecord& s);
+nlohmann::json to_json(const TrainEvent& e);
 /// Missing fields keep their defaults (older runs logged fewer); throws nlohmann::json::exception
 /// on wrong types.
 TrainRecord train_record_from_json(const nlohmann::json& j);
 ValidationRecord validation_record_from_json(const nlohmann::json& j);
 PretrainRecord pretrain_record_from_json(const nlohmann::json& j);
 SampleRecord sample_record_from_json(const nlohmann::json& j);
+TrainEvent train_event_from_json(const nlohmann::json& j);
 
 }  // namespace fovea

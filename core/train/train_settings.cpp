@@ -53,9 +53,6 @@ const std::vector<TrainSetting>& train_settings() {
       {"train_scenes", "Data", "Built-in scenes drawn for every epoch; on disk: at most this many images (0: all)",
        FOVEA_FIELD(train_scenes), 0, kInf},
       {"val_scenes", "Data", "Validation scenes or images", FOVEA_FIELD(val_scenes), 1, kInf},
-      {"fresh_scenes", "Data",
-       "Built-in scenes: draw new training scenes every epoch (off: the same ones again, as a fixed dataset)",
-       FOVEA_FIELD(fresh_scenes)},
       {"min_count", "Data", "Vocabulary: the words seen at least this often in the training split", FOVEA_FIELD(min_count), 1, kInf},
       // Model
       {"attention", "Model", "soft (deterministic) or hard (stochastic, REINFORCE)", FOVEA_FIELD(model.attention), -kInf, kInf,
@@ -102,7 +99,7 @@ const std::vector<TrainSetting>& train_settings() {
        "Encoder pretraining before captioning: steps on single Fashion-MNIST items (built-in CNN and scenes; 0: off)",
        FOVEA_FIELD(pretrain_steps), 0, kInf},
       // Optimisation
-      {"lr", "Optimisation", "Adam learning rate", FOVEA_FIELD(lr), 0, 1, true},
+      {"lr", "Optimisation", "Adam learning rate", FOVEA_FIELD(lr), 0, kInf, true},
       {"lr_decay", "Optimisation", "The learning rate is multiplied by this after every epoch", FOVEA_FIELD(lr_decay), 0, 1, true},
       {"batch", "Optimisation", "Captions per step", FOVEA_FIELD(batch_size), 1, kInf},
       {"epochs", "Optimisation", "Epochs (with --resume: extend the run to this many)", FOVEA_FIELD(epochs), 1, kInf},
@@ -110,6 +107,10 @@ const std::vector<TrainSetting>& train_settings() {
        FOVEA_FIELD(max_steps), 0, kInf},
       {"patience", "Optimisation", "Early stopping: epochs without a better validation BLEU-4", FOVEA_FIELD(patience), 1, kInf},
       {"seed", "Optimisation", "Seed of the weights, the batch order and the sampling", FOVEA_FIELD(seed), 0, kInf},
+      {"on_nonfinite", "Optimisation",
+       "A NaN or infinite loss or gradient: stop (the default), skip the batch, or rollback to the last checkpoint "
+       "with the learning rate halved",
+       FOVEA_FIELD(on_nonfinite), -kInf, kInf, false, {"stop", "skip", "rollback"}},
       // Runtime
       {"device", "Runtime", "auto, cpu, cuda or cuda:N", FOVEA_FIELD(device)},
       {"precision", "Runtime",
@@ -249,7 +250,6 @@ nlohmann::json migrate_train_config(const nlohmann::json& j) {
                         {"images", j.value("images_dir", std::string())},
                         {"train_scenes", j.at("train_scenes")},
                         {"val_scenes", j.at("val_scenes")},
-                        {"fresh_scenes", j.value("fresh_scenes", false)},
                         {"min_count", j.value("min_count", 1)},
                         {"attention", m.at("attention")},
                         {"image_size", m.at("image_size")},

@@ -102,6 +102,7 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   restore_training_state(ckpt, *optimizer_, device_);
   state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
   plan_steps();  // with the steps already taken
+  saved_step_ = state_.step;
   truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
   truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
   write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
@@ -124,7 +125,37 @@ TrainResult TrainingSession::run() {
   if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
     result.interrupted = true;
   }
-  if (state_.step == 0 && !result.interrupted) write_samples(0);
+  bool starting = state_.step == 0;
+  while (!result.interrupted) {
+    try {
+      if (starting) {
+        starting = false;
+        write_samples(0);
+        state_.elapsed_s = elapsed();
+        save_last();  // a checkpoint before the first step: what a stop or a rollback at any step can go back to
+      }
+      caption(result, elapsed);
+      break;
+    } catch (const RolledBack&) {
+      // state_ is the last checkpoint's, with the learning rate halved: go on from there
+    }
+  }
+  state_.elapsed_s = elapsed();
+  result.steps = state_.step;
+  result.epochs_completed = state_.validated_epochs;
+  result.best_bleu4 = std::max(0.0, state_.best_bleu4);
+  result.best_step = state_.best_step;
+  result.stopped_early = state_.stopped_early;
+  result.elapsed_s = state_.elapsed_s;
+  result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
+  result.pretrain_steps = state_.pretrain_step;
+  result.last_checkpoint = last_checkpoint_path(config_.out_dir);
+  result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+  if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
+  return result;
+}
+
+void TrainingSession::caption(TrainResult& result, const std::function<double()>& elapsed) {
   while (!result.interrupted) {
     const std::int64_t epoch = state_.step / steps_per_epoch_;
     if (state_.step > 0 && state_.step % steps_per_epoch_ == 0 && state_.validated_epochs < epoch) {
@@ -162,18 +193,6 @@ TrainResult TrainingSession::run() {
   }
   state_.elapsed_s = elapsed();
   if (!result.interrupted) save_last();
-  result.steps = state_.step;
-  result.epochs_completed = state_.validated_epochs;
-  result.best_bleu4 = std::max(0.0, state_.best_bleu4);
-  result.best_step = state_.best_step;
-  result.stopped_early = state_.stopped_early;
-  result.elapsed_s = state_.elapsed_s;
-  result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
-  result.pretrain_steps = state_.pretrain_step;
-  result.last_checkpoint = last_checkpoint_path(config_.out_dir);
-  result.best_checkpoint = best_checkpoint_path(config_.out_dir);
-  if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
-  return result;
 }
 
 void TrainingSession::message(const std::string& m) const {
@@ -226,7 +245,8 @@ std::string TrainingSession::describe_precision() const {
 }
 
 std::string TrainingSession::describe_training_scenes() const {
-  const bool fresh = config_.fresh_scenes && dynamic_cast<const FashionScenes*>(data_.train.get()) != nullptr;
+  const auto* scenes = dynamic_cast<const FashionScenes*>(data_.train.get());
+  const bool fresh = scenes != nullptr && scenes->options().fresh_every_epoch;
   return data_.train->describe() +
          (fresh ? "; new scenes every epoch (epoch e: seed " + std::to_string(config_.scenes.seed) + " + e)" : "");
 }
@@ -242,10 +262,12 @@ void TrainingSession::make_optimizer() {
 }
 
 void TrainingSession::save_last() {
+  check_saveable(last_checkpoint_path(config_.out_dir));
   SaveOptions full;
   full.optimizer = optimizer_.get();
   full.training = to_json(state_, config_);
   save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
+  saved_step_ = state_.step;
 }
 
 TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks, TrainData data) {

@@ -22,6 +22,9 @@ struct TrainCallbacks {
   std::function<void(const PretrainRecord&)> on_pretrain_record;  ///< each logged window of encoder pretraining
   std::function<void(const TrainProgress&)> on_progress;  ///< after every step
   std::function<void(const std::string&)> on_message;
+  /// A non-finite step skipped or rolled back, or a loss spike (also said through on_message;
+  /// a run that stops for a non-finite value throws TrainingDiverged instead).
+  std::function<void(const TrainEvent&)> on_event;
   /// Captions and α of a few fixed validation images, at the start and every kSampleEvery steps.
   std::function<void(const SampleRecord&)> on_samples;
   const std::atomic<bool>* stop = nullptr;  ///< set to stop at the next step (a checkpoint is written)

@@ -24,6 +24,7 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
   options.steps = pretrain_steps_;
   options.batch = kPretrainBatch;
   options.lr = kPretrainLr;
+  pretraining_ = true;
   EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, options, device_, precision_ == "bf16", config_.seed);
   message("pretraining the encoder: " + pretraining.describe());
   double loss = 0, accuracy = 0;
@@ -39,9 +40,11 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
       state_.elapsed_s = elapsed();
       save_last();
       message("stopped while pretraining the encoder (last.ckpt written; the run can be resumed)");
+      pretraining_ = false;
       return false;
     }
     const auto r = pretraining.step(state_.pretrain_step++);
+    if (!std::isfinite(r.loss)) handle_nonfinite({"loss", r.loss}, true);  // stops the run
     loss += r.loss, accuracy += r.accuracy, ++window;
     const double per_step = std::chrono::duration<double>(Clock::now() - window_start).count() / double(window);
     if (cb_.on_progress) {
@@ -83,6 +86,7 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
       save_last();
     }
   }
+  pretraining_ = false;
   return true;
 }
 

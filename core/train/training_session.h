@@ -1,7 +1,8 @@
 #pragma once
 /// The training run behind train() and resume_training() (core/train/trainer.h), one object per run.
 /// Private to the trainer's files: trainer.cpp (the run loop, checkpoints, pausing),
-/// training_pretraining.cpp (the encoder's pretraining),
+/// training_pretraining.cpp (the encoder's pretraining), training_nonfinite.cpp (non-finite steps
+/// and loss spikes),
 /// training_step.cpp (one captioning step) and training_validation.cpp (validation and caption
 /// snapshots).
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "core/eval/scene_evaluation.h"
 #include "core/io/checkpoint.h"
 #include "core/train/encoder_pretraining.h"
+#include "core/train/nonfinite.h"
 #include "core/train/objectives.h"
 #include "core/train/run_state.h"
 #include "core/train/trainer.h"
@@ -71,11 +74,15 @@ class TrainingSession {
   /// Sets total_steps_ and pretrain_steps_ from the config and the steps state_ has taken.
   void plan_steps();
   void train_step(std::int64_t epoch, const std::function<double()>& elapsed);
+  /// The captioning steps, validations and checkpoints up to the run's end (or a stop).
+  void caption(TrainResult& result, const std::function<double()>& elapsed);
   /// What one optimiser step measured, for the logs.
   struct StepOutcome {
     ObjectiveTerms terms;
     double grad_norm = 0, aux_loss = 0, attention_loss = 0;
     double baseline_used = 0;  ///< the REINFORCE baseline the step's rewards were compared with
+    /// The first loss term or gradient norm that was NaN or infinite; the weights were then left as they were.
+    std::optional<NamedValue> nonfinite;
   };
   /// The epoch's next batch (its order and, for fresh scenes, its scenes drawn at the epoch's start).
   Batch next_batch(std::int64_t epoch);
@@ -87,6 +94,27 @@ class TrainingSession {
   void validate(std::int64_t epoch);
   /// Writes last.ckpt: weights, optimiser and counters, to resume from.
   void save_last();
+  /// Before writing `file`: when the weights, batch-norm statistics or optimiser state are no
+  /// longer finite, handle_nonfinite() (the file is then never written).
+  void check_saveable(const std::string& file);
+  /// A non-finite value: `bad` a loss term or gradient norm of the step being taken (in_step), or
+  /// a part of the training state found before writing the checkpoint `unwritten`. As config_.on_nonfinite says: stop (throws
+  /// TrainingDiverged), skip the batch (in a step only), or go back to last.ckpt with the learning
+  /// rate halved (throws RolledBack). Logged as an event.
+  void handle_nonfinite(const NamedValue& bad, bool in_step, const std::string& unwritten = "");
+  /// Thrown after a rollback, from wherever it was decided, to run()'s loop, which goes on from
+  /// the restored state.
+  struct RolledBack {};
+  /// Reloads last.ckpt's weights, optimiser and counters into this run, the logs cut back to its step.
+  void roll_back_to_last_checkpoint();
+  /// Warns (message and event) when `loss` is orders of magnitude over its running average.
+  void watch_loss(double loss);
+  /// Writes the event to metrics.jsonl and hands it to on_event; `say`: also as a message.
+  void log_event(const TrainEvent& e, bool say);
+  /// " last.ckpt (step N) keeps the last finite weights. Try a lower --lr (...)": for stop messages.
+  std::string what_to_try() const;
+  /// " last.ckpt (step N) keeps the last finite weights." (empty before the first checkpoint)
+  std::string last_finite_checkpoint() const;
   /// Validation scores of the model's weights as they are now (batch-norm statistics recalibrated).
   SceneEvaluation score_validation();
 
@@ -112,6 +140,10 @@ class TrainingSession {
   Clock::time_point window_start_;
   std::int64_t window_tokens_ = 0, window_steps_ = 0;
   double window_loss_ = 0;
+  LossSpikeDetector loss_spikes_;
+  std::int64_t skips_in_a_row_ = 0;
+  std::int64_t saved_step_ = -1;  ///< the step of the last.ckpt on disk (-1: none yet)
+  bool pretraining_ = false;      ///< inside pretrain_encoder(): non-finite values stop the run
 };
 
 }  // namespace fovea

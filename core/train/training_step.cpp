@@ -12,12 +12,11 @@ using Clock = TrainingSession::Clock;
 
 namespace {
 
-/// The scenes epoch `epoch` trains on: with fresh_scenes on the built-in dataset as many new
-/// ones as `train` has, drawn from the same items with data seed + epoch; else `train` itself.
-std::shared_ptr<const SceneSource> scenes_of_epoch(const TrainConfig& c, const std::shared_ptr<const SceneSource>& train,
-                                                   std::int64_t epoch) {
+/// The scenes epoch `epoch` trains on: for built-in scenes drawn afresh every epoch as many new
+/// ones as `train` has, from the same items with data seed + epoch; else `train` itself.
+std::shared_ptr<const SceneSource> scenes_of_epoch(const std::shared_ptr<const SceneSource>& train, std::int64_t epoch) {
   const auto* scenes = dynamic_cast<const FashionScenes*>(train.get());
-  if (!c.fresh_scenes || scenes == nullptr || epoch == 0) return train;
+  if (scenes == nullptr || !scenes->options().fresh_every_epoch || epoch == 0) return train;
   auto opts = scenes->options();
   opts.seed += std::uint64_t(epoch);
   return std::make_shared<FashionScenes>("train", scenes->size(), scenes->items(), opts);
@@ -26,10 +25,13 @@ std::shared_ptr<const SceneSource> scenes_of_epoch(const TrainConfig& c, const s
 }  // namespace
 
 void TrainingSession::train_step(std::int64_t epoch, const std::function<double()>& elapsed) {
-  lr_ = captioning_lr(config_, epoch);
+  lr_ = captioning_lr(config_, epoch) * state_.lr_scale;
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr_);
   const auto outcome = optimize(next_batch(epoch));
+  if (outcome.nonfinite) return handle_nonfinite(*outcome.nonfinite, true);  // skipped, or throws
+  skips_in_a_row_ = 0;
   ++state_.step;
+  watch_loss(outcome.terms.objective);
   log_step(epoch, outcome, elapsed());
 }
 
@@ -38,7 +40,7 @@ Batch TrainingSession::next_batch(std::int64_t epoch) {
   if (in_epoch == 0 || order_epoch_ != epoch) {
     order_ = epoch_order(data_.train->size(), config_.seed, epoch);
     order_epoch_ = epoch;
-    epoch_scenes_ = scenes_of_epoch(config_, data_.train, epoch);
+    epoch_scenes_ = scenes_of_epoch(data_.train, epoch);
   }
   std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
                                order_.begin() + (in_epoch + 1) * config_.batch_size);
@@ -56,6 +58,9 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
     sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
   }
   StepOutcome out;
+  // The forward updates the batch-norm statistics; a non-finite step puts them back.
+  std::vector<torch::Tensor> statistics_before;
+  for (const auto& b : model_.net->buffers()) statistics_before.push_back(b.clone());
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
   auto annotations = model_.net->encode(batch.images.to(device_));
   // The label terms read the annotations directly; the decoder's terms run in parts
@@ -86,6 +91,7 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
     input.word_has_box = batch.word_has_box.to(device_);
     pass_options.supervision_weight = config_.attention_supervision;
   }
+  const auto baseline_before = state_.baseline;  // a non-finite step leaves it as it was
   const auto pass = decoder_pass(model_.net->decoder, input, pass_options, &state_.baseline);
   out.terms = pass.terms;
   out.attention_loss = pass.supervision;
@@ -100,6 +106,20 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
   }
   if (!roots.empty()) torch::autograd::backward(roots, grads);
   out.grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), kGradClip);
+  out.nonfinite = first_nonfinite({{"NLL", out.terms.nll},
+                                   {"penalty", out.terms.penalty},
+                                   {"REINFORCE reward", out.terms.reward},
+                                   {"auxiliary loss", out.aux_loss},
+                                   {"attention supervision loss", out.attention_loss},
+                                   {"gradient norm", out.grad_norm}});
+  if (out.nonfinite) {
+    optimizer_->zero_grad();
+    state_.baseline = baseline_before;
+    torch::NoGradGuard no_grad;
+    auto buffers = model_.net->buffers();
+    for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(statistics_before[i]);
+    return out;
+  }
   optimizer_->step();
   out.baseline_used = state_.baseline.value;
   if (hard && out.terms.sampled > 0) state_.baseline.update(out.terms.reward);

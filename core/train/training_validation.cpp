@@ -100,6 +100,7 @@ void TrainingSession::validate(std::int64_t epoch) {
     state_.best_bleu4 = e.bleu[3];
     state_.best_step = state_.step;
     state_.bad_epochs = 0;
+    check_saveable(best_checkpoint_path(config_.out_dir));
     SaveOptions weights_only;
     weights_only.rng_state = false;
     weights_only.training = to_json(state_, config_);

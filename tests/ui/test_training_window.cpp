@@ -4,6 +4,8 @@
 // overlay and their charts export as PNG, SVG and CSV.
 #include <QApplication>
 #include <QFile>
+#include <QGraphicsLineItem>
+#include <QGraphicsScene>
 #include <QImage>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -19,6 +21,7 @@
 
 #include "core/decode/captioner.h"
 #include "core/io/checkpoint_header.h"
+#include "core/train/run_log.h"
 #include "core/train/trainer.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
@@ -180,6 +183,70 @@ class TrainingWindowTest : public QObject {
     chart.redrawNow();
     QCOMPARE(ranges.count(), 1);
     QVERIFY(x->max() >= 1000);
+  }
+
+  void aRunsNonFiniteStepsAndSpikesAreMarkedOnItsCharts() {
+    // A run folder as a rolled-back run leaves it: records, then an event at the checkpoint's step.
+    const QString run = tmp_.filePath("events-run");
+    QVERIFY(QDir().mkpath(run));
+    QFile metrics(run + "/metrics.jsonl");
+    QVERIFY(metrics.open(QIODevice::WriteOnly));
+    for (int step = 10; step <= 60; step += 10) {
+      fovea::TrainRecord r;
+      r.step = step;
+      r.loss = r.nll = 3.0 - step / 100.0;
+      r.lr = step <= 40 ? 1e-2 : 5e-3;
+      metrics.write(QByteArray::fromStdString(fovea::to_json(r).dump() + "\n"));
+    }
+    fovea::TrainEvent rollback;
+    rollback.step = 40;
+    rollback.failed_step = 47;
+    rollback.what = "nonfinite";
+    rollback.quantity = "NLL";
+    rollback.value = std::nan("");
+    rollback.action = "rollback";
+    rollback.lr_scale = 0.5;
+    rollback.message = "step 47: the NLL is nan; back to the checkpoint of step 40 with the learning rate halved";
+    metrics.write(QByteArray::fromStdString(fovea::to_json(rollback).dump() + "\n"));
+    metrics.close();
+
+    TrainingDashboard dashboard;
+    dashboard.resize(1200, 800);
+    dashboard.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+    const auto log = fovea::read_run_log(run.toStdString());
+    QCOMPARE(log.events.size(), std::size_t(1));
+    dashboard.loadRun(log);
+    const auto id = QString::fromStdString(log.dir);
+    QCOMPARE(dashboard.eventSteps(id), QVector<double>{40});
+    for (const char* name : {"loss", "grad_norm", "lr"}) QCOMPARE(dashboard.chart(name)->markerSteps(), QVector<double>{40});
+    QVERIFY(dashboard.chart("bleu4")->markerSteps().isEmpty());
+    // Drawn where the step is, with the message as its tooltip.
+    auto* chart = dashboard.chart("loss");
+    chart->redrawNow();
+    auto* view = chart->findChild<QChartView*>();
+    QVERIFY(view);
+    QGraphicsLineItem* marker = nullptr;
+    for (auto* item : view->scene()->items()) {
+      auto* line = dynamic_cast<QGraphicsLineItem*>(item);
+      if (line && line->toolTip().contains("back to the checkpoint of step 40")) marker = line;
+    }
+    QVERIFY(marker);
+    QVERIFY(marker->isVisible());
+    QVERIFY(marker->line().length() > 20);  // across the plot
+
+    // A live event adds a marker; reloading the run (after a rollback) shows what the folder holds.
+    fovea::TrainEvent spike;
+    spike.step = 55;
+    spike.what = "loss_spike";
+    spike.action = "warn";
+    spike.message = "warning: step 55: the loss is over 100 times its running average";
+    dashboard.addEvent(id, spike);
+    QCOMPARE(dashboard.chart("loss")->markerSteps().size(), 2);
+    dashboard.loadRun(log);
+    QCOMPARE(dashboard.chart("loss")->markerSteps(), QVector<double>{40});
+    dashboard.removeRun(id);
+    QVERIFY(dashboard.chart("loss")->markerSteps().isEmpty());
   }
 
   void aSteadilyFallingCurveMovesItsAxesAboutTwicePerDoubling() {

@@ -165,6 +165,37 @@ QStringList MetricChart::seriesKeys() const {
   return keys;
 }
 
+void MetricChart::setMarkers(const QString& group, const QColor& color, const QVector<QPair<double, QString>>& markers) {
+  auto& all = d_->markers;
+  for (auto it = all.begin(); it != all.end();) {
+    if (it->group != group) {
+      ++it;
+      continue;
+    }
+    d_->chart->scene()->removeItem(it->line);
+    delete it->line;
+    it = all.erase(it);
+  }
+  for (const auto& [step, label] : markers) {
+    auto* line = new QGraphicsLineItem;
+    QColor c = color;
+    c.setAlpha(200);
+    line->setPen(QPen(c, 1.4, Qt::DotLine));
+    line->setZValue(1e5);  // over the curves, under the crosshair
+    line->setToolTip(label);
+    line->hide();  // placed at the next redraw
+    d_->chart->scene()->addItem(line);
+    all.push_back({group, step, line});
+  }
+  scheduleRedraw();
+}
+
+QVector<double> MetricChart::markerSteps() const {
+  QVector<double> steps;
+  for (const auto& m : d_->markers) steps.append(m.step);
+  return steps;
+}
+
 void MetricChart::append(const QString& key, double step, double value) {
   Series* s = d_->find(key);
   if (!s) {

@@ -7,6 +7,7 @@
 /// resets), a crosshair with a read-out, and PNG/SVG/CSV export (also from the right-click menu).
 #include <QByteArray>
 #include <QColor>
+#include <QPair>
 #include <QPointF>
 #include <QString>
 #include <QStringList>
@@ -34,6 +35,12 @@ class MetricChart : public QWidget {
   void clear();  ///< removes every series
   bool hasSeries(const QString& key) const;
   QStringList seriesKeys() const;  ///< in the order they were added
+
+  /// Vertical dotted lines at steps where something happened (e.g. a skipped non-finite step or
+  /// a rollback), with the label as tooltip; `group` (e.g. a run) replaces its previous markers,
+  /// none removes them. Drawn in the exports too.
+  void setMarkers(const QString& group, const QColor& color, const QVector<QPair<double, QString>>& markers);
+  QVector<double> markerSteps() const;  ///< of every group, in no particular order
 
   void append(const QString& key, double step, double value);          ///< live point (key must exist)
   void setPoints(const QString& key, const QVector<QPointF>& points);  ///< replace all (past runs)

@@ -46,6 +46,13 @@ void setPointSize(QFont& font, qreal points, bool bold) {
   font.setBold(bold);
 }
 
+/// A vertical line at a step (MetricChart::setMarkers).
+struct Marker {
+  QString group;
+  double step = 0;
+  QGraphicsLineItem* line = nullptr;  // owned by the chart's scene
+};
+
 /// One curve: its points (and what is drawn of them) and the two Qt Charts series drawing it.
 struct Series {
   QString key;
@@ -78,6 +85,7 @@ struct MetricChart::Impl {
   QTimer timer;
   bool pending = false;  // a change not drawn yet (kept while the widget is hidden)
   std::vector<std::unique_ptr<Series>> series;
+  std::vector<Marker> markers;
   double smoothing = 0;
   bool log_y = false;
   double last_redraw_ms = 0;
@@ -150,8 +158,22 @@ struct MetricChart::Impl {
       if (s->dirty || s->frame != frame) draw(*s, frame);
     if (!zoomed) axes->fit(all);
     axes->updateTicks();
+    placeMarkers();
     if (hovering) owner->onHover(hover_pos);  // the data or the axes under the crosshair moved
     last_redraw_ms = clock.nsecsElapsed() / 1e6;
+  }
+
+  /// Puts each marker's line at its step, across the plot; hidden when the step is off the x axis.
+  void placeMarkers() {
+    const QRectF plot = chart->plotArea();
+    const double x0 = axes->x()->min(), x1 = axes->x()->max();
+    for (auto& m : markers) {
+      const bool shown = plot.width() > 0 && x1 > x0 && m.step >= x0 && m.step <= x1;
+      m.line->setVisible(shown);
+      if (!shown) continue;
+      const double x = plot.left() + (m.step - x0) / (x1 - x0) * plot.width();
+      m.line->setLine(QLineF(chart->mapToScene(QPointF(x, plot.top())), chart->mapToScene(QPointF(x, plot.bottom()))));
+    }
   }
 
   /// The points drawn are dropped first (a log axis warns about non-positive ones); redraw afterwards.

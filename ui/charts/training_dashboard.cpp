@@ -140,6 +140,8 @@ void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard
 
 void TrainingDashboard::removeRun(const QString& id) {
   for (const auto& c : curves_) charts_[c.chart]->removeSeries(key(id, c));
+  events_.remove(id);
+  showEvents(id);
   runs_.remove(id);
 }
 
@@ -179,9 +181,27 @@ void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::Pretra
   if (p.held_out_accuracy >= 0) appendValue(id, "held_out_accuracy", double(p.pretrain_step), heldOutPercent(p));
 }
 
+void TrainingDashboard::addEvent(const QString& id, const fovea::TrainEvent& e) {
+  events_[id].append({double(e.step), QString::fromStdString(e.message)});
+  showEvents(id);
+}
+
+QVector<double> TrainingDashboard::eventSteps(const QString& id) const {
+  QVector<double> steps;
+  for (const auto& e : events_.value(id)) steps.append(e.first);
+  return steps;
+}
+
+void TrainingDashboard::showEvents(const QString& id) {
+  for (const char* name : {"loss", "grad_norm", "lr"}) charts_[name]->setMarkers(id, runColour(id), events_.value(id));
+}
+
 void TrainingDashboard::loadRun(const fovea::RunLog& log) {
   const auto id = QString::fromStdString(log.dir);
   if (!runs_.contains(id)) addRun(id, QString::fromStdString(log.name()), log.hard());
+  events_.remove(id);
+  for (const auto& e : log.events) events_[id].append({double(e.step), QString::fromStdString(e.message)});
+  showEvents(id);
   for (const auto& m : kTrainMetrics) {
     QVector<QPointF> points;
     points.reserve(qsizetype(log.train.size()));

@@ -34,6 +34,11 @@ class TrainingDashboard : public QWidget {
   void addValidationRecord(const QString& id, const fovea::ValidationRecord& v);
   /// Encoder pretraining, on its own chart (x: pretraining step; it comes before step 1).
   void addPretrainRecord(const QString& id, const fovea::PretrainRecord& p);
+  /// A skipped or rolled-back non-finite step, or a loss spike: a marker at its step on the loss,
+  /// gradient-norm and learning-rate charts, its message as the marker's tooltip.
+  void addEvent(const QString& id, const fovea::TrainEvent& e);
+  /// The steps of a run's markers (its events, in order).
+  QVector<double> eventSteps(const QString& id) const;
 
   void setSmoothing(double weight);
   void setLogScale(bool on);
@@ -67,12 +72,15 @@ class TrainingDashboard : public QWidget {
   QString key(const QString& id, const Curve& c) const { return id + "|" + c.metric; }
   void appendValue(const QString& id, const QString& metric, double step, double value);
   void setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points);
+  /// Draws run `id`'s events_ as markers.
+  void showEvents(const QString& id);
 
   QGridLayout* grid_;
   QMap<QString, MetricChart*> charts_;
   QStringList order_;
   QList<Curve> curves_;
   QMap<QString, Run> runs_;
+  QMap<QString, QVector<QPair<double, QString>>> events_;  ///< per run: step and message
   int next_colour_ = 0;
 };
 

@@ -30,6 +30,7 @@ class TrainingRun::Worker : public QObject {
     cb.on_message = [this](const std::string& m) {
       post([text = QString::fromStdString(m)](TrainingRun* t) { Q_EMIT t->message(text); });
     };
+    cb.on_event = [this](const fovea::TrainEvent& e) { post([e](TrainingRun* t) { Q_EMIT t->event(e); }); };
     cb.stop = stop;
     cb.pause = pause;
     return cb;
@@ -71,6 +72,7 @@ namespace {
 void register_types() {
   static const bool done = [] {
     qRegisterMetaType<fovea::TrainRecord>();
+    qRegisterMetaType<fovea::TrainEvent>();
     qRegisterMetaType<fovea::ValidationRecord>();
     qRegisterMetaType<fovea::PretrainRecord>();
     qRegisterMetaType<fovea::TrainProgress>();

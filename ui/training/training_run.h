@@ -44,6 +44,9 @@ class TrainingRun : public QObject {
   void progress(const fovea::TrainProgress& progress);
   void samples(const fovea::SampleRecord& record);
   void message(const QString& text);
+  /// A non-finite step skipped or rolled back (the run's logs are then cut back to the
+  /// checkpoint), a stop for one, or a loss spike.
+  void event(const fovea::TrainEvent& event);
   /// The run ended: completed, stopped early, or cancelled (interrupted).
   void finished(const QString& run_dir, bool interrupted, const QString& summary);
   void failed(const QString& run_dir, const QString& error);
@@ -63,6 +66,7 @@ class TrainingRun : public QObject {
 }  // namespace fovea::ui
 
 Q_DECLARE_METATYPE(fovea::TrainRecord)
+Q_DECLARE_METATYPE(fovea::TrainEvent)
 Q_DECLARE_METATYPE(fovea::ValidationRecord)
 Q_DECLARE_METATYPE(fovea::PretrainRecord)
 Q_DECLARE_METATYPE(fovea::TrainProgress)

@@ -115,6 +115,14 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     if (runs_->currentRun() == live_dir_ || runs_->currentRun().isEmpty()) gallery_->addRecord(s);
   });
   connect(training_, &TrainingRun::message, this, &TrainingWindow::log);
+  connect(training_, &TrainingRun::event, this, [this](const fovea::TrainEvent& e) {
+    if (e.action != "rollback") return dashboard_->addEvent(live_dir_, e);
+    try {  // the run went back to its last checkpoint: its curves too
+      dashboard_->loadRun(fovea::read_run_log(live_dir_.toStdString()));
+    } catch (const std::exception& error) {
+      log(QString::fromStdString(error.what()));
+    }
+  });
   connect(training_, &TrainingRun::finished, this,
           [this](const QString& dir, bool, const QString& summary) { runEnded(dir, summary, false); });
   connect(training_, &TrainingRun::failed, this,
