@@ -65,8 +65,8 @@ bool RunLog::hard() const {
 }
 
 std::int64_t RunLog::last_step() const {
-  std::int64_t s = 0;
-  if (!train.empty()) s = train.back().step;
+  std::int64_t s = std::max<std::int64_t>(0, checkpoint_step);
+  if (!train.empty()) s = std::max(s, train.back().step);
   if (!val.empty()) s = std::max(s, val.back().step);
   return s;
 }
@@ -99,6 +99,13 @@ RunLog read_run_log(const std::string& dir, bool with_samples) {
     log.samples.push_back(std::move(s));
   });
   log.has_last_checkpoint = fs::exists(last_checkpoint_path(dir));
+  if (log.has_last_checkpoint) {
+    try {
+      log.checkpoint_step = read_checkpoint_header(last_checkpoint_path(dir)).at("training").at("step").get<std::int64_t>();
+    } catch (const std::exception&) {
+      // a checkpoint without training state, or damaged: the logs tell the step
+    }
+  }
   log.has_best_checkpoint = fs::exists(best_checkpoint_path(dir));
   log.finished = fs::exists(model_card_path(dir));
   return log;

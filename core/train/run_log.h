@@ -22,10 +22,11 @@ struct RunLog {
   std::vector<TrainEvent> events;  ///< non-finite steps and loss spikes, in the order met
   std::int64_t skipped_lines = 0;  ///< lines that did not parse (e.g. the last one after a crash)
   bool has_last_checkpoint = false, has_best_checkpoint = false, finished = false;
+  std::int64_t checkpoint_step = -1;  ///< the step last.ckpt holds (-1: none, or unreadable)
 
   std::string name() const;  ///< the folder's name
   bool hard() const;         ///< hard attention (from the config, else from the records)
-  std::int64_t last_step() const;
+  std::int64_t last_step() const;  ///< the furthest step logged or checkpointed
   double best_bleu4() const;
 };
 

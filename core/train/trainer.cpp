@@ -273,8 +273,8 @@ void TrainingSession::save_last() {
 TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks, TrainData data) {
   config.validate();
   if (fs::exists(last_checkpoint_path(config.out_dir))) {
-    throw std::runtime_error(config.out_dir + ": already holds a run (last.ckpt); use --resume " + config.out_dir +
-                             " to continue it, or choose another folder");
+    throw std::runtime_error(config.out_dir + ": already holds a run (last.ckpt); resume it (fovea train --resume " +
+                             config.out_dir + ", or Resume in fovea-studio's run list) or choose another folder");
   }
   TrainingSession session(config, callbacks, std::move(data));
   session.start_new();

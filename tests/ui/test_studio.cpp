@@ -4,9 +4,11 @@
 #include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QMenu>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QSettings>
 #include <QtTest>
 
 #include "ui/explorer/attention_view.h"
@@ -87,6 +89,40 @@ class StudioTest : public QObject {
     const QImage second = view->renderedFrame();
     QCOMPARE(first.size(), second.size());
     QVERIFY(first != second);
+  }
+
+  void aWordChipIsNotHighlightedOnceTheMouseLeaves() {
+    auto w = captioned();
+    auto* strip = w->primaryPanel()->strip();
+    QMouseEvent move(QEvent::MouseMove, QPointF(strip->wordRect(1).center()), QPointF(strip->mapToGlobal(strip->wordRect(1).center())),
+                     Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(strip, &move);
+    QCOMPARE(strip->hoveredIndex(), 1);
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(strip, &leave);
+    QCOMPARE(strip->hoveredIndex(), -1);
+  }
+
+  void openRecentNamesFilesByFolderAndSkipsBrowsing() {
+    QSettings().remove("recentFiles");
+    QVERIFY(QDir().mkpath(tmp_.filePath("a")) && QDir().mkpath(tmp_.filePath("b")));
+    const QString a = tmp_.filePath("a/scene.png"), b = tmp_.filePath("b/scene.png"), b2 = tmp_.filePath("b/other.png");
+    for (const auto& f : {a, b, b2}) QVERIFY(QFile::copy(kSample, f));
+    MainWindow w;
+    QVERIFY(w.openImage(a));
+    QVERIFY(w.openImage(b));
+    QCOMPARE(w.recentFiles(), (QStringList{b, a}));
+    auto* menu = w.findChild<QMenu*>("recent-menu");
+    QVERIFY(menu);
+    QStringList texts;
+    for (auto* action : menu->actions()) texts << action->text();
+    QVERIFY2(texts.contains("b/scene.png") && texts.contains("a/scene.png"), qPrintable(texts.join(" | ")));
+    // Clicking through the folder's thumbnails opens images without filling the list.
+    auto* thumbs = w.findChild<ThumbnailStrip*>();
+    QVERIFY(thumbs);
+    Q_EMIT thumbs->imageChosen(b2);
+    QCOMPARE(w.imagePath(), b2);
+    QCOMPARE(w.recentFiles(), (QStringList{b, a}));
   }
 
   void thePlayerStepsThroughTheWords() {

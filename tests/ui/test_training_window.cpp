@@ -7,14 +7,18 @@
 #include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QImage>
+#include <QLabel>
 #include <QPushButton>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 #include <cmath>
+#include <tuple>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -249,6 +253,79 @@ class TrainingWindowTest : public QObject {
     QVERIFY(dashboard.chart("loss")->markerSteps().isEmpty());
   }
 
+  void overlaidValidationCurvesFitTheAxesAndShowTheirPoints() {
+    TrainingDashboard dashboard;
+    dashboard.resize(1200, 800);
+    dashboard.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+    dashboard.addRun("a", "a", false);
+    dashboard.addRun("b", "b", false);
+    for (auto [id, step, bleu] : {std::tuple{"a", 40, 0.12}, {"a", 80, 0.20}, {"b", 30, 0.55}, {"b", 60, 0.71}}) {
+      fovea::ValidationRecord v;
+      v.step = step;
+      v.bleu[3] = bleu;
+      dashboard.addValidationRecord(id, v);
+    }
+    auto* chart = dashboard.chart("bleu4");
+    chart->redrawNow();
+    // A past run loaded beside them, with one point above the others, then a live point below all.
+    dashboard.addRun("c", "c", false);
+    chart->setPoints("c|bleu4", {QPointF(10, 0.95)});
+    chart->redrawNow();
+    fovea::ValidationRecord low;
+    low.step = 120;
+    low.bleu[3] = 0.01;
+    dashboard.addValidationRecord("a", low);
+    chart->redrawNow();
+    auto* view = chart->findChild<QChartView*>();
+    auto* y = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Vertical).value(0));
+    auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x && y);
+    for (const QString id : {"a", "b", "c"}) {
+      for (const auto& p : dashboard.points(id, "bleu4")) {
+        QVERIFY2(p.y() > y->min() && p.y() < y->max(), qPrintable(QString("%1 outside [%2, %3]").arg(p.y()).arg(y->min()).arg(y->max())));
+        QVERIFY(p.x() >= x->min() && p.x() <= x->max());
+      }
+    }
+    int curves = 0;
+    for (auto* series : view->chart()->series()) {
+      auto* line = qobject_cast<QLineSeries*>(series);
+      if (!line || line->count() == 0) continue;  // the faint raw curves (no smoothing here)
+      ++curves;
+      QVERIFY(line->pointsVisible());  // curves of a few points show them
+    }
+    QCOMPARE(curves, 3);
+    // Smoothing is for noisy per-step curves: not the scores, not the learning-rate schedule.
+    dashboard.setSmoothing(0.6);
+    QVERIFY(dashboard.chart("loss")->smoothing() > 0);
+    QCOMPARE(dashboard.chart("lr")->smoothing(), 0.0);
+    QCOMPARE(dashboard.chart("bleu4")->smoothing(), 0.0);
+  }
+
+  void theCrosshairReadOutGoesWhenTheMouseLeaves() {
+    MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
+    chart.redrawNow();
+    auto* view = chart.findChild<QChartView*>();
+    QVERIFY(view);
+    QSignalSpy hovered(&chart, &MetricChart::hovered);
+    const QPointF middle(view->viewport()->width() / 2.0, view->viewport()->height() / 2.0);
+    QMouseEvent move(QEvent::MouseMove, middle, view->viewport()->mapToGlobal(middle), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(view->viewport(), &move);
+    auto* readout = view->viewport()->findChild<QLabel*>();
+    QVERIFY(readout);
+    QVERIFY(readout->isVisible());
+    QVERIFY(!hovered.isEmpty() && !hovered.last().at(0).toString().isEmpty());
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(view->viewport(), &leave);
+    QVERIFY(!readout->isVisible());
+    QVERIFY(hovered.last().at(0).toString().isEmpty());  // the status bar's read-out is cleared too
+  }
+
   void aSteadilyFallingCurveMovesItsAxesAboutTwicePerDoubling() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
     chart.resize(400, 300);
@@ -382,6 +459,9 @@ class TrainingWindowTest : public QObject {
     QVERIFY2(w.runList()->summary(out).contains("interrupted"), qPrintable(w.runList()->summary(out)));
     const auto stopped_at = checkpoint_step(out);
     QVERIFY(stopped_at > paused_at + 5);
+    // The list, the status bar and the checkpoint agree on the step (not the last logged one).
+    QVERIFY2(w.runList()->summary(out).contains(QString("step %1 ").arg(stopped_at)), qPrintable(w.runList()->summary(out)));
+    QVERIFY2(w.statusText().contains(QString::number(stopped_at)), qPrintable(w.statusText()));
     fovea::Captioner captioner(fovea::last_checkpoint_path(out.toStdString()));
     fovea::RgbImage image(32, 32);
     QVERIFY(captioner.caption(image).grid_h == 4);
@@ -395,6 +475,21 @@ class TrainingWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
     const auto nll = dash->points(out, "nll");
     for (int i = 1; i < nll.size(); ++i) QVERIFY2(nll[i].x() > nll[i - 1].x(), "steps increase along the curve");
+  }
+
+  void folderInTheRunListIsTheRootNewRunsGoTo() {
+    const QString other = tmp_.filePath("other-runs");
+    QVERIFY(QDir().mkpath(other));
+    TrainingWindow w;
+    w.setRunsRoot(runs_);
+    auto* list = w.runList();
+    Q_EMIT list->rootChosen(other);  // what Folder… does once a folder is picked
+    QCOMPARE(w.runsRoot(), QDir(other).absolutePath());
+    QCOMPARE(list->root(), QDir(other).absolutePath());
+    QCOMPARE(QSettings().value("training/runs_root").toString(), QDir(other).absolutePath());
+    TrainingWindow next;  // remembered for the next window
+    QCOMPARE(next.runsRoot(), QDir(other).absolutePath());
+    w.setRunsRoot(runs_);
   }
 
   void closingTheWindowStopsTheRunAtACheckpoint() {
@@ -453,11 +548,14 @@ class TrainingWindowTest : public QObject {
     QVERIFY(w.runList()->checkedRuns().contains(a) && w.runList()->checkedRuns().contains(b));
     QVERIFY(w.gallery()->snapshotCount() == 1);  // step 0 of the last opened run (then every 100 steps)
 
-    // Unticking a run removes its curves.
+    // Unticking a run removes its curves; ticked again it comes back in its colour.
+    const QColor colour_a = dash->runColour(a);
+    QVERIFY(colour_a != dash->runColour(b));
     w.runList()->setChecked(a, false);
     QCOMPARE(dash->chart("loss")->seriesKeys().size(), 1);
     w.runList()->setChecked(a, true);
     QCOMPARE(dash->chart("loss")->seriesKeys().size(), 2);
+    QCOMPARE(dash->runColour(a), colour_a);
 
     const QString dir = tmp_.filePath("charts");
     const auto files = w.exportCharts(dir);

@@ -36,7 +36,8 @@ namespace {
 
 constexpr int kRedrawDelayMs = 100;
 constexpr double kMaxSmoothing = 0.999;
-constexpr int kFaintAlpha = 60;     // raw curve under the smoothed one
+constexpr int kFaintAlpha = 60;
+constexpr int kSparsePoints = 12;   // curves of at most this many points show them as dots     // raw curve under the smoothed one
 constexpr qreal kLinePenWidth = 1.6;
 const QSize kDefaultExportSize(800, 500);
 const QString kSeparator = QStringLiteral(" \u00B7 ");
@@ -135,8 +136,10 @@ struct MetricChart::Impl {
     const QVector<QPointF>& points = s.points.curve();
     s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
     s.line->replace(s.displayed);
-    const bool lone = s.displayed.size() == 1;  // a line through one point draws nothing: show a dot
-    if (s.line->pointsVisible() != lone) s.line->setPointsVisible(lone);
+    // A line through one point draws nothing, and a few points (a validation curve) read better as
+    // dots on the line: both show their points.
+    const bool sparse = !s.displayed.isEmpty() && s.displayed.size() <= kSparsePoints;
+    if (s.line->pointsVisible() != sparse) s.line->setPointsVisible(sparse);
     if (smoothing > 0)
       s.faint->replace(decimate(s.points.usable(), frame.x0, frame.x1, frame.buckets));
     else if (s.faint->count() > 0)

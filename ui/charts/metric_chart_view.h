@@ -22,6 +22,12 @@ class MetricChart::View : public QChartView {
     setFrameShape(QFrame::NoFrame);
     setMouseTracking(true);
     viewport()->setMouseTracking(true);
+    viewport()->installEventFilter(this);  // QAbstractScrollArea does not hand the viewport's Leave on
+  }
+
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == viewport() && event->type() == QEvent::Leave) owner_->onLeave();
+    return QChartView::eventFilter(watched, event);
   }
 
  protected:

@@ -126,7 +126,9 @@ QColor TrainingDashboard::runColour(const QString& id) const { return runs_.valu
 
 void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard) {
   if (runs_.contains(id)) return;
-  Run run{name, hard, kRunColours[next_colour_++ % int(std::size(kRunColours))]};
+  // One colour per run for the dashboard's lifetime: unticked and ticked again, resumed, finished.
+  if (!colours_.contains(id)) colours_.insert(id, kRunColours[next_colour_++ % int(std::size(kRunColours))]);
+  Run run{name, hard, colours_.value(id)};
   runs_.insert(id, run);
   for (const auto& c : curves_) {
     if (c.hard_only && !hard) continue;
@@ -227,9 +229,10 @@ void TrainingDashboard::loadRun(const fovea::RunLog& log) {
 }
 
 void TrainingDashboard::setSmoothing(double weight) {
-  // Per-step curves only: a handful of validation points per run needs no smoothing.
+  // Noisy per-step curves only: not the validation scores (a handful of points per run), nor the
+  // learning rate (a schedule, not a measurement).
   for (const auto& name : order_) {
-    if (name != "bleu4" && name != "cider" && name != "pointing") charts_[name]->setSmoothing(weight);
+    if (name != "bleu4" && name != "cider" && name != "pointing" && name != "lr") charts_[name]->setSmoothing(weight);
   }
 }
 

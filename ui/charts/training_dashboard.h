@@ -80,6 +80,7 @@ class TrainingDashboard : public QWidget {
   QStringList order_;
   QList<Curve> curves_;
   QMap<QString, Run> runs_;
+  QMap<QString, QColor> colours_;  ///< every run shown so far, removed or not
   QMap<QString, QVector<QPair<double, QString>>> events_;  ///< per run: step and message
   int next_colour_ = 0;
 };

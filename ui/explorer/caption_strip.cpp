@@ -154,4 +154,11 @@ void CaptionStrip::mouseMoveEvent(QMouseEvent* event) {
   }
 }
 
+void CaptionStrip::leaveEvent(QEvent* event) {
+  QWidget::leaveEvent(event);
+  if (hovered_ < 0) return;
+  hovered_ = -1;  // the mouse is gone: no chip stays highlighted
+  update();
+}
+
 }  // namespace fovea::ui

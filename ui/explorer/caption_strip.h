@@ -29,6 +29,8 @@ class CaptionStrip : public QWidget {
   int heightForWidth(int width) const override;
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return {120, 40}; }
+  /// The chip under the mouse (drawn darker), -1 when none.
+  int hoveredIndex() const { return hovered_; }
 
  Q_SIGNALS:
   void wordClicked(int index);
@@ -38,6 +40,7 @@ class CaptionStrip : public QWidget {
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
 
  private:

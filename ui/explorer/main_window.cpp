@@ -6,6 +6,8 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
+
+#include <algorithm>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -102,7 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
     play_button_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     play_button_->setToolTip(playing ? tr("Pause (Space)") : tr("Play the caption word by word (Space)"));
   });
-  connect(thumbs_, &ThumbnailStrip::imageChosen, this, [this](const QString& path) { openImage(path); });
+  connect(thumbs_, &ThumbnailStrip::imageChosen, this, [this](const QString& path) { openImage(path, false); });
   connect(webcam_, &WebcamSource::frameReady, this, [this](const QImage& frame) {
     live_ = true;
     primary_->setLiveFrame(frame);
@@ -178,7 +180,7 @@ void MainWindow::captionArrived() {
   player_->play();
 }
 
-bool MainWindow::openImage(const QString& path) {
+bool MainWindow::openImage(const QString& path, bool remember) {
   stopWebcam();
   const LoadedImage loaded = load_image_file(path);
   if (loaded.image.isNull()) {
@@ -190,7 +192,7 @@ bool MainWindow::openImage(const QString& path) {
   player_->setCount(0);
   primary_->setImage(loaded.image);
   if (!compare_->isHidden()) compare_->setImage(loaded.image);
-  addRecent(image_path_);
+  if (remember) addRecent(image_path_);
   // Show the file's folder in the strip so the arrow keys move to its neighbours.
   const QString folder = QFileInfo(image_path_).absolutePath();
   if (thumbs_->folder() != folder) thumbs_->setFolder(folder);
@@ -335,7 +337,17 @@ void MainWindow::addRecent(const QString& path) {
 void MainWindow::refreshRecentMenu() {
   recent_menu_->clear();
   const QStringList list = recentFiles();
-  for (const QString& path : list) recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImage(path); })->setToolTip(path);
+  // File names, with the folder where two share a name (and the whole path where that is not enough).
+  const auto label = [&list](const QString& path) {
+    const QFileInfo info(path);
+    const auto same = [&](auto part) {
+      return std::count_if(list.begin(), list.end(), [&](const QString& p) { return part(QFileInfo(p)) == part(info); });
+    };
+    if (same([](const QFileInfo& f) { return f.fileName(); }) == 1) return info.fileName();
+    const auto with_folder = [](const QFileInfo& f) { return f.dir().dirName() + "/" + f.fileName(); };
+    return same(with_folder) == 1 ? with_folder(info) : QDir::toNativeSeparators(path);
+  };
+  for (const QString& path : list) recent_menu_->addAction(label(path), this, [this, path] { openImage(path); })->setToolTip(path);
   if (list.isEmpty()) recent_menu_->addAction(tr("(none yet)"))->setEnabled(false);
   else {
     recent_menu_->addSeparator();

@@ -30,7 +30,8 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  bool openImage(const QString& path);
+  /// `remember`: add it to Open Recent (not for browsing the folder's thumbnails).
+  bool openImage(const QString& path, bool remember = true);
   int openFolder(const QString& dir);
   void loadModel(const QString& path);
   void loadCompareModel(const QString& path);
@@ -54,6 +55,7 @@ class MainWindow : public QMainWindow {
   QString errorText() const;
   QString currentImagePath() const { return image_path_; }
   QStringList recentFiles() const;
+  QString imagePath() const { return image_path_; }  ///< the image shown (absolute), empty for none or the webcam
   /// The training window (created on first use; a separate top-level window).
   TrainingWindow* trainingWindow();
   void showTrainingWindow();

@@ -46,6 +46,7 @@ void MainWindow::buildActions() {
   QAction* folder = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Folder…"), this, &MainWindow::chooseFolder);
   folder->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
   recent_menu_ = file->addMenu(tr("Open &Recent"));
+  recent_menu_->setObjectName("recent-menu");
   file->addSeparator();
   QAction* model = file->addAction(tr("Load &Model…"), this, [this] { chooseModel(false); });
   model->setShortcut(QKeySequence(QStringLiteral("Ctrl+M")));

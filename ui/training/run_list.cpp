@@ -69,7 +69,7 @@ RunList::RunList(QWidget* parent)
 
 void RunList::chooseRoot() {
   const auto dir = QFileDialog::getExistingDirectory(this, tr("Runs folder"), root_);
-  if (!dir.isEmpty()) setRoot(dir);
+  if (!dir.isEmpty()) Q_EMIT rootChosen(QDir::cleanPath(dir));
 }
 
 void RunList::setRoot(const QString& root) {

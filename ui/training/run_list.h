@@ -40,6 +40,8 @@ class RunList : public QWidget {
   void currentRunChanged(const QString& dir);
   void openCheckpointRequested(const QString& checkpoint);
   void resumeRequested(const QString& dir);
+  /// The user picked another runs folder with Folder… (the window then uses it for new runs too).
+  void rootChosen(const QString& root);
 
  private:
   QListWidgetItem* item(const QString& dir) const;

@@ -134,6 +134,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::showSamplesOf);
   connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
   connect(runs_, &RunList::resumeRequested, this, &TrainingWindow::resumeRun);
+  connect(runs_, &RunList::rootChosen, this, &TrainingWindow::setRunsRoot);
   connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
 
   QSettings settings;

@@ -32,7 +32,9 @@ class TrainingWindow : public QMainWindow {
   explicit TrainingWindow(QWidget* parent = nullptr);
   ~TrainingWindow() override;
 
+  /// The one folder runs are listed from and new runs go to (remembered; Folder… in the run list changes it).
   void setRunsRoot(const QString& root);
+  QString runsRoot() const { return runs_root_; }
   /// Opens the dialog; starts the run it describes when the user accepts. Returns whether one started.
   bool newRun();
   bool startRun(const fovea::TrainConfig& config);
