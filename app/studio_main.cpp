@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("Folder of training runs for the run list (default: ./runs)"), QStringLiteral("dir"));
   const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
   const QCommandLineOption new_run(QStringLiteral("new-run"), QStringLiteral("Open the training window's New run dialog"));
-  cli.addOptions({model, compare, caption, beam, word, shot, webcam, run, runs, train, new_run});
+  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1024x700 (the windows' default otherwise)"), QStringLiteral("WxH"));
+  cli.addOptions({model, compare, caption, beam, word, shot, webcam, run, runs, train, new_run, size});
   cli.process(app);
 
   fovea::ui::MainWindow window;
@@ -97,6 +98,16 @@ int main(int argc, char** argv) {
   } else if (!fovea::ui::samples_dir().isEmpty()) {
     window.openFolder(fovea::ui::samples_dir());  // first launch: the scenes the model knows
   }
+  QSize window_size;
+  if (cli.isSet(size)) {
+    const auto parts = cli.value(size).split(QLatin1Char('x'));
+    window_size = parts.size() == 2 ? QSize(parts[0].toInt(), parts[1].toInt()) : QSize();
+    if (window_size.width() < 200 || window_size.height() < 200) {
+      std::fprintf(stderr, "fovea-studio: --size: '%s' is not WIDTHxHEIGHT of at least 200x200\n", qPrintable(cli.value(size)));
+      return 2;
+    }
+    window.resize(window_size);
+  }
   window.show();
   if (cli.isSet(webcam)) window.startWebcam();
   if (cli.isSet(run) || cli.isSet(runs) || cli.isSet(train) || cli.isSet(new_run)) {
@@ -108,6 +119,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", qPrintable(training->statusText()));
       if (cli.isSet(shot)) return 1;
     }
+    if (window_size.isValid()) training->resize(window_size);
     window.showTrainingWindow();
     if (cli.isSet(new_run)) {
       if (cli.isSet(shot)) {

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QLineEdit>
 #include <QMenu>
 #include <QStandardPaths>
 #include <QSvgRenderer>
@@ -89,6 +90,21 @@ class StudioTest : public QObject {
     const QImage second = view->renderedFrame();
     QCOMPARE(first.size(), second.size());
     QVERIFY(first != second);
+  }
+
+  void theTypedCaptionFieldIsUsableAtSmallWindowSizes() {
+    for (const QSize size : {QSize(1180, 860), QSize(1024, 700)}) {
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      auto* field = w.findChild<QLineEdit*>("user-caption");
+      QVERIFY(field);
+      QVERIFY2(field->isVisible(), "not hidden in a toolbar's overflow");
+      QVERIFY2(field->width() >= 400, qPrintable(QString::number(field->width())));
+      const QRect in_window(field->mapTo(&w, QPoint(0, 0)), field->size());
+      QVERIFY(w.rect().contains(in_window));
+    }
   }
 
   void aWordChipIsNotHighlightedOnceTheMouseLeaves() {

@@ -9,6 +9,8 @@
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSvgRenderer>
@@ -300,6 +302,50 @@ class TrainingWindowTest : public QObject {
     QVERIFY(dashboard.chart("loss")->smoothing() > 0);
     QCOMPARE(dashboard.chart("lr")->smoothing(), 0.0);
     QCOMPARE(dashboard.chart("bleu4")->smoothing(), 0.0);
+  }
+
+  void theDashboardReflowsAndShowsOnlyChartsThatApply() {
+    TrainingDashboard dashboard;
+    dashboard.resize(1100, 800);
+    dashboard.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+    QCOMPARE(dashboard.shownCharts().size(), dashboard.chartNames().size());  // no run yet: every chart
+    QCOMPARE(dashboard.columns(), 3);
+    dashboard.addRun("soft", "soft", false);
+    QVERIFY(!dashboard.shownCharts().contains("reinforce"));  // REINFORCE needs a hard run
+    QVERIFY(!dashboard.shownCharts().contains("reward_var"));
+    QVERIFY(!dashboard.shownCharts().contains("pretraining"));  // no pretraining points
+    QVERIFY(dashboard.shownCharts().contains("loss"));
+    fovea::PretrainRecord p;
+    p.pretrain_step = 10;
+    p.item_accuracy = 0.5;
+    dashboard.addPretrainRecord("soft", p);
+    QVERIFY(dashboard.shownCharts().contains("pretraining"));
+    dashboard.addRun("hard", "hard", true);
+    QVERIFY(dashboard.shownCharts().contains("reinforce"));
+    // Narrow: fewer columns, every chart at least its minimum width.
+    dashboard.resize(700, 800);
+    QTRY_COMPARE(dashboard.columns(), 2);
+    for (const auto& name : dashboard.shownCharts()) {
+      QVERIFY(dashboard.chart(name)->isVisible());
+      QVERIFY(dashboard.chart(name)->width() >= dashboard.chart(name)->minimumSizeHint().width());
+    }
+    dashboard.resize(360, 800);
+    QTRY_COMPARE(dashboard.columns(), 1);
+  }
+
+  void theTrainingWindowFitsA1024By700Screen() {
+    TrainingWindow w;
+    w.setRunsRoot(runs_);
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* scroll = w.findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    QVERIFY(w.dashboard()->width() <= scroll->viewport()->width());
+    QVERIFY(w.dashboard()->columns() >= 1);
+    QVERIFY2(w.gallery()->width() <= w.width() / 4, qPrintable(QString::number(w.gallery()->width())));
   }
 
   void theCrosshairReadOutGoesWhenTheMouseLeaves() {

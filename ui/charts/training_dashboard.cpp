@@ -79,6 +79,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
   addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
   charts_["pretraining"]->setXLabel(tr("pretraining step"));
+  relayout();
   curves_ = {
       {"loss", "nll", tr("NLL")},
       {"penalty", "penalty", tr("penalty")},
@@ -106,9 +107,44 @@ void TrainingDashboard::addChart(const QString& name, const QString& title, cons
   connect(c, &MetricChart::hovered, this, &TrainingDashboard::hovered);
   const int index = int(order_.size());
   c->setRedrawDelay(100 + 25 * index);  // one chart per pass: the GUI thread never paints them all at once
-  grid_->addWidget(c, index / 3, index % 3);
+  c->hide();  // placed by relayout()
   charts_.insert(name, c);
   order_ << name;
+}
+
+void TrainingDashboard::relayout() {
+  const bool any_run = !runs_.isEmpty();
+  const bool any_hard = std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return r.hard; });
+  QStringList shown;
+  for (const auto& name : order_) {
+    if (any_run && (name == "reinforce" || name == "reward_var") && !any_hard) continue;
+    if (any_run && name == "pretraining") {
+      const auto keys = charts_[name]->seriesKeys();
+      if (std::none_of(keys.begin(), keys.end(), [&](const QString& k) { return charts_[name]->pointCount(k) > 0; })) continue;
+    }
+    shown << name;
+  }
+  const int width = std::max(1, this->width());
+  const int columns = std::clamp(width / (charts_.first()->minimumSizeHint().width() + grid_->spacing()), 1, 3);
+  if (shown == shown_ && columns == columns_) return;
+  shown_ = shown;
+  columns_ = columns;
+  for (auto* c : charts_) {
+    grid_->removeWidget(c);
+    c->hide();
+  }
+  for (int i = 0; i < int(shown_.size()); ++i) {
+    auto* c = charts_[shown_[i]];
+    grid_->addWidget(c, i / columns_, i % columns_);
+    c->show();
+  }
+  const int rows = (int(shown_.size()) + columns_ - 1) / columns_;
+  setMinimumHeight(rows * (charts_.first()->minimumSizeHint().height() + grid_->spacing()));
+}
+
+void TrainingDashboard::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  relayout();
 }
 
 int TrainingDashboard::pointCount(const QString& id, const QString& metric) const {
@@ -138,6 +174,7 @@ void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard
     chart->addSeries(key(id, c), shared ? name + " · " + c.label : name, run.colour, c.dashed);
     if (c.dashed) chart->setInLegend(key(id, c), false);  // the title says what the dashed curve is
   }
+  relayout();
 }
 
 void TrainingDashboard::removeRun(const QString& id) {
@@ -145,6 +182,7 @@ void TrainingDashboard::removeRun(const QString& id) {
   events_.remove(id);
   showEvents(id);
   runs_.remove(id);
+  relayout();
 }
 
 void TrainingDashboard::appendValue(const QString& id, const QString& metric, double step, double value) {
@@ -181,6 +219,7 @@ void TrainingDashboard::addValidationRecord(const QString& id, const fovea::Vali
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
   appendValue(id, "item_accuracy", double(p.pretrain_step), pretrainingPercent(p));
   if (p.held_out_accuracy >= 0) appendValue(id, "held_out_accuracy", double(p.pretrain_step), heldOutPercent(p));
+  if (!shown_.contains("pretraining")) relayout();
 }
 
 void TrainingDashboard::addEvent(const QString& id, const fovea::TrainEvent& e) {
@@ -226,6 +265,7 @@ void TrainingDashboard::loadRun(const fovea::RunLog& log) {
   }
   setCurve(id, "item_accuracy", pretraining);
   setCurve(id, "held_out_accuracy", held_out);
+  relayout();
 }
 
 void TrainingDashboard::setSmoothing(double weight) {

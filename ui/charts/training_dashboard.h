@@ -48,6 +48,10 @@ class TrainingDashboard : public QWidget {
   /// bleu4, cider, pointing, supervision, pretraining.
   MetricChart* chart(const QString& name) const { return charts_.value(name); }
   QStringList chartNames() const { return order_; }
+  /// The charts shown, in grid order: those that apply to the runs shown (REINFORCE charts with a
+  /// hard run, the pretraining chart once a run has pretraining points), all before any run.
+  QStringList shownCharts() const { return shown_; }
+  int columns() const { return columns_; }  ///< charts per row: as many as fit the width, 1 to 3
   QColor runColour(const QString& id) const;
   /// Raw points of one run's metric (e.g. "nll", "reward", "bleu4", "item_accuracy"), 0 when it
   /// has no such curve.
@@ -56,6 +60,9 @@ class TrainingDashboard : public QWidget {
 
  Q_SIGNALS:
   void hovered(const QString& readout);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct Curve {
@@ -72,12 +79,16 @@ class TrainingDashboard : public QWidget {
   QString key(const QString& id, const Curve& c) const { return id + "|" + c.metric; }
   void appendValue(const QString& id, const QString& metric, double step, double value);
   void setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points);
+  /// Puts the charts that apply into a grid as wide as the widget allows (when that changes).
+  void relayout();
   /// Draws run `id`'s events_ as markers.
   void showEvents(const QString& id);
 
   QGridLayout* grid_;
   QMap<QString, MetricChart*> charts_;
   QStringList order_;
+  QStringList shown_;
+  int columns_ = 0;
   QList<Curve> curves_;
   QMap<QString, Run> runs_;
   QMap<QString, QColor> colours_;  ///< every run shown so far, removed or not

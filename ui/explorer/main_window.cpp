@@ -79,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
 
   buildActions();
   buildControls();
+  layout->insertWidget(layout->indexOf(thumbs_), user_caption_row_);
 
   for (ExplorerPanel* panel : {primary_, compare_}) {
     connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);

@@ -103,6 +103,7 @@ class MainWindow : public QMainWindow {
   QSlider* speed_ = nullptr;
   QCheckBox* smooth_ = nullptr;
   QLineEdit* user_caption_ = nullptr;
+  QWidget* user_caption_row_ = nullptr;  ///< the typed caption's field and "Model's caption", under the panels
   QString image_path_;
   bool live_ = false;
 };

@@ -1,7 +1,9 @@
-// MainWindow's bottom toolbar: playback, decoding, overlay and the user's own caption.
+// MainWindow's controls: the bottom toolbar (playback, decoding, overlay) and the row for the
+// user's own caption.
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -84,9 +86,9 @@ void MainWindow::buildControls() {
   connect(smooth_, &QCheckBox::toggled, this, &MainWindow::applyOverlayStyle);
 
   user_caption_ = new QLineEdit;
+  user_caption_->setObjectName(QStringLiteral("user-caption"));
   user_caption_->setPlaceholderText(tr("Type your own caption and press Enter to see where the model looks…"));
   user_caption_->setClearButtonEnabled(true);
-  user_caption_->setMinimumWidth(260);
   connect(user_caption_, &QLineEdit::returnPressed, this, [this] { setUserCaption(user_caption_->text()); });
   auto* own = new QPushButton(tr("Model's caption"));
   own->setToolTip(tr("Back to the caption the model generates"));
@@ -109,9 +111,14 @@ void MainWindow::buildControls() {
   tb->addWidget(new QLabel(tr(" opacity ")));
   tb->addWidget(opacity_);
   tb->addWidget(smooth_);
-  tb->addSeparator();
-  tb->addWidget(user_caption_);
-  tb->addWidget(own);
+
+  // The typed caption has a row of its own under the captions, at every window size.
+  user_caption_row_ = new QWidget;
+  auto* row = new QHBoxLayout(user_caption_row_);
+  row->setContentsMargins(0, 2, 0, 2);
+  row->addWidget(new QLabel(tr("Your caption:")));
+  row->addWidget(user_caption_, 1);
+  row->addWidget(own);
 }
 
 }  // namespace fovea::ui

@@ -30,6 +30,8 @@ RunList::RunList(QWidget* parent)
   root_label_->setStyleSheet("color: gray");
   list_->setObjectName("runs");
   list_->setAlternatingRowColors(true);
+  list_->setWordWrap(true);  // a narrow list wraps a run's line instead of scrolling sideways
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("<b>Runs</b>")));

@@ -21,10 +21,10 @@ SampleGallery::SampleGallery(QWidget* parent)
       step_label_(new QLabel),
       placeholder_(new QLabel(tr("Captions of fixed validation images appear here while the model trains."))),
       player_(new WordPlayer(this)) {
-  auto* top = new QHBoxLayout;
+  auto* top = new QVBoxLayout;  // title over the step: the column stays narrow on small screens
   auto* title = new QLabel(tr("<b>Validation samples</b>"));
+  step_label_->setWordWrap(true);
   top->addWidget(title);
-  top->addStretch();
   top->addWidget(step_label_);
   slider_->setEnabled(false);
   slider_->setToolTip(tr("Pick an earlier snapshot"));

@@ -79,7 +79,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   scroll->setWidgetResizable(true);
   scroll->setWidget(dashboard_);
   scroll->setFrameShape(QFrame::NoFrame);
-  dashboard_->setMinimumSize(900, 720);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the dashboard reflows its charts instead
 
   auto* main = new QSplitter(Qt::Horizontal);
   main->addWidget(left);
@@ -88,7 +88,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   main->setStretchFactor(0, 0);
   main->setStretchFactor(1, 1);
   main->setStretchFactor(2, 0);
-  main->setSizes({300, 1000, 340});
+  columns_ = main;
   setCentralWidget(main);
 
   progress_->setMaximumWidth(240);
@@ -376,6 +376,14 @@ void TrainingWindow::chooseExportFolder() {
   if (dir.isEmpty()) return;
   const auto files = exportCharts(dir);
   status_->setText(tr("Wrote %1 files to %2").arg(files.size()).arg(dir));
+}
+
+void TrainingWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (shown_before_) return;
+  shown_before_ = true;
+  const int w = std::max(width(), 600);
+  columns_->setSizes({w * 19 / 100, w * 60 / 100, w * 21 / 100});
 }
 
 void TrainingWindow::closeEvent(QCloseEvent* event) {

@@ -15,6 +15,7 @@ class QAction;
 class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
+class QSplitter;
 class QProgressBar;
 class QSlider;
 
@@ -64,6 +65,8 @@ class TrainingWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  /// The first time: the run list, the charts and the samples share the width 19:60:21.
+  void showEvent(QShowEvent* event) override;
 
  private:
   void buildToolbar();
@@ -90,6 +93,8 @@ class TrainingWindow : public QMainWindow {
   QLabel* smoothing_label_ = nullptr;
   QCheckBox* log_scale_ = nullptr;
   QString runs_root_, live_dir_;
+  QSplitter* columns_ = nullptr;  ///< run list and log | charts | samples
+  bool shown_before_ = false;
   bool live_hard_ = false;
   double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
   std::vector<fovea::SampleRecord> live_samples_;
