@@ -14,7 +14,7 @@ namespace fovea::cli {
 
 namespace {
 struct ExportArgs {
-  std::string model = "models/fashion-soft.ckpt", device = "cpu", image, out, frames, caption, colormap = "viridis";
+  std::string model = "models/fashion-soft.ckpt", device = "cpu", image, out, frames, caption, colormap = "spotlight";
   int beam = 3, panel = 160, columns = 0, frame_size = 448;
   bool greedy = false, blocky = false, no_probability = false, sample = false;
   float opacity = 0.6f;
@@ -31,7 +31,7 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
   app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
   app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
-  app.add_option("--colormap", a->colormap, "viridis, inferno, jet or gray")->capture_default_str();
+  app.add_option("--colormap", a->colormap, "spotlight (the image darkened outside the attention), viridis, inferno, jet or gray")->capture_default_str();
   app.add_option("--opacity", a->opacity, "Heatmap opacity 0..1")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
   app.add_flag("--blocky", a->blocky, "One flat block per attention cell instead of smooth upsampling");
   app.add_option("--panel", a->panel, "Panel width in pixels/points")->check(CLI::Range(32, 2048))->capture_default_str();

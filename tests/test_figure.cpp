@@ -51,6 +51,7 @@ int count(const std::string& text, const std::string& what) {
 
 TEST(Heatmap, TheHeatLandsOnTheAttendedCell) {
   OverlayStyle style;
+  style.colormap = Colormap::Viridis;
   style.opacity = 1.0f;
   style.smooth = false;
   const auto c = three_words();
@@ -63,6 +64,24 @@ TEST(Heatmap, TheHeatLandsOnTheAttendedCell) {
   style.opacity = 0;
   const auto plain = render_overlay(grey(64, 64), c.words[1].alpha, 4, 4, style);
   EXPECT_EQ(plain.pixels, grey(64, 64).pixels) << "opacity 0 leaves the image as it was";
+}
+
+TEST(Heatmap, TheDefaultSpotlightKeepsTheAttendedColoursAndDarkensTheRest) {
+  const auto c = three_words();
+  RgbImage red(64, 64);
+  for (int i = 0; i < 64 * 64; ++i) red.pixels[std::size_t(3 * i)] = 200, red.pixels[std::size_t(3 * i + 1)] = 40, red.pixels[std::size_t(3 * i + 2)] = 30;
+  OverlayStyle style;  // the default
+  ASSERT_EQ(style.colormap, Colormap::Spotlight);
+  style.smooth = false;
+  const auto out = render_overlay(red, c.words[1].alpha, 4, 4, style);  // word 1 attends cell 5 = (row 1, col 1)
+  const auto* attended = out.at(24, 24);
+  EXPECT_NEAR(attended[0], 200, 1);  // its own colour, not a colormap's
+  EXPECT_NEAR(attended[1], 40, 1);
+  EXPECT_NEAR(attended[2], 30, 1);
+  const auto* far = out.at(56, 56);
+  EXPECT_NEAR(far[0], 200 * (1 - style.opacity), 2);  // darkened, still red
+  EXPECT_GT(far[0], 3 * far[1]);
+  EXPECT_EQ(parse_colormap("spotlight"), Colormap::Spotlight);
 }
 
 TEST(Heatmap, SmoothUpsamplingPeaksAtTheCellCentreAndRejectsAMismatchedGrid) {

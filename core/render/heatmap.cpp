@@ -22,7 +22,7 @@ struct Lut {
   explicit Lut(Colormap c) {
     for (int i = 0; i < 256; ++i) {
       const float t = i / 255.0f;
-      if (c == Colormap::Gray) {
+      if (c == Colormap::Gray || c == Colormap::Spotlight) {
         colour[i] = {std::uint8_t(i), std::uint8_t(i), std::uint8_t(i)};
         continue;
       }
@@ -39,6 +39,7 @@ struct Lut {
 const Lut& lut(Colormap c) {
   static const Lut viridis(Colormap::Viridis), inferno(Colormap::Inferno), jet(Colormap::Jet), gray(Colormap::Gray);
   switch (c) {
+    case Colormap::Spotlight: return gray;
     case Colormap::Viridis: return viridis;
     case Colormap::Inferno: return inferno;
     case Colormap::Jet: return jet;
@@ -72,18 +73,20 @@ std::vector<Tap> taps(int n, int m, bool smooth) {
 
 }  // namespace
 
-std::vector<std::string> colormap_names() { return {"viridis", "inferno", "jet", "gray"}; }
+std::vector<std::string> colormap_names() { return {"spotlight", "viridis", "inferno", "jet", "gray"}; }
 
 Colormap parse_colormap(const std::string& name) {
+  if (name == "spotlight") return Colormap::Spotlight;
   if (name == "viridis") return Colormap::Viridis;
   if (name == "inferno") return Colormap::Inferno;
   if (name == "jet") return Colormap::Jet;
   if (name == "gray" || name == "grey") return Colormap::Gray;
-  throw std::invalid_argument("unknown colormap '" + name + "' (expected viridis, inferno, jet or gray)");
+  throw std::invalid_argument("unknown colormap '" + name + "' (expected spotlight, viridis, inferno, jet or gray)");
 }
 
 std::string to_string(Colormap c) {
   switch (c) {
+    case Colormap::Spotlight: return "spotlight";
     case Colormap::Viridis: return "viridis";
     case Colormap::Inferno: return "inferno";
     case Colormap::Jet: return "jet";
@@ -133,6 +136,7 @@ void render_overlay_into(const RgbImage& base, const std::vector<float>& alpha, 
   const float scale = style.normalise && peak > 0 ? 255.0f / peak : 255.0f;
   const auto& colours = lut(style.colormap).colour;
   const int o = int(std::lround(std::clamp(style.opacity, 0.0f, 1.0f) * 256));
+  const bool spotlight = style.colormap == Colormap::Spotlight;
   const auto tx = taps(base.width, grid_w, style.smooth);
   const auto ty = taps(base.height, grid_h, style.smooth);
   std::vector<float> row(grid_w);
@@ -147,6 +151,11 @@ void render_overlay_into(const RgbImage& base, const std::vector<float>& alpha, 
       const Tap& c = tx[x];
       const float v = row[c.a] + (row[c.b] - row[c.a]) * c.w;
       const int idx = std::clamp(int(v + 0.5f), 0, 255);
+      if (spotlight) {  // the image's own colours, dimmed by how little α there is
+        const int keep = 256 - o * (255 - idx) / 255;
+        for (int ch = 0; ch < 3; ++ch) dst[x * 3 + ch] = std::uint8_t((src[x * 3 + ch] * keep) >> 8);
+        continue;
+      }
       const Rgb& heat = colours[idx];
       for (int ch = 0; ch < 3; ++ch) dst[x * 3 + ch] = std::uint8_t((src[x * 3 + ch] * (256 - o) + heat[ch] * o) >> 8);
     }

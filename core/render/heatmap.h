@@ -10,18 +10,22 @@
 
 namespace fovea {
 
-enum class Colormap { Viridis, Inferno, Jet, Gray };
+/// How α is drawn on the image. Spotlight (the default, as the paper's figures): the image keeps
+/// its own colours where α peaks and is darkened elsewhere, so the colours a caption names stay
+/// readable. The others blend a colormapped heat layer onto the image.
+enum class Colormap { Spotlight, Viridis, Inferno, Jet, Gray };
 
 std::vector<std::string> colormap_names();
-/// "viridis", "inferno", "jet", "gray"; throws std::invalid_argument listing the names otherwise.
+/// "spotlight", "viridis", "inferno", "jet", "gray"; throws std::invalid_argument listing the names otherwise.
 Colormap parse_colormap(const std::string& name);
 std::string to_string(Colormap c);
-/// Colour of t in [0, 1] (clamped).
+/// Colour of t in [0, 1] (clamped); for Spotlight the grey of the mask (black to white).
 std::array<std::uint8_t, 3> colormap_rgb(Colormap c, float t);
 
 struct OverlayStyle {
-  Colormap colormap = Colormap::Viridis;
-  float opacity = 0.6f;    ///< weight of the heat layer in the blend, 0..1
+  Colormap colormap = Colormap::Spotlight;
+  /// Weight of the heat layer in the blend, 0..1; for Spotlight how dark the unattended image gets.
+  float opacity = 0.6f;
   bool smooth = true;      ///< bilinear between cell centres; false: one flat block per cell
   bool normalise = true;   ///< scale α by its maximum so the peak gets the top colour
 };

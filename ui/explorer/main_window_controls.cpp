@@ -72,12 +72,13 @@ void MainWindow::buildControls() {
 
   colormap_ = new QComboBox;
   for (const auto& name : fovea::colormap_names()) colormap_->addItem(QString::fromStdString(name));
-  colormap_->setToolTip(tr("Colormap of the attention overlay"));
+  colormap_->setToolTip(tr("How attention is drawn: spotlight darkens the image outside it (its colours stay readable); "
+                           "the colormaps paint a heat layer over it"));
   opacity_ = new QSlider(Qt::Horizontal);
   opacity_->setRange(0, 100);
   opacity_->setValue(60);
   opacity_->setFixedWidth(90);
-  opacity_->setToolTip(tr("Overlay opacity"));
+  opacity_->setToolTip(tr("Overlay strength (spotlight: how dark the unattended image gets)"));
   smooth_ = new QCheckBox(tr("smooth"));
   smooth_->setChecked(true);
   smooth_->setToolTip(tr("Smooth upsampling of \u03B1; off: one block per attention cell"));
@@ -108,7 +109,7 @@ void MainWindow::buildControls() {
   tb->addWidget(sample_glimpses_);
   tb->addSeparator();
   tb->addWidget(colormap_);
-  tb->addWidget(new QLabel(tr(" opacity ")));
+  tb->addWidget(new QLabel(tr(" strength ")));
   tb->addWidget(opacity_);
   tb->addWidget(smooth_);
 
