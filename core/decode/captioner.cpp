@@ -93,10 +93,17 @@ nlohmann::json Captioner::info() const {
                       {"annotation_dim", m.config.annotation_dim},
                       {"vocabulary", m.vocab.size()},
                       {"model", to_json(m.config)}};
+  std::vector<std::string> words;  // what it can say: the first words of its vocabulary
+  for (const auto& w : m.vocab.words()) {
+    if (words.size() == 40) break;
+    if (w.empty() || w.front() != '<') words.push_back(w);  // not <pad>, <start>, <end>, <unk>
+  }
+  j["vocabulary_sample"] = words;
   const auto& t = impl_->ckpt.training;
   if (t.is_object()) {
     j["steps"] = t.value("step", 0);
     j["best_val_bleu4"] = t.value("best_bleu4", 0.0);
+    j["training_time_s"] = t.value("elapsed_s", 0.0);
     if (t.contains("config")) j["dataset"] = t["config"].value("dataset", "");
   }
   return j;

@@ -57,7 +57,8 @@ class Captioner {
   CaptionResult score(const RgbImage& image, const std::string& caption);
 
   const ModelConfig& config() const;
-  /// Model description: attention kind, sizes, vocabulary size, training data and scores.
+  /// Model description: attention kind, sizes, vocabulary size and its first 40 words, training
+  /// data, steps, time and scores.
   nlohmann::json info() const;
   const std::string& path() const;
 

@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -105,6 +106,42 @@ class StudioTest : public QObject {
       const QRect in_window(field->mapTo(&w, QPoint(0, 0)), field->size());
       QVERIFY(w.rect().contains(in_window));
     }
+  }
+
+  void theModelHeaderNamesRunsAndItsTooltipIsAReadableCard() {
+    auto w = captioned();
+    const QString card = w->primaryPanel()->titleToolTip();
+    for (const char* part : {"Attention", "soft", "Trained on", "fashion-scenes", "112", "Validation BLEU-4", "Vocabulary", "48 words"})
+      QVERIFY2(card.contains(part), qPrintable(part + QString(" missing from: ") + card));
+    QVERIFY2(!card.contains("{") && !card.contains("\"encoder_widths\""), "not a JSON dump");
+    QVERIFY(card.contains("fashion-soft.md"));  // the card shipped beside the model
+    // A run's checkpoint is named with its run folder.
+    QVERIFY(QDir().mkpath(tmp_.filePath("run-a")));
+    QFile(tmp_.filePath("run-a/metrics.jsonl")).open(QIODevice::WriteOnly);
+    QCOMPARE(ExplorerPanel::displayName(tmp_.filePath("run-a/best.ckpt")), QString("run-a/best.ckpt"));
+    QCOMPARE(ExplorerPanel::displayName(kSoft), QString("fashion-soft.ckpt"));
+  }
+
+  void helpListsTheShortcutsAndPlaybackHasAMenu() {
+    MainWindow w;
+    const QString keys = w.shortcutsText();
+    for (const char* part : {"Space", "Play / Pause", "Previous Word", "Next Word", "Faster", "Ctrl+O", "Open Image"})
+      QVERIFY2(keys.contains(part), qPrintable(part + QString(" missing from: ") + keys));
+    QVERIFY(w.quickStartText().contains("Export Figure"));
+    QMenu* playback = nullptr;
+    for (auto* a : w.menuBar()->actions()) {
+      if (a->menu() && a->text().remove('&') == "Playback") playback = a->menu();
+    }
+    QVERIFY(playback);
+    QStringList items;
+    for (auto* a : playback->actions()) items << a->text().remove('&');
+    QVERIFY2(items.contains("Play / Pause") && items.contains("Next Word") && items.contains("Slower"), qPrintable(items.join("|")));
+    // ']' speeds the player up.
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const double before = w.player()->wordsPerSecond();
+    QTest::keyClick(&w, Qt::Key_BracketRight);
+    QVERIFY(w.player()->wordsPerSecond() > before);
   }
 
   void aWordChipIsNotHighlightedOnceTheMouseLeaves() {

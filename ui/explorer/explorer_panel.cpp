@@ -1,5 +1,6 @@
 #include "ui/explorer/explorer_panel.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -48,11 +49,20 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
 
 void ExplorerPanel::showModelTitle(const ModelDescription& m) {
   title_->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
-                      .arg(QFileInfo(m.path).fileName().toHtmlEscaped(), m.summary.toHtmlEscaped()));
-  title_->setToolTip(QStringLiteral("<pre>%1</pre>").arg(m.details.toHtmlEscaped()));
+                      .arg(displayName(m.path).toHtmlEscaped(), m.summary.toHtmlEscaped()));
+  title_->setToolTip(m.card);
+}
+
+QString ExplorerPanel::displayName(const QString& path) {
+  // A run's checkpoints are all best.ckpt or last.ckpt: the run folder tells two apart.
+  const QFileInfo file(path);
+  const bool in_run = QFileInfo::exists(file.dir().filePath(QStringLiteral("metrics.jsonl")));
+  return in_run ? file.dir().dirName() + QLatin1Char('/') + file.fileName() : file.fileName();
 }
 
 QString ExplorerPanel::titleText() const { return title_->text(); }
+
+QString ExplorerPanel::titleToolTip() const { return title_->toolTip(); }
 
 QString ExplorerPanel::modelPath() const { return session_->model() ? session_->model()->path : QString(); }
 

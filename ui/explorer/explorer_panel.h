@@ -41,6 +41,11 @@ class ExplorerPanel : public QWidget {
   QString modelPath() const;
   /// The header above the image: the model's name and summary, or what is loading.
   QString titleText() const;
+  /// The header's tooltip: the model card.
+  QString titleToolTip() const;
+  /// How a model file is named in the header: its file name, with the run folder for a run's
+  /// checkpoints (two runs' best.ckpt side by side).
+  static QString displayName(const QString& path);
 
  Q_SIGNALS:
   void captionShown(int words);

@@ -55,6 +55,9 @@ class MainWindow : public QMainWindow {
   QString errorText() const;
   QString currentImagePath() const { return image_path_; }
   QStringList recentFiles() const;
+  /// Help ▸ Quick Start's text, and Help ▸ Keyboard Shortcuts' table (from the actions' shortcuts).
+  QString quickStartText() const;
+  QString shortcutsText() const;
   QString imagePath() const { return image_path_; }  ///< the image shown (absolute), empty for none or the webcam
   /// The training window (created on first use; a separate top-level window).
   TrainingWindow* trainingWindow();
@@ -92,6 +95,7 @@ class MainWindow : public QMainWindow {
   QLabel* error_label_;
   QWidget* error_bar_;
   QMenu* recent_menu_ = nullptr;
+  QMenu* playback_menu_ = nullptr;
   QAction* compare_action_ = nullptr;
   QAction* webcam_action_ = nullptr;
   QToolButton* play_button_ = nullptr;

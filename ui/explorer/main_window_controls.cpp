@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
@@ -36,26 +37,36 @@ void MainWindow::buildControls() {
   fwd->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
   fwd->setToolTip(tr("Next word (.)"));
   connect(fwd, &QToolButton::clicked, player_, &WordPlayer::stepForward);
-  auto* space = new QAction(this);
+  // The player's keys, also in the Playback menu (one action per key: never two owners).
+  auto* space = playback_menu_->addAction(tr("&Play / Pause"));
   space->setShortcut(QKeySequence(Qt::Key_Space));
   connect(space, &QAction::triggered, player_, &WordPlayer::toggle);
   addAction(space);
-  auto* prev = new QAction(this);
+  auto* prev = playback_menu_->addAction(tr("P&revious Word"));
   prev->setShortcuts({QKeySequence(Qt::Key_Comma), QKeySequence(Qt::ALT | Qt::Key_Left)});
   connect(prev, &QAction::triggered, player_, &WordPlayer::stepBack);
   addAction(prev);
-  auto* next = new QAction(this);
+  auto* next = playback_menu_->addAction(tr("&Next Word"));
   next->setShortcuts({QKeySequence(Qt::Key_Period), QKeySequence(Qt::ALT | Qt::Key_Right)});
   connect(next, &QAction::triggered, player_, &WordPlayer::stepForward);
   addAction(next);
+  playback_menu_->addSeparator();
 
   speed_ = new QSlider(Qt::Horizontal);
   speed_->setRange(1, 16);  // half-words per second
   speed_->setValue(4);
   speed_->setFixedWidth(90);
-  speed_->setToolTip(tr("Playback speed"));
+  speed_->setToolTip(tr("Playback speed ([ slower, ] faster)"));
   connect(speed_, &QSlider::valueChanged, this, [this](int v) { player_->setWordsPerSecond(v / 2.0); });
   player_->setWordsPerSecond(speed_->value() / 2.0);
+  auto* faster = playback_menu_->addAction(tr("&Faster"));
+  faster->setShortcut(QKeySequence(Qt::Key_BracketRight));
+  connect(faster, &QAction::triggered, this, [this] { speed_->setValue(speed_->value() + 1); });
+  addAction(faster);
+  auto* slower = playback_menu_->addAction(tr("&Slower"));
+  slower->setShortcut(QKeySequence(Qt::Key_BracketLeft));
+  connect(slower, &QAction::triggered, this, [this] { speed_->setValue(speed_->value() - 1); });
+  addAction(slower);
 
   beam_ = new QSpinBox;
   beam_->setRange(1, 10);

@@ -67,6 +67,8 @@ void MainWindow::buildActions() {
   compare_action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+2")));
   connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareVisible);
 
+  playback_menu_ = menuBar()->addMenu(tr("&Playback"));  // filled with the player's actions in buildControls()
+
   QMenu* camera = menuBar()->addMenu(tr("&Camera"));
   webcam_action_ = camera->addAction(tr("Live &Webcam Captions"));
   webcam_action_->setCheckable(true);
@@ -80,6 +82,14 @@ void MainWindow::buildActions() {
   training->addAction(tr("Training &Dashboards"), this, &MainWindow::showTrainingWindow, QKeySequence(tr("Ctrl+T")));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Quick Start"), this, [this] {
+    QMessageBox::information(this, tr("Quick Start"), quickStartText());
+  });
+  help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+    QMessageBox box(QMessageBox::NoIcon, tr("Keyboard Shortcuts"), shortcutsText(), QMessageBox::Close, this);
+    box.exec();
+  }, QKeySequence::HelpContents);
+  help->addSeparator();
   help->addAction(tr("&About Fovea Studio"), this, [this] {
     QMessageBox::about(this, tr("About Fovea Studio"),
                        tr("<b>Fovea Studio</b> 0.1<br>Image captioning with visual attention "
@@ -96,6 +106,40 @@ void MainWindow::buildActions() {
   tb->addSeparator();
   tb->addAction(compare_action_);
   tb->addAction(webcam_action_);
+}
+
+QString MainWindow::quickStartText() const {
+  return tr("<b>1. Open an image</b> (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or click a sample "
+            "scene in the strip at the bottom. The model captions it.<br>"
+            "<b>2. Read where it looks</b>: the caption plays word by word (Space pauses); the image is "
+            "bright where the model attends for the shown word. Click or hover a word to hold it; "
+            "<tt>,</tt> and <tt>.</tt> step.<br>"
+            "<b>3. Test it</b>: type your own caption under the words and press Enter: each word gets its "
+            "probability and attention. Ctrl+2 compares the soft and the hard model side by side.<br>"
+            "<b>4. Keep it</b>: File ▸ Export Figure writes the image and one panel per word (PNG, SVG, PDF).<br>"
+            "<b>5. Train your own</b>: Training ▸ New Training Run; the dashboards show the loss, the "
+            "REINFORCE baseline, the entropy of α and validation scores live.");
+}
+
+QString MainWindow::shortcutsText() const {
+  // From the actions themselves, so the list is what the keys do.
+  QString rows;
+  QStringList seen;
+  const auto add = [&](const QAction* a) {
+    if (a->shortcuts().isEmpty() || a->text().isEmpty()) return;
+    QStringList keys;
+    for (const auto& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText).toHtmlEscaped();
+    const QString name = QString(a->text()).remove(QLatin1Char('&')).remove(QStringLiteral("…"));
+    if (seen.contains(name)) return;
+    seen << name;
+    rows += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>").arg(keys.join(tr(" or ")), name.toHtmlEscaped());
+  };
+  for (const QAction* menu : menuBar()->actions()) {
+    if (!menu->menu()) continue;
+    for (const QAction* a : menu->menu()->actions()) add(a);
+  }
+  for (const QAction* a : actions()) add(a);
+  return QStringLiteral("<table>%1</table><br>%2").arg(rows, tr("In the thumbnail strip the arrow keys move between images."));
 }
 
 }  // namespace fovea::ui

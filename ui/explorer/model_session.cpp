@@ -1,6 +1,7 @@
 #include "ui/explorer/model_session.h"
 
 #include <QElapsedTimer>
+#include <QDir>
 #include <QFileInfo>
 #include <QThread>
 
@@ -27,6 +28,59 @@ class ModelSession::Worker : public QObject {
 
 namespace {
 
+QString row(const QString& name, const QString& value) {
+  return QStringLiteral("<tr><td style='color:gray; padding-right:8px'>%1</td><td>%2</td></tr>").arg(name, value);
+}
+
+/// A readable model card (rich text) from the engine's info().
+QString model_card(const nlohmann::json& info, const QString& path) {
+  const auto text = [&](const char* key) { return QString::fromStdString(info.value(key, std::string())).toHtmlEscaped(); };
+  const auto& m = info.value("model", nlohmann::json::object());
+  const bool hard = info.value("attention", std::string()) == "hard";
+  QString card = QStringLiteral("<b>%1</b><table>").arg(QFileInfo(path).fileName().toHtmlEscaped());
+  card += row(QObject::tr("Attention"), hard ? QObject::tr("hard (stochastic: one sampled glimpse per word, trained with REINFORCE)")
+                                             : QObject::tr("soft (deterministic: a weighted average of the image's cells)"));
+  if (info.contains("dataset")) {
+    card += row(QObject::tr("Trained on"), QObject::tr("%1, images of %2×%2 px")
+                                               .arg(text("dataset"))
+                                               .arg(m.value("image_size", 0)));
+  }
+  if (info.contains("steps")) {
+    QString training = QObject::tr("%1 steps").arg(info["steps"].get<long long>());
+    const double seconds = info.value("training_time_s", 0.0);
+    if (seconds > 0) training += QObject::tr(" in %1 min").arg(seconds / 60, 0, 'f', 0);
+    card += row(QObject::tr("Training"), training);
+    card += row(QObject::tr("Validation BLEU-4"), QString::number(info.value("best_val_bleu4", 0.0), 'f', 3));
+  }
+  QStringList words;
+  for (const auto& w : info.value("vocabulary_sample", std::vector<std::string>())) words << QString::fromStdString(w).toHtmlEscaped();
+  const int vocabulary = info.value("vocabulary", 0);
+  card += row(QObject::tr("Vocabulary"), QObject::tr("%1 words: %2%3")
+                                             .arg(vocabulary)
+                                             .arg(words.join(QStringLiteral(", ")))
+                                             .arg(words.size() + 4 < vocabulary ? QStringLiteral(", …") : QString()));
+  const auto grid = info.value("grid", std::vector<int>{0, 0});
+  card += row(QObject::tr("Architecture"),
+              QObject::tr("CNN to a %1×%2 grid of %3-d annotations; LSTM of %4, attention MLP %5, embeddings %6%7")
+                  .arg(grid.size() > 0 ? grid[0] : 0)
+                  .arg(grid.size() > 1 ? grid[1] : 0)
+                  .arg(info.value("annotation_dim", 0))
+                  .arg(m.value("hidden_dim", 0))
+                  .arg(m.value("attention_dim", 0))
+                  .arg(m.value("embed_dim", 0))
+                  .arg(m.value("use_beta", false) ? QObject::tr(", β gate") : QString()));
+  // The card written beside the model (models/NAME.md) or in its run folder (MODEL_CARD.md).
+  const QFileInfo file(path);
+  for (const QString& name : {file.completeBaseName() + ".md", QStringLiteral("MODEL_CARD.md")}) {
+    const QString card_path = file.dir().filePath(name);
+    if (QFileInfo::exists(card_path)) {
+      card += row(QObject::tr("Model card"), QDir::toNativeSeparators(card_path).toHtmlEscaped());
+      break;
+    }
+  }
+  return card + QStringLiteral("</table>");
+}
+
 ModelDescription describe(const fovea::Captioner& c, const QString& path) {
   const nlohmann::json info = c.info();
   ModelDescription d;
@@ -43,7 +97,7 @@ ModelDescription describe(const fovea::Captioner& c, const QString& path) {
   parts << QStringLiteral("%1 words").arg(info.value("vocabulary", 0));
   parts << QStringLiteral("grid %1x%2").arg(d.grid_h).arg(d.grid_w);
   d.summary = parts.join(QStringLiteral(" · "));
-  d.details = QString::fromStdString(info.dump(2));
+  d.card = model_card(info, path);
   return d;
 }
 

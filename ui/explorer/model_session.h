@@ -21,7 +21,7 @@ struct ModelDescription {
   QString path;
   QString attention;  ///< "soft" or "hard"
   QString summary;    ///< one line: kind, data, training, vocabulary
-  QString details;    ///< the engine's info() as indented JSON
+  QString card;       ///< a readable model card (rich text): kind, data, training, scores, vocabulary
   int grid_h = 0, grid_w = 0;
 };
 
