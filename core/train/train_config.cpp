@@ -1,5 +1,6 @@
 #include "core/train/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -21,6 +22,19 @@ void TrainConfig::validate() const {
     throw std::invalid_argument("train_scenes (" + std::to_string(train_scenes) + ") must be at least the batch (" +
                                 std::to_string(batch_size) + ")");
   }
+}
+
+RunPlan plan_run(const TrainConfig& c, std::int64_t steps_per_epoch, std::int64_t steps_taken,
+                 std::int64_t pretrain_steps_taken) {
+  RunPlan p;
+  p.captioning_steps = steps_per_epoch * c.epochs;
+  p.pretrain_steps = pretrains_encoder(c) ? c.pretrain_steps : 0;
+  if (steps_taken > 0) p.pretrain_steps = std::min(p.pretrain_steps, pretrain_steps_taken);  // captioning began: it is over
+  if (c.max_steps > 0) {
+    if (steps_taken == 0) p.pretrain_steps = std::min(p.pretrain_steps, std::max(pretrain_steps_taken, c.max_steps / 2));
+    p.captioning_steps = std::min(p.captioning_steps, std::max<std::int64_t>(0, c.max_steps - p.pretrain_steps));
+  }
+  return p;
 }
 
 double captioning_lr(const TrainConfig& c, std::int64_t epoch) { return c.lr * std::pow(c.lr_decay, double(epoch)); }

@@ -80,6 +80,16 @@ inline constexpr double kPretrainLr = 2e-3;             ///< peak learning rate 
 /// encoder, and not starting from another model's weights (whose encoder is trained already).
 bool pretrains_encoder(const TrainConfig& c);
 
+/// The steps a run of `c` takes: its encoder pretraining, then its captioning steps. With
+/// max_steps the two stay within it, the pretraining taking at most half; a resumed run passes
+/// the steps it has taken (a pretraining that captioning followed is over).
+struct RunPlan {
+  std::int64_t pretrain_steps = 0, captioning_steps = 0;
+  std::int64_t total() const { return pretrain_steps + captioning_steps; }
+};
+RunPlan plan_run(const TrainConfig& c, std::int64_t steps_per_epoch, std::int64_t steps_taken = 0,
+                 std::int64_t pretrain_steps_taken = 0);
+
 /// The learning rate of captioning epoch `epoch`: lr * lr_decay^epoch.
 double captioning_lr(const TrainConfig& c, std::int64_t epoch);
 

@@ -55,13 +55,9 @@ TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, T
 }
 
 void TrainingSession::plan_steps() {
-  total_steps_ = steps_per_epoch_ * config_.epochs;
-  pretrain_steps_ = pretrains_encoder(config_) ? config_.pretrain_steps : 0;
-  if (state_.step > 0) pretrain_steps_ = std::min(pretrain_steps_, state_.pretrain_step);  // captioning began: it is over
-  if (config_.max_steps > 0) {  // the whole run within max_steps, the pretraining at most half of it
-    if (state_.step == 0) pretrain_steps_ = std::min(pretrain_steps_, std::max(state_.pretrain_step, config_.max_steps / 2));
-    total_steps_ = std::min(total_steps_, std::max<std::int64_t>(0, config_.max_steps - pretrain_steps_));
-  }
+  const auto plan = plan_run(config_, steps_per_epoch_, state_.step, state_.pretrain_step);
+  total_steps_ = plan.captioning_steps;
+  pretrain_steps_ = plan.pretrain_steps;
 }
 
 void TrainingSession::start_new() {

@@ -8,6 +8,7 @@
 #include <QGraphicsScene>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -439,6 +440,73 @@ class TrainingWindowTest : public QObject {
       chart.redrawNow();
       QVERIFY2(x->max() >= steps && x->max() <= 1.2 * steps, qPrintable(QString::number(x->max())));
     }
+  }
+
+  void theNewRunDialogShowsThePlanDisablesWhatDoesNotApplyAndIgnoresEnter() {
+    QSettings().remove("training/last_config");
+    NewRunDialog d(runs_);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    // The recipe: pretraining and captioning steps, before Start.
+    QVERIFY2(d.planText().contains("14000 pretraining + 2500 captioning steps (4 epochs of 625)"), qPrintable(d.planText()));
+    // What does not apply is disabled.
+    QVERIFY(d.setValue("attention", "soft"));
+    QVERIFY(!d.findChild<QWidget*>("lambda-r")->isEnabled());
+    QVERIFY(d.findChild<QWidget*>("beta")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("images")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("finetune-backbone")->isEnabled());
+    QVERIFY(d.findChild<QWidget*>("pretrain-steps")->isEnabled());
+    QVERIFY(d.setValue("dataset", "karpathy:data/dataset_flickr8k.json"));
+    QVERIFY(d.findChild<QWidget*>("images")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("pretrain-steps")->isEnabled());  // pretraining needs the built-in scenes
+    QVERIFY(d.setValue("dataset", "fashion-scenes"));
+    QVERIFY(d.setValue("backbone", "resnet.pt"));
+    QVERIFY(d.findChild<QWidget*>("finetune-backbone")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("encoder-widths")->isEnabled());
+    QVERIFY(d.setValue("backbone", ""));
+    // Quick test: a few hundred steps.
+    auto* quick = [&] {
+      for (auto* b : d.findChildren<QPushButton*>()) {
+        if (b->text() == "Quick test") return b;
+      }
+      return static_cast<QPushButton*>(nullptr);
+    }();
+    QVERIFY(quick);
+    quick->click();
+    QVERIFY2(d.planText().contains("100 pretraining + 200 captioning steps (2 epochs of 100)"), qPrintable(d.planText()));
+    // Enter in a field does not start the run.
+    auto* lr = d.findChild<QLineEdit*>("lr");
+    QVERIFY(lr);
+    lr->setFocus();
+    QTest::keyClick(lr, Qt::Key_Return);
+    QVERIFY(d.isVisible());
+    QCOMPARE(d.result(), int(QDialog::Rejected));
+    // Accepted settings come back in the next dialog (in a new folder).
+    QVERIFY(d.setValue("out", runs_ + "/remembered"));
+    QVERIFY(d.setValue("lr", "0.0042"));
+    d.findChild<QPushButton*>("start")->click();
+    QCOMPARE(d.result(), int(QDialog::Accepted));
+    NewRunDialog next(runs_);
+    QCOMPARE(next.config().lr, 0.0042);
+    QCOMPARE(next.config().max_steps, std::int64_t(300));
+    QVERIFY(next.value("out").toString() != runs_ + "/remembered");
+    QSettings().remove("training/last_config");
+  }
+
+  void aSecondRunIsQueuedAndStartsWhenTheFirstEnds() {
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(runs_);
+    const QString first = runs_ + "/queue-first", second = runs_ + "/queue-second";
+    QVERIFY(w.startRun(tiny(first, fovea::AttentionKind::Soft, 40)));
+    QVERIFY(w.training()->isRunning());
+    QVERIFY(w.startRun(tiny(second, fovea::AttentionKind::Soft, 20)));
+    QCOMPARE(w.queuedRuns(), 1);
+    QVERIFY(w.logText().contains("Queued"));
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(QString::fromStdString(fovea::model_card_path(second.toStdString()))), kWait);
+    QVERIFY(QFileInfo::exists(QString::fromStdString(fovea::model_card_path(first.toStdString()))));
+    QCOMPARE(w.queuedRuns(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
   }
 
   void aRunStartedFromTheDialogTrainsPausesResumesAndCancels() {

@@ -9,10 +9,12 @@
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -21,8 +23,12 @@
 #include <climits>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
+#include "core/data/dataset_source.h"
 #include "core/train/run_log.h"
 #include "core/train/train_settings.h"
+#include "ui/training/run_estimate.h"
 
 namespace fovea::ui {
 
@@ -40,9 +46,18 @@ QString label_of(const fovea::TrainSetting& s) {
 
 }  // namespace
 
+constexpr const char* kLastConfigKey = "training/last_config";
+
 NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
-    : QDialog(parent), runs_root_(runs_root), tabs_(new QTabWidget), error_(new QLabel) {
+    : QDialog(parent),
+      runs_root_(runs_root),
+      tabs_(new QTabWidget),
+      error_(new QLabel),
+      plan_(new QLabel),
+      estimate_(std::make_unique<RunEstimate>(runs_root)) {
   setWindowTitle(tr("New training run"));
+  plan_->setObjectName("plan");
+  plan_->setWordWrap(true);
   error_->setStyleSheet("color: #b00020");
   error_->setWordWrap(true);
   error_->hide();
@@ -52,6 +67,8 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   auto* paper = new QPushButton(tr("Paper's objective"));
   paper->setToolTip(tr("Xu et al. 2015 exactly: no auxiliary loss, encoder pretraining or attention supervision, h0/c0 "
                        "from the mean annotation, penalty summed over cells"));
+  auto* quick = new QPushButton(tr("Quick test"));
+  quick->setToolTip(tr("This model on a small budget: a few minutes, to check a setup end to end"));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
   buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
@@ -59,11 +76,13 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   presets->addWidget(new QLabel(tr("Start from:")));
   presets->addWidget(recommended);
   presets->addWidget(paper);
+  presets->addWidget(quick);
   presets->addStretch();
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(presets);
   layout->addWidget(tabs_, 1);
+  layout->addWidget(plan_);
   layout->addWidget(error_);
   layout->addWidget(buttons);
   for (const auto& group : fovea::train_setting_groups()) {
@@ -74,9 +93,25 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     auto* grid = static_cast<QGridLayout*>(page->layout());
     grid->setRowStretch(grid->rowCount(), 1);  // the rows at the top, the space below them
   }
-  setConfig(fovea::recommended_train_config());
+  // The last run's settings, else the shipped recipe; a new folder either way.
+  auto start = fovea::recommended_train_config();
+  try {
+    const auto saved = QSettings().value(kLastConfigKey).toString().toStdString();
+    if (!saved.empty()) start = fovea::train_config_from_json(nlohmann::json::parse(saved));
+  } catch (const std::exception&) {
+    // written by another version, or damaged: the recipe
+  }
+  setConfig(start);
   suggestOutputFolder();
-  connect(findChild<QComboBox*>("attention"), &QComboBox::currentTextChanged, this, &NewRunDialog::updateHardOnly);
+  // Any change: what applies and the plan follow. Enter in a field never starts a run.
+  for (const auto& f : fields_) {
+    if (auto* box = qobject_cast<QCheckBox*>(f.editor)) connect(box, &QCheckBox::toggled, this, &NewRunDialog::updateApplicable);
+    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) connect(spin, &QSpinBox::valueChanged, this, &NewRunDialog::updatePlan);
+    else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) connect(combo, &QComboBox::currentTextChanged, this, &NewRunDialog::updateApplicable);
+    else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) connect(edit, &QLineEdit::textChanged, this, &NewRunDialog::updateApplicable);
+  }
+  for (auto* button : findChildren<QPushButton*>()) button->setAutoDefault(false);  // Enter presses no button
+  updateApplicable();
 
   connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -85,6 +120,16 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     setConfig(fovea::recommended_train_config());
     setValue("out", out);
     setValue("attention", attention);
+  });
+  connect(quick, &QPushButton::clicked, this, [this] {
+    try {
+      auto c = config();
+      applyQuickTest(c);
+      setConfig(c);
+    } catch (const std::exception& e) {
+      error_->setText(QString::fromStdString(e.what()));
+      error_->show();
+    }
   });
   connect(paper, &QPushButton::clicked, this, [this] {
     try {
@@ -97,6 +142,47 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     }
   });
   resize(980, 640);
+}
+
+NewRunDialog::~NewRunDialog() = default;
+
+void NewRunDialog::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) {
+    if (auto* button = qobject_cast<QPushButton*>(focusWidget())) button->click();  // a focused button still works
+    event->accept();
+    return;
+  }
+  QDialog::keyPressEvent(event);
+}
+
+void NewRunDialog::startFrom(const fovea::TrainConfig& config) {
+  setConfig(config);
+  suggestOutputFolder();
+}
+
+void NewRunDialog::setQueueing(bool queueing) {
+  auto* start = findChild<QPushButton*>("start");
+  start->setText(queueing ? tr("Queue run") : tr("Start training"));
+  start->setToolTip(queueing ? tr("A run is training: this one starts when it ends") : QString());
+}
+
+void NewRunDialog::applyQuickTest(fovea::TrainConfig& c) {
+  c.train_scenes = 3200;
+  c.val_scenes = 100;
+  c.batch_size = 32;
+  c.epochs = 2;
+  c.pretrain_steps = std::min<std::int64_t>(c.pretrain_steps, 100);
+  c.max_steps = 300;
+}
+
+QString NewRunDialog::planText() const { return plan_->text(); }
+
+void NewRunDialog::updatePlan() {
+  try {
+    plan_->setText(tr("Plan: %1").arg(estimate_->describe(config())));
+  } catch (const std::exception&) {
+    plan_->setText(tr("Plan: (a field does not parse yet)"));
+  }
 }
 
 QWidget* NewRunDialog::addPage(const QString& title) {
@@ -211,7 +297,7 @@ void NewRunDialog::setConfig(const fovea::TrainConfig& config) {
     else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) combo->setCurrentText(QString::fromStdString(std::get<std::string>(v)));
     else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) edit->setText(QString::fromStdString(fovea::format_setting(v)));
   }
-  updateHardOnly();
+  updateApplicable();
 }
 
 bool NewRunDialog::setValue(const QString& name, const QVariant& v) {
@@ -240,12 +326,25 @@ QStringList NewRunDialog::settingKeys() const {
   return out;
 }
 
-void NewRunDialog::updateHardOnly() {
+void NewRunDialog::updateApplicable() {
+  const auto enable = [this](const char* name, bool on) {
+    if (auto* w = findChild<QWidget*>(name)) w->setEnabled(on);
+  };
   const bool hard = value("attention").toString() == "hard";
-  for (const char* name : {"lambda-r", "lambda-e", "expected-prob", "baseline-decay"}) {
-    if (auto* w = findChild<QWidget*>(name)) w->setEnabled(hard);
-  }
-  if (auto* w = findChild<QWidget*>("beta")) w->setEnabled(!hard);
+  for (const char* name : {"lambda-r", "lambda-e", "expected-prob", "baseline-decay"}) enable(name, hard);
+  enable("beta", !hard);
+  const bool builtin = fovea::is_builtin_dataset(value("dataset").toString().trimmed().toStdString());
+  enable("images", !builtin);
+  const bool backbone = !value("backbone").toString().trimmed().isEmpty();
+  enable("finetune-backbone", backbone);
+  enable("encoder-widths", !backbone);
+  fovea::TrainConfig probe;  // would a pretraining run? (pretrains_encoder, with pretraining asked for)
+  probe.dataset = value("dataset").toString().trimmed().toStdString();
+  probe.model.backbone_path = value("backbone").toString().trimmed().toStdString();
+  probe.init_from = value("init-from").toString().trimmed().toStdString();
+  probe.pretrain_steps = 1;
+  enable("pretrain-steps", fovea::pretrains_encoder(probe));
+  updatePlan();
 }
 
 void NewRunDialog::accept() {
@@ -259,6 +358,9 @@ void NewRunDialog::accept() {
       throw std::invalid_argument(c.init_from + ": no such checkpoint to initialise from");
     }
     error_->hide();
+    auto remembered = fovea::to_json(c);
+    remembered.erase("out");  // every run gets a folder of its own
+    QSettings().setValue(kLastConfigKey, QString::fromStdString(remembered.dump()));
     QDialog::accept();
   } catch (const std::exception& e) {
     error_->setText(QString::fromStdString(e.what()));

@@ -1,12 +1,16 @@
 #pragma once
 /// "New training run": one field per training setting (core/train/train_settings.h), on one page per
-/// group as `fovea train --help` groups them, each with its one line of help, starting from the
-/// shipped recipe; one button switches to the paper's exact objective. Produces a
-/// fovea::TrainConfig for TrainingRun::start.
+/// group as `fovea train --help` groups them, each with its one line of help. It opens with the
+/// last run's settings (or the shipped recipe the first time); presets switch to the recipe, the
+/// paper's exact objective or a quick test of a few minutes. Fields that do not apply to the
+/// other settings are disabled, the run's steps and (from past runs' speed) its time are shown
+/// before Start, and Enter never starts a run. Produces a fovea::TrainConfig for TrainingRun::start.
 #include <QDialog>
 #include <QList>
 
 #include "core/train/train_config.h"
+
+#include <memory>
 
 class QLabel;
 class QTabWidget;
@@ -17,11 +21,23 @@ struct TrainSetting;
 
 namespace fovea::ui {
 
+class RunEstimate;
+
 class NewRunDialog : public QDialog {
   Q_OBJECT
  public:
-  /// `runs_root`: where the suggested output folder goes.
+  /// `runs_root`: where the suggested output folder goes, and the past runs that time this one.
   explicit NewRunDialog(const QString& runs_root, QWidget* parent = nullptr);
+  ~NewRunDialog() override;
+
+  /// Fills the fields from `config` (e.g. another run's) with a new output folder.
+  void startFrom(const fovea::TrainConfig& config);
+  /// A run is training: Start becomes "Queue run" (it starts when the other ends).
+  void setQueueing(bool queueing);
+  /// The quick-test preset: the current model on a small budget (a few minutes on a laptop CPU).
+  static void applyQuickTest(fovea::TrainConfig& config);
+  /// The plan and time estimate shown above the buttons.
+  QString planText() const;
 
   /// The settings as the fields hold them; throws std::invalid_argument naming a field that
   /// does not parse.
@@ -37,6 +53,10 @@ class NewRunDialog : public QDialog {
  public Q_SLOTS:
   void accept() override;
 
+ protected:
+  /// Enter in a field does nothing (QDialog would press Start, which may begin hours of training).
+  void keyPressEvent(QKeyEvent* event) override;
+
  private:
   struct Field {
     const fovea::TrainSetting* setting;
@@ -47,12 +67,17 @@ class NewRunDialog : public QDialog {
   /// A Browse… button for the settings that name a file or folder; null for the others.
   QWidget* browseButton(const QString& name);
   void suggestOutputFolder();
-  void updateHardOnly();
+  /// Enables the fields that apply: REINFORCE settings for hard attention, β for soft, the
+  /// images folder for datasets on disk, fine-tuning with a backbone, pretraining where it runs.
+  void updateApplicable();
+  void updatePlan();
 
   QString runs_root_;
   QTabWidget* tabs_;
   QLabel* error_;
+  QLabel* plan_;
   QList<Field> fields_;
+  std::unique_ptr<RunEstimate> estimate_;
 };
 
 }  // namespace fovea::ui

@@ -20,12 +20,14 @@ RunList::RunList(QWidget* parent)
       root_label_(new QLabel),
       list_(new QListWidget),
       open_best_(new QPushButton(tr("Open best in explorer"))),
-      resume_(new QPushButton(tr("Resume"))) {
+      resume_(new QPushButton(tr("Resume"))),
+      like_(new QPushButton(tr("New run like this"))) {
   auto* choose = new QPushButton(tr("Folder…"));
   auto* refresh_button = new QPushButton(tr("Refresh"));
   choose->setToolTip(tr("Choose the folder that holds your run folders"));
   open_best_->setToolTip(tr("Load the run's best checkpoint (by validation BLEU-4) into the caption explorer"));
   resume_->setToolTip(tr("Continue an interrupted run from its last checkpoint"));
+  like_->setToolTip(tr("Open New run with this run's settings (in a new folder)"));
   root_label_->setWordWrap(true);
   root_label_->setStyleSheet("color: gray");
   list_->setObjectName("runs");
@@ -41,12 +43,16 @@ RunList::RunList(QWidget* parent)
   auto* bottom = new QHBoxLayout;
   bottom->addWidget(open_best_);
   bottom->addWidget(resume_);
+  auto* bottom2 = new QHBoxLayout;
+  bottom2->addWidget(like_);
+  bottom2->addStretch();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
   layout->addWidget(root_label_);
   layout->addWidget(list_, 1);
   layout->addLayout(bottom);
+  layout->addLayout(bottom2);
 
   connect(choose, &QPushButton::clicked, this, &RunList::chooseRoot);
   connect(refresh_button, &QPushButton::clicked, this, &RunList::refresh);
@@ -65,6 +71,9 @@ RunList::RunList(QWidget* parent)
   });
   connect(resume_, &QPushButton::clicked, this, [this] {
     if (!currentRun().isEmpty()) Q_EMIT resumeRequested(currentRun());
+  });
+  connect(like_, &QPushButton::clicked, this, [this] {
+    if (!currentRun().isEmpty()) Q_EMIT newRunLikeRequested(currentRun());
   });
   updateButtons();
 }
@@ -192,6 +201,7 @@ void RunList::updateButtons() {
     }
   }
   resume_->setEnabled(resumable);
+  like_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::config_path(path))));
 }
 
 }  // namespace fovea::ui

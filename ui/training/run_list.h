@@ -42,6 +42,8 @@ class RunList : public QWidget {
   void resumeRequested(const QString& dir);
   /// The user picked another runs folder with Folder… (the window then uses it for new runs too).
   void rootChosen(const QString& root);
+  /// "New run like this": a new run starting from this run's settings.
+  void newRunLikeRequested(const QString& dir);
 
  private:
   QListWidgetItem* item(const QString& dir) const;
@@ -55,6 +57,7 @@ class RunList : public QWidget {
   QListWidget* list_;
   QPushButton* open_best_;
   QPushButton* resume_;
+  QPushButton* like_;
 };
 
 }  // namespace fovea::ui

@@ -14,6 +14,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
+#include <QTimer>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -135,6 +136,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
   connect(runs_, &RunList::resumeRequested, this, &TrainingWindow::resumeRun);
   connect(runs_, &RunList::rootChosen, this, &TrainingWindow::setRunsRoot);
+  connect(runs_, &RunList::newRunLikeRequested, this, [this](const QString& dir) { newRun(dir); });
   connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
 
   QSettings settings;
@@ -150,6 +152,7 @@ void TrainingWindow::buildToolbar() {
   tb->setObjectName("training-toolbar");
   tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
   new_action_ = tb->addAction(tr("New run…"), this, [this] { newRun(); });
+  new_action_->setToolTip(tr("Start a run (queued while another trains)"));
   new_action_->setShortcut(QKeySequence::New);
   tb->addAction(tr("Open run…"), this, &TrainingWindow::chooseRunFolder);
   tb->addSeparator();
@@ -188,14 +191,32 @@ void TrainingWindow::setRunsRoot(const QString& root) {
   runs_->setRoot(runs_root_);
 }
 
-bool TrainingWindow::newRun() {
+bool TrainingWindow::newRun(const QString& like) {
   QDir().mkpath(runs_root_);
   NewRunDialog dialog(runs_root_, this);
+  if (!like.isEmpty()) {
+    try {
+      const auto run = fovea::read_run_log(like.toStdString(), /*with_samples=*/false);
+      if (run.has_config) dialog.startFrom(run.config);
+    } catch (const std::exception& e) {
+      log(tr("%1: %2").arg(like, QString::fromStdString(e.what())));
+    }
+  }
+  dialog.setQueueing(training_->isRunning());
   if (dialog.exec() != QDialog::Accepted) return false;
   return startRun(dialog.config());
 }
 
 bool TrainingWindow::startRun(const fovea::TrainConfig& config) {
+  if (training_->isRunning()) {
+    queue_.append(config);
+    const auto text = tr("Queued %1: it starts when the run training now ends (%2 queued).")
+                          .arg(QString::fromStdString(config.out_dir))
+                          .arg(queue_.size());
+    log(text);
+    status_->setText(text);
+    return true;
+  }
   live_hard_ = config.model.attention == fovea::AttentionKind::Hard;
   live_best_bleu_ = -1;
   return training_->start(config);
@@ -244,6 +265,11 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
   progress_->hide();
   runs_->setLiveRun(QString());
   updateActions();
+  if (!queue_.isEmpty()) {  // the next queued run, once this one's signals are done
+    QTimer::singleShot(0, this, [this] {
+      if (!queue_.isEmpty() && !training_->isRunning()) startRun(queue_.takeFirst());
+    });
+  }
   if (error && isVisible()) QMessageBox::warning(this, tr("Training failed"), text);
 }
 
@@ -341,7 +367,6 @@ void TrainingWindow::updateActions() {
   const bool running = training_->isRunning();
   pause_action_->setEnabled(running);
   cancel_action_->setEnabled(running);
-  new_action_->setEnabled(!running);
   if (!running) pause_action_->setText(tr("Pause"));
 }
 

@@ -37,8 +37,11 @@ class TrainingWindow : public QMainWindow {
   void setRunsRoot(const QString& root);
   QString runsRoot() const { return runs_root_; }
   /// Opens the dialog; starts the run it describes when the user accepts. Returns whether one started.
-  bool newRun();
+  /// Opens New run (with the last run's settings, or `like`'s when given); false when cancelled.
+  bool newRun(const QString& like = {});
+  /// Starts the run, or queues it while another trains (it starts when that one ends).
   bool startRun(const fovea::TrainConfig& config);
+  int queuedRuns() const { return int(queue_.size()); }
   bool resumeRun(const QString& dir);
   /// Shows a past (or interrupted) run's dashboards without training. False + message when unreadable.
   bool openRun(const QString& dir);
@@ -95,6 +98,7 @@ class TrainingWindow : public QMainWindow {
   QString runs_root_, live_dir_;
   QSplitter* columns_ = nullptr;  ///< run list and log | charts | samples
   bool shown_before_ = false;
+  QList<fovea::TrainConfig> queue_;  ///< runs to start, in order, as the current one ends
   bool live_hard_ = false;
   double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
   std::vector<fovea::SampleRecord> live_samples_;
