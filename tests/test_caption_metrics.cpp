@@ -8,6 +8,7 @@
 #include "core/data/coco_captions.h"
 #include "core/data/tokenizer.h"
 #include "core/eval/caption_metrics.h"
+#include "core/eval/reference_captions.h"
 #include "tests/test_support.h"
 
 using namespace fovea;
@@ -77,4 +78,27 @@ TEST(CocoCaptions, MissingImagesAreListedAndBadJsonIsLocated) {
   EXPECT_NE(broken.find("broken.json: invalid JSON at byte"), std::string::npos) << broken;
   std::ofstream(dir / "dup.json") << R"([{"image_id":1,"caption":"a"},{"image_id":1,"caption":"b"}])";
   EXPECT_THROW(read_coco_results(dir / "dup.json"), std::runtime_error);
+}
+
+TEST(ReferenceCaptions, AFolderCaptionsJsonScoresACaptionAgainstItsImagesReferences) {
+  test::TempDir dir("references");
+  EXPECT_TRUE(ReferenceCaptions::read_folder(dir.path.string()).empty());  // no captions.json: none
+  std::ofstream(dir / "captions.json") << R"([
+    {"file": "a.png", "captions": ["a red bag to the left of a blue shirt", "a red bag and a blue shirt"], "id": 0},
+    {"file": "b.png", "captions": ["a green sneaker", "one green sneaker"]},
+    {"file": "c.png", "captions": ["a white coat above a black dress", "a white coat and a black dress"]}])";
+  const auto refs = ReferenceCaptions::read_folder(dir.path.string());
+  ASSERT_EQ(refs.of("a.png").size(), 2u);
+  EXPECT_TRUE(refs.of("missing.png").empty());
+  const auto exact = refs.score("a.png", "a red bag to the left of a blue shirt");
+  const auto close = refs.score("a.png", "a red bag to the right of a blue shirt");
+  const auto wrong = refs.score("a.png", "a white coat above a black dress");
+  EXPECT_NEAR(exact.bleu4, 1.0, 1e-6);
+  EXPECT_GT(exact.cider, close.cider);
+  EXPECT_GT(close.cider, wrong.cider);
+  EXPECT_GT(close.bleu4, wrong.bleu4);
+  EXPECT_THROW(refs.score("missing.png", "a bag"), std::invalid_argument);
+  std::ofstream(dir / "captions.json") << R"({"file": "a.png"})";
+  const auto error = test::error_message([&] { ReferenceCaptions::read_folder(dir.path.string()); });
+  EXPECT_NE(error.find("captions.json"), std::string::npos) << error;
 }

@@ -144,6 +144,20 @@ class StudioTest : public QObject {
     QVERIFY(w.player()->wordsPerSecond() > before);
   }
 
+  void theSampleScenesShowTheirReferenceCaptionsAndScores() {
+    auto w = captioned();  // a sample scene: its folder has captions.json
+    const QString text = w->primaryPanel()->referencesText();
+    QVERIFY2(text.contains("Reference:") && text.contains("BLEU-4") && text.contains("CIDEr-D"), qPrintable(text));
+    QVERIFY2(text.contains("a yellow pullover"), qPrintable(text));  // the first reference of test_00001.png
+    // An image without references shows none.
+    const QString lone = tmp_.filePath("lone/scene.png");
+    QVERIFY(QDir().mkpath(tmp_.filePath("lone")));
+    QVERIFY(QFile::copy(kSample, lone));
+    QVERIFY(w->openImage(lone));
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && !w->primaryPanel()->isBusy(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->referencesText().isEmpty(), kWait);
+  }
+
   void aWordChipIsNotHighlightedOnceTheMouseLeaves() {
     auto w = captioned();
     auto* strip = w->primaryPanel()->strip();

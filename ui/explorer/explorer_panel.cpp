@@ -15,7 +15,7 @@ namespace fovea::ui {
 
 ExplorerPanel::ExplorerPanel(QWidget* parent)
     : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
-      strip_(new CaptionStrip), readout_(new LiveText) {
+      strip_(new CaptionStrip), readout_(new LiveText), references_(new QLabel) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   title_->setTextFormat(Qt::RichText);
@@ -25,6 +25,11 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   layout->addWidget(view_, 1);
   layout->addWidget(strip_);
   layout->addWidget(readout_);
+  references_->setObjectName("references");
+  references_->setWordWrap(true);
+  references_->setTextFormat(Qt::RichText);
+  references_->hide();
+  layout->addWidget(references_);
 
   connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
     showModelTitle(m);
@@ -127,6 +132,26 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   setWordIndex(n == 0 ? -1 : std::clamp(keep, 0, n - 1));
   Q_EMIT captionShown(n);
 }
+
+void ExplorerPanel::showReferences(const QStringList& references, double bleu4, double cider) {
+  if (references.isEmpty()) {
+    references_->hide();
+    references_->clear();
+    return;
+  }
+  QString list;
+  for (const auto& r : references) list += QStringLiteral("<li>%1</li>").arg(r.toHtmlEscaped());
+  references_->setText(tr("<span style='color:gray'>Reference:</span> %1%2 &nbsp; <span style='color:gray'>this "
+                          "caption: BLEU-4 %3 · CIDEr-D %4</span>")
+                           .arg(references.first().toHtmlEscaped())
+                           .arg(references.size() > 1 ? tr(" <span style='color:gray'>(+%1 more)</span>").arg(references.size() - 1) : QString())
+                           .arg(bleu4, 0, 'f', 3)
+                           .arg(cider, 0, 'f', 3));
+  references_->setToolTip(tr("The image's reference captions (captions.json beside it):<ul>%1</ul>").arg(list));
+  references_->show();
+}
+
+QString ExplorerPanel::referencesText() const { return references_->isHidden() ? QString() : references_->text(); }
 
 void ExplorerPanel::updateReadout() {
   const int i = view_->wordIndex();

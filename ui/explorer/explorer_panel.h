@@ -36,6 +36,10 @@ class ExplorerPanel : public QWidget {
   CaptionStrip* strip() const { return strip_; }
   ModelSession* session() const { return session_; }
   const fovea::CaptionResult& caption() const { return caption_; }
+  /// The image's reference captions under the words, with how the caption shown scores
+  /// against them; none hides the line.
+  void showReferences(const QStringList& references, double bleu4, double cider);
+  QString referencesText() const;
   bool hasCaption() const { return has_caption_; }
   bool isBusy() const { return session_->isBusy(); }
   QString modelPath() const;
@@ -64,7 +68,8 @@ class ExplorerPanel : public QWidget {
   QLabel* title_;
   AttentionView* view_;
   CaptionStrip* strip_;
-  LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
+  LiveText* readout_;
+  QLabel* references_;  ///< ground truth, when the image's folder has a captions.json  ///< the current word's numbers (changes 8 times a second while playing)
   QImage image_;
   fovea::CaptionOptions options_;
   QString user_caption_;

@@ -165,7 +165,24 @@ void MainWindow::applyOverlayStyle() {
   compare_->setOverlayStyle(s);
 }
 
+void MainWindow::showReferences() {
+  const auto file = QFileInfo(image_path_).fileName().toStdString();
+  const bool from_file = !live_ && !image_path_.isEmpty();  // webcam frames have no references
+  const auto& refs = references_.of(file);
+  for (ExplorerPanel* panel : {primary_, compare_}) {
+    if (!from_file || refs.empty() || !panel->hasCaption()) {
+      panel->showReferences({}, 0, 0);
+      continue;
+    }
+    QStringList list;
+    for (const auto& r : refs) list << QString::fromStdString(r);
+    const auto scores = references_.score(file, panel->caption().text());
+    panel->showReferences(list, scores.bleu4, scores.cider);
+  }
+}
+
 void MainWindow::captionArrived() {
+  showReferences();
   const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
                          !compare_->isHidden() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
   if (live_) {
@@ -194,6 +211,16 @@ bool MainWindow::openImage(const QString& path, bool remember) {
   primary_->setImage(loaded.image);
   if (!compare_->isHidden()) compare_->setImage(loaded.image);
   if (remember) addRecent(image_path_);
+  const QString image_dir = QFileInfo(image_path_).absolutePath();
+  if (image_dir != references_dir_) {
+    references_dir_ = image_dir;
+    try {
+      references_ = fovea::ReferenceCaptions::read_folder(image_dir.toStdString());
+    } catch (const std::exception& e) {
+      references_ = {};
+      showError(QString::fromStdString(e.what()));
+    }
+  }
   // Show the file's folder in the strip so the arrow keys move to its neighbours.
   const QString folder = QFileInfo(image_path_).absolutePath();
   if (thumbs_->folder() != folder) thumbs_->setFolder(folder);

@@ -3,6 +3,8 @@
 /// word player, the decoding/overlay controls, the thumbnail strip and the menus. It holds no
 /// engine state itself: models live in each panel's ModelSession.
 #include <QMainWindow>
+
+#include "core/eval/reference_captions.h"
 #include <QStringList>
 
 class QAction;
@@ -107,7 +109,10 @@ class MainWindow : public QMainWindow {
   QSlider* speed_ = nullptr;
   QCheckBox* smooth_ = nullptr;
   QLineEdit* user_caption_ = nullptr;
-  QWidget* user_caption_row_ = nullptr;  ///< the typed caption's field and "Model's caption", under the panels
+  QWidget* user_caption_row_ = nullptr;
+  fovea::ReferenceCaptions references_;  ///< of the shown image's folder (captions.json), if any
+  QString references_dir_;
+  void showReferences();  ///< each panel's caption against the shown image's references  ///< the typed caption's field and "Model's caption", under the panels
   QString image_path_;
   bool live_ = false;
 };
