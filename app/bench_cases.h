@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "core/runtime/data_paths.h"
+
 namespace fovea::cli {
 
 struct BenchArgs {
@@ -10,7 +12,7 @@ struct BenchArgs {
   int threads = 1, repeat = 5, warmup = 2, train_steps = 20, parts = 0;
   double ui_seconds = 30;
   std::string profile, precision = "fp32";
-  std::string device = "cpu", model = "models/fashion-soft.ckpt", image = "resources/samples/test_00000.png";
+  std::string device = "cpu", model = default_model_path(), image = samples_dir() + "/test_00000.png";
 };
 
 /// Runs the cases `args` asks for (all when none), one JSON line each on stdout; returns the exit code.

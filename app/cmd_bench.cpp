@@ -25,8 +25,8 @@ Runner add_bench_command(CLI::App& app) {
                  "decoder_train_step*, encoder_train_step, train_epoch_builtin: fp32, or bf16 (CPU autocast: "
                  "matrix products and convolutions in bfloat16 with float accumulation, as fovea train --precision bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
-  app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file")->capture_default_str();
-  app.add_option("--image", a->image, "caption_end_to_end: image file")->capture_default_str();
+  app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file (default: $FOVEA_MODEL or the shipped soft model)");
+  app.add_option("--image", a->image, "caption_end_to_end: image file (default: the first sample scene)");
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->capture_default_str();
   app.add_option("--profile", a->profile, "decoder_train_step*, beam_search and encoder_train_step: also write PREFIX.<case>.json, a chrome://tracing profile of one more run");
   return [a]() -> int { return run_bench(*a); };

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
 
@@ -15,7 +16,7 @@ namespace fovea::cli {
 
 namespace {
 struct CaptionArgs {
-  std::string model = "models/fashion-soft.ckpt", device = "cpu";
+  std::string model = default_model_path(), device = "cpu";
   std::vector<std::string> images;
   int beam = 3;
   bool greedy = false, json = false, sample = false;
@@ -26,7 +27,7 @@ struct CaptionArgs {
 
 Runner add_caption_command(CLI::App& app) {
   auto a = std::make_shared<CaptionArgs>();
-  app.add_option("--model,-m", a->model, "Model file")->capture_default_str();
+  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_option("images", a->images, "Image files")->required();
   app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
   app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
@@ -65,8 +66,8 @@ Runner add_caption_command(CLI::App& app) {
 }
 
 Runner add_info_command(CLI::App& app) {
-  auto model = std::make_shared<std::string>("models/fashion-soft.ckpt");
-  app.add_option("model", *model, "Model file")->capture_default_str();
+  auto model = std::make_shared<std::string>(default_model_path());
+  app.add_option("model", *model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   return [model]() -> int {
     Captioner captioner(*model, "cpu");
     std::cout << captioner.info().dump(2) << "\n";

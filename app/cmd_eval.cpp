@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "core/runtime/data_paths.h"
 #include "core/data/coco_captions.h"
 #include "core/data/dataset_source.h"
 #include "core/datasets/fashion_scenes.h"
@@ -17,7 +18,7 @@ namespace fovea::cli {
 
 namespace {
 struct EvalArgs {
-  std::string model = "models/fashion-soft.ckpt", dataset = "fashion-scenes", split = "test", device = "cpu";
+  std::string model = default_model_path(), dataset = "fashion-scenes", split = "test", device = "cpu";
   std::size_t count = 1000;
   std::string images, results, refs_out;
   int beam = 3;
@@ -46,7 +47,7 @@ void print_confusions(const GroundingReport& r) {
 
 Runner add_eval_command(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
-  app.add_option("--model,-m", a->model, "Model file")->capture_default_str();
+  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_option("--dataset", a->dataset, "fashion-scenes, karpathy:PATH/dataset_*.json or coco:PATH/captions_*.json")
       ->capture_default_str();
   app.add_option("--images", a->images, "Folder of the dataset's images (karpathy: and coco: datasets)");

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
 #include "core/render/figure.h"
@@ -14,7 +15,7 @@ namespace fovea::cli {
 
 namespace {
 struct ExportArgs {
-  std::string model = "models/fashion-soft.ckpt", device = "cpu", image, out, frames, caption, colormap = "spotlight";
+  std::string model = default_model_path(), device = "cpu", image, out, frames, caption, colormap = "spotlight";
   int beam = 3, panel = 160, columns = 0, frame_size = 448;
   bool greedy = false, blocky = false, no_probability = false, sample = false;
   float opacity = 0.6f;
@@ -26,7 +27,7 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("image", a->image, "Image file")->required();
   app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf");
   app.add_option("--frames", a->frames, "Also write the word-by-word animation as PNG frames into this folder");
-  app.add_option("--model,-m", a->model, "Model file")->capture_default_str();
+  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_option("--caption", a->caption, "Show where the model looks for this caption (teacher forcing) instead of its own");
   app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
   app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");

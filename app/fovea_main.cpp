@@ -10,7 +10,7 @@
 
 int main(int argc, char** argv) {
   fovea::prepare_process(argc, argv);
-  CLI::App app{"fovea: image captioning with visual attention (Show, Attend and Tell)"};
+  CLI::App app{"fovea: image captioning with visual attention (Show, Attend and Tell)", "fovea"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fovea 0.1.0");
   std::map<CLI::App*, fovea::cli::Runner> runners;

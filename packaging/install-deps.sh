@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package Fovea needs to build, test and run.
-# Safe to run repeatedly; skips apt when everything is already present.
+# Installs every Debian package Fovea needs to build, test and run, and any packages named as
+# arguments (packaging/build-deb.sh adds its tools). Safe to run repeatedly; skips apt when
+# everything is already present.
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +15,8 @@ PACKAGES=(
   dataset-fashion-mnist
   qt6-qpa-plugins fonts-dejavu-core
   jq xvfb xauth
+  desktop-file-utils appstream help2man
+  "$@"
 )
 
 missing=()

@@ -1,36 +1,17 @@
 #include "ui/explorer/resource_paths.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
-#include <QStringList>
+#include "core/runtime/data_paths.h"
 
 namespace fovea::ui {
-namespace {
-
-QStringList data_roots() {
-  const QString app = QCoreApplication::applicationDirPath();
-  return {app + "/../share/fovea", app + "/..", app + "/../..", QStringLiteral(FOVEA_SOURCE_DIR), QDir::currentPath()};
-}
-
-QString first_existing(const QString& relative) {
-  for (const QString& root : data_roots()) {
-    const QFileInfo f(root + "/" + relative);
-    if (f.exists()) return f.canonicalFilePath();
-  }
-  return {};
-}
-
-}  // namespace
 
 QString default_model_path() {
   const QString env = qEnvironmentVariable("FOVEA_MODEL");
   if (!env.isEmpty()) return env;
-  return first_existing("models/fashion-soft.ckpt");
+  return QString::fromStdString(fovea::shipped_model_path("fashion-soft.ckpt"));
 }
 
-QString default_compare_model_path() { return first_existing("models/fashion-hard.ckpt"); }
+QString default_compare_model_path() { return QString::fromStdString(fovea::shipped_model_path("fashion-hard.ckpt")); }
 
-QString samples_dir() { return first_existing("resources/samples"); }
+QString samples_dir() { return QString::fromStdString(fovea::samples_dir()); }
 
 }  // namespace fovea::ui

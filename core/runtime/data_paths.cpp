@@ -1,0 +1,55 @@
+#include "core/runtime/data_paths.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+namespace fovea {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Candidate places of one kind of data, best first.
+std::vector<fs::path> candidates(const std::string& installed, const std::string& in_repository) {
+  std::vector<fs::path> out;
+  const auto exe = executable_dir();
+  if (!exe.empty()) {
+    out.push_back(fs::path(exe) / ".." / "share" / "fovea" / installed);
+    out.push_back(fs::path(exe) / ".." / ".." / in_repository);  // build/app/ -> the repository
+    out.push_back(fs::path(exe) / ".." / in_repository);
+  }
+  out.push_back(fs::current_path() / in_repository);
+  return out;
+}
+
+std::string first_existing(const std::vector<fs::path>& paths) {
+  std::error_code ec;
+  for (const auto& p : paths) {
+    if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string executable_dir() {
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+std::string shipped_model_path(const std::string& file_name) {
+  return first_existing(candidates("models/" + file_name, "models/" + file_name));
+}
+
+std::string default_model_path() {
+  if (const char* env = std::getenv("FOVEA_MODEL"); env && *env) return env;
+  const auto shipped = shipped_model_path("fashion-soft.ckpt");
+  return shipped.empty() ? "models/fashion-soft.ckpt" : shipped;
+}
+
+std::string samples_dir() { return first_existing(candidates("samples", "resources/samples")); }
+
+}  // namespace fovea

@@ -1,0 +1,24 @@
+#pragma once
+/// Where Fovea's shipped data is (the trained models with their cards, and the sample scenes),
+/// found from the running program's own location, never from a path compiled in:
+///   installed:  PREFIX/bin/fovea      -> PREFIX/share/fovea/{models,samples}
+///   build tree: REPO/build/app/fovea  -> REPO/{models,resources/samples}
+/// then the current folder as the repository. Torch-free.
+#include <string>
+
+namespace fovea {
+
+/// The folder of the running executable (from /proc/self/exe); empty when unknown.
+std::string executable_dir();
+
+/// The shipped model `file_name` (e.g. "fashion-soft.ckpt"), or empty when none is found.
+std::string shipped_model_path(const std::string& file_name);
+
+/// The default model: $FOVEA_MODEL, else the shipped soft model, else "models/fashion-soft.ckpt"
+/// (which then names what is missing when it is opened).
+std::string default_model_path();
+
+/// The folder of the sample scenes (PNG files and their captions.json), or empty.
+std::string samples_dir();
+
+}  // namespace fovea

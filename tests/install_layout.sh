@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `cmake --install` into a scratch prefix, then the installed programs from another folder: they
+# find the shipped models and samples through the prefix (nothing compiled in), and the desktop
+# entry and AppStream metadata validate. install_layout.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+BUILD="$1"
+WORK="$2"
+rm -rf "$WORK"
+mkdir -p "$WORK/elsewhere"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$BUILD" --prefix "$WORK/prefix" > "$WORK/install.log" || { cat "$WORK/install.log"; fail "cmake --install"; }
+P="$WORK/prefix"
+for f in bin/fovea share/fovea/models/fashion-soft.ckpt share/fovea/models/fashion-soft.md share/fovea/models/fashion-hard.ckpt \
+         share/fovea/samples/captions.json share/fovea/samples/test_00000.png share/doc/fovea/copyright; do
+  [ -f "$P/$f" ] || fail "not installed: $f"
+done
+
+cd "$WORK/elsewhere"
+caption=$(env -u FOVEA_MODEL "$P/bin/fovea" caption "$P/share/fovea/samples/test_00000.png") || fail "installed fovea caption failed"
+echo "$caption" | grep -q -E "test_00000.png	a .+" || fail "no caption: $caption"
+env -u FOVEA_MODEL "$P/bin/fovea" info > info.json || fail "fovea info without --model"
+grep -q "\"path\": \"$P/share/fovea/models/fashion-soft.ckpt\"" info.json || { cat info.json; fail "the default model is not the installed one"; }
+FOVEA_MODEL="$P/share/fovea/models/fashion-hard.ckpt" "$P/bin/fovea" info | grep -q '"attention": "hard"' || fail "FOVEA_MODEL is not used"
+
+if [ -f "$P/bin/fovea-studio" ]; then
+  for f in share/applications/io.github.fovea.Studio.desktop share/metainfo/io.github.fovea.Studio.metainfo.xml \
+           share/icons/hicolor/scalable/apps/io.github.fovea.Studio.svg; do
+    [ -f "$P/$f" ] || fail "not installed: $f"
+  done
+  desktop-file-validate "$P/share/applications/io.github.fovea.Studio.desktop" | grep -v "hint:" | grep . && fail "desktop entry"
+  appstreamcli validate --no-net "$P/share/metainfo/io.github.fovea.Studio.metainfo.xml" > appstream.txt \
+    || { cat appstream.txt; fail "AppStream metadata"; }
+fi
+echo "installed layout OK"
