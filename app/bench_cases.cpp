@@ -342,6 +342,20 @@ int run_bench(const BenchArgs& args) {
     return a->cases.empty() || std::find(a->cases.begin(), a->cases.end(), name) != a->cases.end();
   };
   torch::manual_seed(1);
+  // The kernels every figure below comes from: compare figures only between runs on the same ones.
+  const auto kernels = cpu_kernels();
+  std::cout << nlohmann::json({{"case", "environment"},
+                               {"torch", compat::torch_version()},
+                               {"device", device.str()},
+                               {"threads", a->threads},
+                               {"aten_cpu_capability", kernels.aten_capability},
+                               {"blas", kernels.blas},
+                               {"blas_core", kernels.blas_core},
+                               {"openblas_coretype_env", std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : ""},
+                               {"dnnl_max_cpu_isa", kernels.dnnl_max_isa},
+                               {"native_bf16", kernels.native_bf16}})
+                   .dump()
+            << std::endl;
   double sgemm_gflops = 0;
   if (wanted("sgemm") || wanted("decoder_train_step")) sgemm_gflops = bench_sgemm(a, device);
   if (wanted("decoder_train_step")) bench_decoder_train_step(a, device, AttentionKind::Soft, sgemm_gflops);

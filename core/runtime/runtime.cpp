@@ -1,5 +1,7 @@
 #include "core/runtime/runtime.h"
 
+#include <ATen/Version.h>
+
 #include <malloc.h>
 #include <unistd.h>
 
@@ -14,6 +16,8 @@
 
 // Weak: resolved when the BLAS behind LibTorch is OpenBLAS, null otherwise (MKL, reference BLAS).
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" char* openblas_get_corename() __attribute__((weak));
+extern "C" char* openblas_get_config() __attribute__((weak));
 
 namespace fovea {
 
@@ -96,9 +100,32 @@ std::string resolve_precision(const std::string& precision, const torch::Device&
   return precision;
 }
 
+CpuKernels cpu_kernels() {
+  CpuKernels k;
+  // ATen says which capability it dispatches to only in its build summary.
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  const auto at = config.find(key);
+  k.aten_capability = at == std::string::npos ? "?" : config.substr(at + key.size(), config.find('\n', at) - at - key.size());
+  if (openblas_get_config != nullptr) {
+    k.blas = std::string("OpenBLAS ") + openblas_get_config();
+    k.blas_core = openblas_get_corename != nullptr ? openblas_get_corename() : "";
+  } else {
+    k.blas = "not OpenBLAS";
+  }
+  if (const char* isa = std::getenv("DNNL_MAX_CPU_ISA")) k.dnnl_max_isa = isa;
+  k.native_bf16 = cpu_has_native_bf16();
+  return k;
+}
+
 std::string describe_runtime(const torch::Device& device) {
-  return "LibTorch " + compat::torch_version() + ", device " + device.str() + ", " + std::to_string(torch::get_num_threads()) +
-         " thread(s)";
+  std::string s = "LibTorch " + compat::torch_version() + ", device " + device.str() + ", " +
+                  std::to_string(torch::get_num_threads()) + " thread(s)";
+  if (device.is_cpu()) {
+    const auto k = cpu_kernels();
+    s += ", ATen " + k.aten_capability + (k.blas_core.empty() ? ", " + k.blas : ", OpenBLAS core " + k.blas_core);
+  }
+  return s;
 }
 
 }  // namespace fovea

@@ -38,7 +38,20 @@ bool cpu_has_native_bf16();
 /// with native bf16 products, fp32 elsewhere (CUDA included). Throws for bf16 on a non-CPU device.
 std::string resolve_precision(const std::string& precision, const torch::Device& device);
 
-/// One line describing the runtime (LibTorch version, device, threads), for logs and cards.
+/// The CPU kernels this process runs, which differ between machines and decide both speed and the
+/// last bits of results: ATen's vector capability (AVX512, AVX2 or DEFAULT; ATEN_CPU_CAPABILITY
+/// caps it), the BLAS and the core it chose (OPENBLAS_CORETYPE forces it), and oneDNN's ISA cap.
+struct CpuKernels {
+  std::string aten_capability;  ///< as ATen reports it ("?" when it does not say)
+  std::string blas;             ///< "OpenBLAS <config>", or "not OpenBLAS"
+  std::string blas_core;        ///< OpenBLAS's core (e.g. "Haswell", "SkylakeX", "Zen"), "" otherwise
+  std::string dnnl_max_isa;     ///< $DNNL_MAX_CPU_ISA, "" when unset
+  bool native_bf16 = false;     ///< cpu_has_native_bf16()
+};
+CpuKernels cpu_kernels();
+
+/// One line describing the runtime (LibTorch version, device, threads; on the CPU its kernels),
+/// for logs and cards.
 std::string describe_runtime(const torch::Device& device);
 
 }  // namespace fovea
