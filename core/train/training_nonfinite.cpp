@@ -85,11 +85,15 @@ void TrainingSession::handle_nonfinite(const NamedValue& bad, bool in_step, cons
   } else if (policy == NonFinitePolicy::Rollback) {
     why = can_roll_back ? " (after " + std::to_string(kMaxRollbacks) + " rollbacks)" : " (no checkpoint to go back to)";
   }
-  e.message = met + why + (in_step && !pretraining_ ? "; the run stopped without updating the weights." : "; the run stopped.") +
-              what_to_try() +
-              (policy == NonFinitePolicy::Stop && !pretraining_
-                   ? ", or --on-nonfinite rollback to go back to the last checkpoint with the learning rate halved."
-                   : ".");
+  // The pretraining's learning rate is fixed: --lr is no advice there (`why` says what is).
+  const std::string advice =
+      pretraining_ ? last_finite_checkpoint()
+                   : what_to_try() + (policy == NonFinitePolicy::Stop
+                                          ? ", or --on-nonfinite rollback to go back to the last checkpoint with the "
+                                            "learning rate halved."
+                                          : ".");
+  e.message =
+      met + why + (in_step && !pretraining_ ? "; the run stopped without updating the weights." : "; the run stopped.") + advice;
   log_event(e, false);  // the exception carries the message
   throw TrainingDiverged(e.message);
 }
