@@ -310,7 +310,7 @@ void bench_train_epoch(const BenchArgs* a, const torch::Device& device) {
   std::cout << j.dump() << std::endl;
 }
 
-/// heatmap_render and figure_export: the overlay and the figure layout, raster.
+/// heatmap_render and figure_export: the GUI's overlay, and the figure laid out and drawn as PNG.
 void bench_render(const BenchArgs* a, const torch::Device& device, const std::function<bool(const std::string&)>& wanted) {
   RgbImage base(512, 512, 90);
   std::vector<float> alpha(196);
@@ -326,8 +326,8 @@ void bench_render(const BenchArgs* a, const torch::Device& device, const std::fu
     c.grid_h = c.grid_w = 14;
     for (const char* w : {"a", "red", "sneaker", "to", "the", "left", "of", "a", "blue", "bag"}) c.words.push_back({w, alpha, 0.5f, -0.3f, -1});
     const RgbImage img(112, 112, 60);
-    auto t = time_it([&] { (void)figure_raster(layout_figure(img, c)); }, a->warmup, a->repeat, device);
-    std::cout << report("figure_export", t, {{"words", 10}, {"panel", 160}, {"format", "raster (PNG before encoding)"}}, a->threads, device).dump()
+    auto t = time_it([&] { (void)figure_png(layout_figure(img, c)); }, a->warmup, a->repeat, device);
+    std::cout << report("figure_export", t, {{"words", 10}, {"width_pt", int(kDoubleColumnPt)}, {"dpi", 300}, {"format", "png"}}, a->threads, device).dump()
               << std::endl;
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
@@ -48,6 +49,11 @@ Runner add_caption_command(CLI::App& app) {
     for (const auto& path : a->images) {
       try {
         const auto result = captioner.caption(read_image(path), opts);
+        if (result.familiarity && !result.familiarity->familiar())
+          std::cerr << "fovea: warning: " << path << " is unlike the images "
+                    << std::filesystem::path(captioner.path()).stem().string() << " was trained on (distance "
+                    << result.familiarity->distance << ", limit " << result.familiarity->threshold
+                    << "): its caption is unreliable\n";
         if (a->json) {
           auto j = to_json(result);
           j["image"] = path;

@@ -15,8 +15,9 @@ namespace fovea::cli {
 
 namespace {
 struct ExportArgs {
-  std::string model = default_model_path(), device = "cpu", image, out, frames, caption, colormap = "spotlight";
-  int beam = 3, panel = 160, columns = 0, frame_size = 448;
+  std::string model = default_model_path(), device = "cpu", image, out, frames, caption, colormap = "spotlight", width = "double";
+  int beam = 3, columns = 0, frame_size = 448;
+  double dpi = 300;
   bool greedy = false, blocky = false, no_probability = false, sample = false;
   float opacity = 0.6f;
 };
@@ -35,8 +36,10 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("--colormap", a->colormap, "spotlight (the image darkened outside the attention), viridis, inferno, jet or gray")->capture_default_str();
   app.add_option("--opacity", a->opacity, "Heatmap opacity 0..1")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
   app.add_flag("--blocky", a->blocky, "One flat block per attention cell instead of smooth upsampling");
-  app.add_option("--panel", a->panel, "Panel width in pixels/points")->check(CLI::Range(32, 2048))->capture_default_str();
-  app.add_option("--columns", a->columns, "Panels per row (0: up to 6)")->check(CLI::Range(0, 64));
+  app.add_option("--width", a->width, "Figure width: column (8.5 cm), double (17.8 cm) or a length such as 12cm, 90mm, 5in, 400pt")
+      ->capture_default_str();
+  app.add_option("--dpi", a->dpi, "PNG resolution in pixels per inch")->check(CLI::Range(10.0, 2400.0))->capture_default_str();
+  app.add_option("--columns", a->columns, "Panels per row (0: as many as fit, about 80 pt each)")->check(CLI::Range(0, 64));
   app.add_flag("--no-probability", a->no_probability, "Leave p(word) out of the labels");
   app.add_option("--frame-size", a->frame_size, "Animation frame width")->check(CLI::Range(64, 4096))->capture_default_str();
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
@@ -46,7 +49,8 @@ Runner add_export_command(CLI::App& app) {
     fig.style.colormap = parse_colormap(a->colormap);
     fig.style.opacity = a->opacity;
     fig.style.smooth = !a->blocky;
-    fig.panel = a->panel;
+    fig.width_pt = parse_figure_width(a->width);
+    fig.dpi = a->dpi;
     fig.columns = a->columns;
     fig.show_probability = !a->no_probability;
     const RgbImage image = read_image(a->image);

@@ -19,6 +19,8 @@ Runner add_data_command(CLI::App& app);
 Runner add_eval_command(CLI::App& app);
 Runner add_score_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
+Runner add_probe_command(CLI::App& app);
+Runner add_familiarity_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 
 }  // namespace fovea::cli

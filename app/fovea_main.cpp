@@ -22,9 +22,13 @@ int main(int argc, char** argv) {
   add("caption", "Caption images, optionally with per-word attention as JSON", fovea::cli::add_caption_command);
   add("eval", "Score a model on the built-in dataset: BLEU and attention grounding", fovea::cli::add_eval_command);
   add("score", "coco-caption metrics (BLEU, ROUGE-L, CIDEr-D) of a results file", fovea::cli::add_score_command);
+  add("probe", "The next word with attention forced onto a region: does the model name what is there?",
+      fovea::cli::add_probe_command);
   add("export", "Annotated figure (PNG/SVG/PDF) and animation frames of a caption", fovea::cli::add_export_command);
   add("bench", "Speed figures as JSON lines (decoder training step, beam search, overlay, ...)", fovea::cli::add_bench_command);
   add("info", "Describe a model file", fovea::cli::add_info_command);
+  add("familiarity", "Measure a model's training images and keep their statistics in the model file",
+      fovea::cli::add_familiarity_command);
   add("data", "Write sample scenes of the built-in dataset as PNG files with captions", fovea::cli::add_data_command);
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "app/process_startup.h"
+#include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
@@ -19,12 +20,13 @@
 
 namespace {
 
-/// --screenshot: waits for the captions, shows word `word`, saves the window, quits.
-void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word) {
+/// --screenshot: waits for the captions, shows word `word` (and with `probe`, what the model would
+/// say there looking at that region), saves the window, quits.
+void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word, const QString& probe) {
   auto* timer = new QTimer(w);
   auto* clock = new QElapsedTimer;
   clock->start();
-  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, timer, clock] {
+  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, timer, clock] {
     auto ready = [](fovea::ui::ExplorerPanel* p) { return p->hasCaption() && !p->isBusy(); };
     const bool compare = !w->comparePanel()->isHidden();
     const bool failed = !w->errorText().isEmpty() && !w->primaryPanel()->hasCaption();
@@ -32,12 +34,27 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
     timer->stop();
     w->player()->pause();
     if (w->player()->count() > 0) w->player()->setCurrent(std::min(word, w->player()->count() - 1));
-    QTimer::singleShot(150, w, [w, file] {
-      const bool ok = w->grab().save(file, "PNG");
-      std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(file));
-      if (!w->errorText().isEmpty()) std::fprintf(stderr, "shown error: %s\n", qPrintable(w->errorText()));
-      QApplication::exit(ok ? 0 : 1);
+    if (!probe.isEmpty()) {
+      try {
+        w->primaryPanel()->probeRegion(fovea::parse_probe_region(probe.toStdString()));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "--probe: %s\n", e.what());
+      }
+    }
+    auto* settle = new QElapsedTimer;
+    settle->start();
+    auto* wait = new QTimer(w);
+    QObject::connect(wait, &QTimer::timeout, w, [w, file, probe, wait, settle] {
+      if (!probe.isEmpty() && !w->primaryPanel()->view()->hasProbe() && settle->elapsed() < 60000) return;
+      wait->stop();
+      QTimer::singleShot(150, w, [w, file] {
+        const bool ok = w->grab().save(file, "PNG");
+        std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(file));
+        if (!w->errorText().isEmpty()) std::fprintf(stderr, "shown error: %s\n", qPrintable(w->errorText()));
+        QApplication::exit(ok ? 0 : 1);
+      });
     });
+    wait->start(50);
   });
   timer->start(100);
 }
@@ -71,6 +88,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption caption(QStringLiteral("caption"), QStringLiteral("Score this caption instead of generating one"), QStringLiteral("text"));
   const QCommandLineOption beam({"k", "beam"}, QStringLiteral("Beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("3"));
   const QCommandLineOption word(QStringLiteral("word"), QStringLiteral("With --screenshot: the word to show (0-based)"), QStringLiteral("n"), QStringLiteral("2"));
+  const QCommandLineOption probe(QStringLiteral("probe"),
+                                 QStringLiteral("With --screenshot: ask what the model would say at that word looking at "
+                                                "x0,y0,x1,y1 (or x,y) in the image's pixels"),
+                                 QStringLiteral("region"));
   const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to this PNG once captioned, then exit"), QStringLiteral("file"));
   const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live webcam captions"));
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder; repeat to overlay runs)"), QStringLiteral("dir"));
@@ -78,7 +99,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
   const QCommandLineOption new_run(QStringLiteral("new-run"), QStringLiteral("Open the training window's New run dialog"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1024x700 (the windows' default otherwise)"), QStringLiteral("WxH"));
-  cli.addOptions({model, compare, caption, beam, word, shot, webcam, run, runs, train, new_run, size});
+  cli.addOptions({model, compare, caption, beam, word, probe, shot, webcam, run, runs, train, new_run, size});
   cli.process(app);
 
   fovea::ui::MainWindow window;
@@ -139,6 +160,6 @@ int main(int argc, char** argv) {
       return app.exec();
     }
   }
-  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt());
+  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt(), cli.value(probe));
   return app.exec();
 }

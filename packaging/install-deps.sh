@@ -8,10 +8,11 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libtorch-dev libopenblas0-pthread
   libopencv-dev
-  qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev qt6-multimedia-dev libqt6svg6 qt6-image-formats-plugins
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6svg6 qt6-image-formats-plugins
   libgl-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev zlib1g-dev
+  libcairo2-dev libpango1.0-dev
+  libgtest-dev poppler-utils
   dataset-fashion-mnist
   qt6-qpa-plugins fonts-dejavu-core
   jq xvfb xauth

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iomanip>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <nlohmann/json.hpp>
@@ -96,6 +97,27 @@ TEST(Training, TinySoftModelLearnsItsScenes) {
     EXPECT_TRUE(m.front().contains(key)) << key;
   }
   EXPECT_GT(r.best_bleu4, 0.3);
+
+  // The model file knows its training images: scenes like them are familiar, noise is not.
+  Captioner captioner(r.best_checkpoint, "cpu");
+  ASSERT_TRUE(captioner.checks_familiarity());
+  auto data = make_train_data(config);
+  int familiar = 0;
+  for (std::size_t i = 0; i < data.train->size(); ++i) {
+    const auto c = captioner.caption(data.train->get(i).image);
+    ASSERT_TRUE(c.familiarity.has_value());
+    familiar += c.familiarity->familiar();
+  }
+  EXPECT_GE(familiar, int(data.train->size()) - 1) << "of " << data.train->size() << " training scenes";
+  RgbImage noise(32, 32);
+  std::mt19937 rng(7);
+  for (auto& v : noise.pixels) v = std::uint8_t(rng() & 0xff);
+  const auto n = captioner.caption(noise);
+  ASSERT_TRUE(n.familiarity.has_value());
+  EXPECT_FALSE(n.familiarity->familiar()) << "noise at distance " << n.familiarity->distance << ", limit "
+                                          << n.familiarity->threshold;
+  EXPECT_EQ(to_json(n).value("familiar", true), false);
+  EXPECT_FALSE(Captioner(r.last_checkpoint, "cpu").checks_familiarity()) << "only the model file is measured";
 }
 
 TEST(Training, TinyHardModelLearnsItsScenesWithReinforce) {
@@ -246,6 +268,25 @@ TEST(Training, TinyRecipePointsAtTheObjectEachPhraseNames) {
   EXPECT_GE(g.phrase.pointing(), 0.9) << "phrase pointing over " << g.phrase.count << " phrases";
   EXPECT_GT(g.phrase.precision(), 2 * g.phrase.chance_level()) << "alpha mass in the box against chance";
   EXPECT_LE(g.absent_noun_rate(), 0.1);
+
+  // "Look here": with attention forced onto an object's box after "a <its colour>", the model
+  // names that object (chance: 1 in 10 classes).
+  Captioner captioner(last_checkpoint_path(config.out_dir), "cpu");
+  auto data = make_train_data(config);
+  int probes = 0, named = 0;
+  for (std::size_t i = 0; i < std::min<std::size_t>(data.train->size(), 24); ++i) {
+    const Scene scene = data.train->get(i);
+    for (const auto& o : scene.objects) {
+      const ProbeRegion box{double(o.x0), double(o.y0), double(o.x1), double(o.y1), false};
+      const auto r = captioner.probe(scene.image, box, "a " + o.colour, 3);
+      ASSERT_EQ(r.words.size(), 3u);
+      EXPECT_GE(r.words[0].p, r.words[1].p);
+      ++probes;
+      named += r.words[0].word == o.noun;
+    }
+  }
+  ASSERT_GE(probes, 40);
+  EXPECT_GE(double(named) / probes, 0.7) << named << " of " << probes << " probes named the object in the box";
 }
 
 // The whole training path on a GPU (pretraining, the decoder pass, REINFORCE's draws, the

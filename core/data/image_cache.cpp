@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "core/data/image_io.h"
-#include "core/render/heatmap.h"
+#include "core/data/image_tensor.h"
 
 namespace fovea {
 
@@ -143,7 +143,7 @@ struct ImageCache::Impl {
 
   RgbImage decode(const std::string& file) const {
     const auto img = read_image(file);
-    return resize_bilinear(img, size, size);
+    return resize_image(img, size, size);
   }
 
   void build(const std::vector<CaptionedImage>& images, const std::string& source, const ImageCacheOptions& o) {

@@ -8,6 +8,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/data/image_tensor.h"
+
 namespace fovea {
 
 const std::vector<NamedColour>& scene_colours() {
@@ -43,24 +45,13 @@ std::shared_ptr<const FashionMnist> shared_items(const std::string& mnist_split,
   return slot;
 }
 
-/// Bilinear resize of a 28x28 grayscale item to size x size.
+/// A 28x28 grayscale item at size x size, values in [0, 1] (the shared image resize).
 std::vector<float> resize_item(const std::uint8_t* src, int rows, int cols, int size) {
-  std::vector<float> out(std::size_t(size) * size);
-  const float sy = float(rows) / size, sx = float(cols) / size;
-  for (int y = 0; y < size; ++y) {
-    const float fy = std::clamp((y + 0.5f) * sy - 0.5f, 0.0f, float(rows - 1));
-    const int y0 = int(fy), y1 = std::min(y0 + 1, rows - 1);
-    const float wy = fy - y0;
-    for (int x = 0; x < size; ++x) {
-      const float fx = std::clamp((x + 0.5f) * sx - 0.5f, 0.0f, float(cols - 1));
-      const int x0 = int(fx), x1 = std::min(x0 + 1, cols - 1);
-      const float wx = fx - x0;
-      const float top = src[y0 * cols + x0] * (1 - wx) + src[y0 * cols + x1] * wx;
-      const float bot = src[y1 * cols + x0] * (1 - wx) + src[y1 * cols + x1] * wx;
-      out[std::size_t(y) * size + x] = (top * (1 - wy) + bot * wy) / 255.0f;
-    }
-  }
-  return out;
+  torch::NoGradGuard no_grad;
+  const auto item = torch::from_blob(const_cast<std::uint8_t*>(src), {1, 1, rows, cols}, torch::kUInt8).to(torch::kFloat32).div(255.0);
+  const auto resized = resize_images(item, size, size).contiguous();
+  const float* p = resized.data_ptr<float>();
+  return std::vector<float>(p, p + std::size_t(size) * size);
 }
 
 std::string where_in_image(const SceneObject& o, int image_size) {

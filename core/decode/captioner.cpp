@@ -6,6 +6,7 @@
 #include "core/data/image_tensor.h"
 #include "core/data/tokenizer.h"
 #include "core/decode/decoding.h"
+#include "core/eval/familiarity.h"
 #include "core/io/checkpoint.h"
 #include "core/runtime/runtime.h"
 #include "core/train/objectives.h"
@@ -15,6 +16,7 @@ namespace fovea {
 struct Captioner::Impl {
   LoadedCheckpoint ckpt;
   std::string path;
+  std::optional<FamiliarityStats> familiarity;
 };
 
 std::string CaptionResult::text() const {
@@ -25,6 +27,11 @@ std::string CaptionResult::text() const {
 
 Captioner::Captioner(const std::string& model_path, const std::string& device) : impl_(std::make_unique<Impl>()) {
   impl_->ckpt = load_checkpoint(model_path, resolve_device(device));
+  try {
+    impl_->familiarity = familiarity_from_tensors(read_checkpoint_extra(impl_->ckpt, familiarity_tensor_names()));
+  } catch (const CheckpointError&) {
+    // Written before models carried their training images' statistics: no check.
+  }
   impl_->ckpt.archive.clear();
   impl_->ckpt.archive.shrink_to_fit();
   impl_->path = model_path;
@@ -36,6 +43,7 @@ Captioner& Captioner::operator=(Captioner&&) noexcept = default;
 
 const ModelConfig& Captioner::config() const { return impl_->ckpt.model.config; }
 const std::string& Captioner::path() const { return impl_->path; }
+bool Captioner::checks_familiarity() const { return impl_->familiarity.has_value(); }
 
 std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& images, const CaptionOptions& options) {
   auto& m = impl_->ckpt.model;
@@ -48,9 +56,18 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
   d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
   if (sampled && options.seed) torch::manual_seed(*options.seed);
-  auto decoded = decode_images(*m.net, images_to_tensor(ptrs, m.config.image_size).to(m.device), d);
+  torch::NoGradGuard no_grad;
+  m.net->eval();
+  const auto annotations = m.net->encode(images_to_tensor(ptrs, m.config.image_size).to(m.device));
+  auto decoded = decode_annotations(*m.net, annotations, d);
   std::vector<CaptionResult> out;
   for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
+  if (impl_->familiarity) {
+    const auto distances = familiarity_distances(*impl_->familiarity, pooled_annotations(annotations));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i].familiarity = Familiarity{distances[std::int64_t(i)].item<double>(), impl_->familiarity->threshold,
+                                       impl_->familiarity->validation_q99};
+  }
   return out;
 }
 
@@ -85,6 +102,10 @@ CaptionResult Captioner::score(const RgbImage& image, const std::string& caption
   return r;
 }
 
+ProbeResult Captioner::probe(const RgbImage& image, const ProbeRegion& region, const std::string& prefix, int top) {
+  return probe_model(impl_->ckpt.model, image, region, prefix, top);
+}
+
 nlohmann::json Captioner::info() const {
   const auto& m = impl_->ckpt.model;
   nlohmann::json j = {{"path", impl_->path},
@@ -99,6 +120,8 @@ nlohmann::json Captioner::info() const {
     if (w.empty() || w.front() != '<') words.push_back(w);  // not <pad>, <start>, <end>, <unk>
   }
   j["vocabulary_sample"] = words;
+  if (impl_->familiarity)
+    j["familiarity"] = {{"validation_q99", impl_->familiarity->validation_q99}, {"threshold", impl_->familiarity->threshold}};
   const auto& t = impl_->ckpt.training;
   if (t.is_object()) {
     j["steps"] = t.value("step", 0);
@@ -120,8 +143,14 @@ nlohmann::json to_json(const CaptionResult& r) {
     if (w.glimpse >= 0) jw["glimpse"] = {w.glimpse / r.grid_w, w.glimpse % r.grid_w};
     words.push_back(jw);
   }
-  return {{"caption", r.text()}, {"log_prob", r.log_prob}, {"finished", r.finished},
-          {"grid", {r.grid_h, r.grid_w}}, {"words", words}};
+  nlohmann::json j = {{"caption", r.text()}, {"log_prob", r.log_prob}, {"finished", r.finished},
+                      {"grid", {r.grid_h, r.grid_w}}, {"words", words}};
+  if (r.familiarity) {
+    j["familiar"] = r.familiarity->familiar();
+    j["familiarity_distance"] = r.familiarity->distance;
+    j["familiarity_threshold"] = r.familiarity->threshold;
+  }
+  return j;
 }
 
 }  // namespace fovea

@@ -12,6 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/data/image.h"
+#include "core/decode/probe.h"
 #include "core/model/model_config.h"
 
 namespace fovea {
@@ -24,11 +25,21 @@ struct WordAttention {
   long long glimpse = -1;    ///< sampled cell for hard models with sampled glimpses
 };
 
+/// How far an image is from the model's training images (core/eval/familiarity.h).
+struct Familiarity {
+  double distance = 0;   ///< Mahalanobis distance of its pooled annotations
+  double threshold = 0;  ///< the model's limit (a margin over validation_q99)
+  double validation_q99 = 0;  ///< the distance 99% of its validation images stay within
+  bool familiar() const { return distance <= threshold; }
+};
+
 struct CaptionResult {
   std::vector<WordAttention> words;
   double log_prob = 0;
   bool finished = true;  ///< false when no <end> came within the length limit
   int grid_h = 0, grid_w = 0;
+  /// Absent when the model file has no statistics of its training images (older files).
+  std::optional<Familiarity> familiarity;
   std::string text() const;
 };
 
@@ -56,7 +67,14 @@ class Captioner {
   /// log-probability in log_prob. Words outside the vocabulary are scored as <unk>.
   CaptionResult score(const RgbImage& image, const std::string& caption);
 
+  /// The next word after `prefix` (empty: the first word) with attention forced onto `region`
+  /// (image pixels), and with the model's own attention for comparison; see core/decode/probe.h.
+  ProbeResult probe(const RgbImage& image, const ProbeRegion& region, const std::string& prefix = {}, int top = 5);
+
   const ModelConfig& config() const;
+  /// Whether the model file carries its training images' statistics (captions then say how
+  /// familiar each image is).
+  bool checks_familiarity() const;
   /// Model description: attention kind, sizes, vocabulary size and its first 40 words, training
   /// data, steps, time and scores.
   nlohmann::json info() const;
@@ -67,7 +85,8 @@ class Captioner {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The α of a result as JSON: {"words":[{"word","log_prob","beta","alpha":[[..]..]}], ...}.
+/// The α of a result as JSON: {"words":[{"word","log_prob","beta","alpha":[[..]..]}], ...}, with
+/// "familiar", "familiarity_distance" and "familiarity_threshold" when the model checks them.
 nlohmann::json to_json(const CaptionResult& r);
 
 }  // namespace fovea

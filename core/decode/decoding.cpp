@@ -242,7 +242,11 @@ std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::
                                           const DecodeOptions& options) {
   torch::NoGradGuard no_grad;
   EvalModeGuard eval(net);
-  auto annotations = net.encode(images);
+  return decode_annotations(net, net.encode(images), options);
+}
+
+std::vector<DecodedCaption> decode_annotations(ShowAttendTellImpl& net, const torch::Tensor& annotations,
+                                               const DecodeOptions& options) {
   if (options.beam <= 1) return greedy_decode(net, annotations, options);
   std::vector<DecodedCaption> out;
   for (std::int64_t i = 0; i < annotations.size(0); ++i) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/decode/captioner.h"
+#include "core/decode/probe.h"
 #include "core/model/show_attend_tell.h"
 
 namespace fovea {
@@ -40,6 +41,15 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
 /// Beam search for one image's annotations (1, L, D). Returns the best finished hypothesis, or
 /// the best unfinished one when no beam reaches <end> within max_len words.
 DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options);
+
+/// The next word of `image` after `prefix` with α forced onto `region` (core/decode/probe.h), and
+/// with the model's own α beside it; `top` words each.
+ProbeResult probe_model(CaptionModel& m, const RgbImage& image, const ProbeRegion& region, const std::string& prefix,
+                        int top);
+
+/// Beam search (or greedy when beam == 1) over a batch of annotations (B, L, D).
+std::vector<DecodedCaption> decode_annotations(ShowAttendTellImpl& net, const torch::Tensor& annotations,
+                                               const DecodeOptions& options);
 
 /// Beam search (or greedy when beam == 1) over a batch of images (B, 3, S, S).
 std::vector<DecodedCaption> decode_images(ShowAttendTellImpl& net, const torch::Tensor& images,

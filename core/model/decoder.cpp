@@ -146,6 +146,27 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
   return r;
 }
 
+AttendResult DecoderImpl::attend_forced(const torch::Tensor& annotations, const torch::Tensor& alpha,
+                                        const torch::Tensor& gates_from_word, const DecoderState& state) {
+  const auto b = state.h.size(0);
+  TORCH_CHECK(alpha.dim() == 2 && alpha.size(0) == b && alpha.size(1) == annotations.size(1),
+              "forced alpha must be (", b, ", ", annotations.size(1), "), got ", alpha.sizes());
+  auto a = annotations.narrow(0, 0, b);
+  AttendResult r;
+  r.alpha = alpha.to(a.device(), a.scalar_type());
+  r.context = torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
+  if (config_.use_beta && config_.attention == AttentionKind::Soft) {
+    r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
+    r.context = r.context * r.beta.unsqueeze(1);
+  } else {
+    r.beta = torch::ones({b}, r.alpha.options());
+  }
+  r.glimpse = torch::full({b}, -1, torch::TensorOptions().dtype(torch::kLong).device(a.device()));
+  r.log_alpha_glimpse = torch::zeros({b}, r.alpha.options());
+  r.state = lstm_step(gates_from_word, r.context, state);
+  return r;
+}
+
 DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context,
                                     const DecoderState& state) {
   auto gates = gates_from_word + linear_for_decoding(context_gates_, context) + linear_for_decoding(hidden_gates_, state.h);

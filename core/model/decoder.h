@@ -72,6 +72,12 @@ class DecoderImpl : public torch::nn::Module {
                                const torch::Tensor& gates_from_word, const DecoderState& state,
                                const torch::Tensor& sample, const torch::Tensor& projection_sink = {});
 
+  /// attend_and_step with α given instead of computed: the context Σ α_i a_i (times β where the
+  /// model has the gate; a one-hot α is a hard model's glimpse at that cell) and one LSTM step.
+  /// alpha: (b, L). What `fovea probe` asks: what would the model say looking there?
+  AttendResult attend_forced(const torch::Tensor& annotations, const torch::Tensor& alpha,
+                             const torch::Tensor& gates_from_word, const DecoderState& state);
+
   /// One LSTM step with input [E y_{t-1}; ẑ_t]; gates_from_word = word_gates(E y_{t-1}).
   DecoderState lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context, const DecoderState& state);
 

@@ -100,30 +100,6 @@ std::array<std::uint8_t, 3> colormap_rgb(Colormap c, float t) {
   return lut(c).colour[i];
 }
 
-RgbImage resize_bilinear(const RgbImage& image, int width, int height) {
-  if (image.empty() || width <= 0 || height <= 0) throw std::invalid_argument("resize_bilinear: empty image or size");
-  RgbImage out(width, height);
-  const auto tx = taps(width, image.width, true);
-  const auto ty = taps(height, image.height, true);
-  for (int y = 0; y < height; ++y) {
-    const Tap& r = ty[y];
-    std::uint8_t* dst = out.at(0, y);
-    for (int x = 0; x < width; ++x) {
-      const Tap& c = tx[x];
-      const std::uint8_t* p00 = image.at(c.a, r.a);
-      const std::uint8_t* p01 = image.at(c.b, r.a);
-      const std::uint8_t* p10 = image.at(c.a, r.b);
-      const std::uint8_t* p11 = image.at(c.b, r.b);
-      for (int ch = 0; ch < 3; ++ch) {
-        const float top = p00[ch] + (p01[ch] - p00[ch]) * c.w;
-        const float bottom = p10[ch] + (p11[ch] - p10[ch]) * c.w;
-        dst[x * 3 + ch] = std::uint8_t(top + (bottom - top) * r.w + 0.5f);
-      }
-    }
-  }
-  return out;
-}
-
 void render_overlay_into(const RgbImage& base, const std::vector<float>& alpha, int grid_h, int grid_w,
                          const OverlayStyle& style, RgbImage& out) {
   if (grid_h <= 0 || grid_w <= 0 || alpha.size() != std::size_t(grid_h) * grid_w)

@@ -1,6 +1,7 @@
 #pragma once
-/// Attention heatmaps: α on the grid -> colormapped layer blended onto the image. Used by the
-/// GUI's overlay (every animation frame), by exported figures and by `fovea export`.
+/// Attention heatmaps: α on the grid -> colormapped layer blended onto the image. render_overlay is
+/// the GUI's overlay (every animation frame); exported figures paint the same style with cairo
+/// (core/render/canvas.h).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -29,9 +30,6 @@ struct OverlayStyle {
   bool smooth = true;      ///< bilinear between cell centres; false: one flat block per cell
   bool normalise = true;   ///< scale α by its maximum so the peak gets the top colour
 };
-
-/// Bilinear resize (pixel centres aligned), for the base image of an overlay or a panel.
-RgbImage resize_bilinear(const RgbImage& image, int width, int height);
 
 /// Blends the heatmap of `alpha` (grid_h * grid_w, row-major) onto `base`, at base's size.
 /// Throws std::invalid_argument when alpha's size is not grid_h * grid_w.

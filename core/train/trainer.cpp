@@ -14,6 +14,7 @@
 #include "core/io/checkpoint.h"
 #include "core/model/module_state.h"
 #include "core/runtime/runtime.h"
+#include "core/train/familiarity_calibration.h"
 #include "core/train/model_card.h"
 #include "core/train/run_state.h"
 #include "core/train/training_session.h"
@@ -147,6 +148,15 @@ TrainResult TrainingSession::run() {
   result.pretrain_steps = state_.pretrain_step;
   result.last_checkpoint = last_checkpoint_path(config_.out_dir);
   result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+  if (!result.interrupted && fs::exists(result.best_checkpoint)) {
+    if (data_.train->size() < 2 || data_.val->size() < 2) {
+      message("too few images to measure what the training images are like: captions of " + result.best_checkpoint +
+              " will not say when an image is unlike them");
+    } else {
+      message("measuring the training images, so captions of unlike images say so");
+      store_familiarity(result.best_checkpoint, *data_.train, *data_.val);
+    }
+  }
   if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(), data_.val->describe(), result);
   return result;
 }

@@ -3,6 +3,9 @@
 // keeps working; exports hold one panel per word; a typed caption is scored; two models compare.
 #include <QApplication>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QImage>
 #include <QLineEdit>
 #include <QMenu>
@@ -192,6 +195,66 @@ class StudioTest : public QObject {
     QCOMPARE(w.recentFiles(), (QStringList{b, a}));
   }
 
+  void draggingARegionAsksWhatTheModelWouldSayThere() {
+    auto w = captioned();  // test_00001: "... a yellow pullover ..."
+    auto* panel = w->primaryPanel();
+    auto* strip = panel->strip();
+    auto* view = panel->view();
+    const int noun = int(stripWords(strip).indexOf("pullover"));
+    QVERIFY2(noun >= 2 && strip->word(noun - 1) == "yellow", qPrintable(stripWords(strip).join(' ')));
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(noun).center());
+    const QImage own = view->renderedFrame();
+    // The yellow pullover's box from the samples' captions.json, in image pixels, on screen.
+    QFile refs(kSource + "/resources/samples/captions.json");
+    QVERIFY(refs.open(QIODevice::ReadOnly));
+    QRectF box;
+    for (const auto& value : QJsonDocument::fromJson(refs.readAll()).array()) {
+      const QJsonObject entry = value.toObject();
+      if (entry[QStringLiteral("file")].toString() != QLatin1String("test_00001.png")) continue;
+      for (const auto& o : entry[QStringLiteral("objects")].toArray())
+        if (o.toObject()[QStringLiteral("noun")].toString() == QLatin1String("pullover")) {
+          const auto b = o.toObject()[QStringLiteral("box")].toArray();
+          box = QRectF(QPointF(b[0].toDouble(), b[1].toDouble()), QPointF(b[2].toDouble(), b[3].toDouble()));
+        }
+    }
+    QVERIFY(!box.isEmpty());
+    const QRect shown = view->imageRect();
+    const double scale = double(shown.width()) / view->image().width();
+    const QPoint from = shown.topLeft() + (box.topLeft() * scale).toPoint() + QPoint(2, 2);
+    const QPoint to = shown.topLeft() + (box.bottomRight() * scale).toPoint() - QPoint(2, 2);
+    QTest::mousePress(view, Qt::LeftButton, {}, from);
+    QTest::mouseMove(view, (from + to) / 2);
+    QTest::mouseMove(view, to);
+    QTest::mouseRelease(view, Qt::LeftButton, {}, to);
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasProbe(), kWait);
+    QVERIFY2(panel->probeText().contains("<b>pullover</b>"), qPrintable(panel->probeText()));
+    QVERIFY2(panel->probeText().contains("a yellow"), qPrintable(panel->probeText()));
+    QVERIFY2(view->renderedFrame() != own, "the view shows the forced attention");
+    // Another word: the probe goes.
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(0).center());
+    QVERIFY(!view->hasProbe());
+    QVERIFY(panel->probeText().isEmpty());
+  }
+
+  void anImageUnlikeTheTrainingScenesSaysItsCaptionIsUnreliable() {
+    auto w = captioned();  // a sample scene: familiar
+    QVERIFY2(w->primaryPanel()->unfamiliarText().isEmpty(), qPrintable(w->primaryPanel()->unfamiliarText()));
+    QImage noise(300, 200, QImage::Format_RGB32);
+    quint32 state = 12345;
+    for (int y = 0; y < noise.height(); ++y)
+      for (int x = 0; x < noise.width(); ++x) {
+        state = state * 1664525u + 1013904223u;
+        noise.setPixel(x, y, 0xff000000u | (state >> 8));
+      }
+    const QString path = tmp_.filePath("noise.png");
+    QVERIFY(noise.save(path));
+    QVERIFY(w->openImage(path));
+    QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
+    QVERIFY2(w->primaryPanel()->unfamiliarText().contains("fashion-soft"), qPrintable(w->primaryPanel()->unfamiliarText()));
+    QVERIFY(w->openImage(kSample));
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
+  }
+
   void thePlayerStepsThroughTheWords() {
     auto w = captioned();
     WordPlayer* p = w->player();
@@ -290,13 +353,13 @@ class StudioTest : public QObject {
     QFile s(svg);
     QVERIFY(s.open(QIODevice::ReadOnly));
     const QByteArray svg_text = s.readAll();
-    QCOMPARE(count(svg_text, "<image "), words + 1);
+    QCOMPARE(count(svg_text, "font-weight=\"bold\""), words + 1);  // one label per panel, as text
     QVERIFY(QSvgRenderer(svg).isValid());
     QFile p(pdf);
     QVERIFY(p.open(QIODevice::ReadOnly));
     const QByteArray pdf_bytes = p.readAll();
     QVERIFY(pdf_bytes.startsWith("%PDF-"));
-    QCOMPARE(count(pdf_bytes, "/Subtype /Image"), words + 1);
+    QVERIFY(pdf_bytes.contains("/FontFile"));  // the labels' font is embedded
     QVERIFY(w->exportFrames(tmp_.filePath("frames")));
     QCOMPARE(QDir(tmp_.filePath("frames")).entryList({"*.png"}).size(), words);
     QVERIFY(w->exportView(tmp_.filePath("view.png")));

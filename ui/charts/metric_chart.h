@@ -74,7 +74,8 @@ class MetricChart : public QWidget {
   /// the smoothed ones when smoothing is on.
   QString readoutAt(double step) const;
 
-  bool exportPng(const QString& path, QString* error = nullptr) const;  ///< chart with axes and legend
+  /// The chart with axes and legend, at the PNG resolution of ExportSettings (300 dpi unless changed).
+  bool exportPng(const QString& path, QString* error = nullptr) const;
   bool exportSvg(const QString& path, QString* error = nullptr) const;  ///< via QSvgGenerator (Qt6::Svg)
   /// CSV of the raw data: header "series,step,value", one row per raw point, series = label. Written to a
   /// temporary file then renamed (QSaveFile).

@@ -2,6 +2,7 @@
 // no crosshair), CSV of the raw points, each written to a temporary file and renamed (QSaveFile).
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/metric_chart_impl.h"
+#include "ui/export/export_settings.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -38,7 +39,7 @@ void MetricChart::showContextMenu(const QPoint& global_pos) {
   QAction* reset = menu.addAction(tr("Reset Zoom"), this, &MetricChart::resetZoom);
   reset->setEnabled(isZoomed());
   menu.addSeparator();
-  menu.addAction(tr("Export PNG…"), this, [this] { exportWithDialog(QStringLiteral("png")); });
+  menu.addAction(tr("Export PNG (%1 dpi)…").arg(ExportSettings::load().png_dpi), this, [this] { exportWithDialog(QStringLiteral("png")); });
   menu.addAction(tr("Export SVG…"), this, [this] { exportWithDialog(QStringLiteral("svg")); });
   menu.addAction(tr("Export CSV…"), this, [this] { exportWithDialog(QStringLiteral("csv")); });
   menu.exec(global_pos);
@@ -62,7 +63,9 @@ void MetricChart::exportWithDialog(const QString& kind) {
 
 bool MetricChart::exportPng(const QString& path, QString* error) const {
   const QSize size = exportSize();
-  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  const double scale = pngScale(ExportSettings::load().png_dpi);
+  QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(scale);
   image.fill(Qt::white);
   {
     QPainter painter(&image);

@@ -4,6 +4,7 @@
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QMimeData>
+#include <QMouseEvent>
 #include <QPainter>
 
 #include <algorithm>
@@ -11,6 +12,10 @@
 #include "ui/explorer/image_convert.h"
 
 namespace fovea::ui {
+
+namespace {
+constexpr int kProbeFrame = -2;  ///< frames_ key of the probe's forced α
+}  // namespace
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   setAcceptDrops(true);
@@ -21,6 +26,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 
 void AttentionView::setImage(const QImage& image) {
   image_ = image;
+  probe_active_ = false;
   base_size_ = QSize();
   dirty_ = true;
   frames_.clear();
@@ -30,6 +36,9 @@ void AttentionView::setImage(const QImage& image) {
 void AttentionView::setCaption(const fovea::CaptionResult& caption) {
   caption_ = caption;
   has_caption_ = true;
+  probe_active_ = false;
+  setCursor(Qt::CrossCursor);
+  setToolTip(tr("Drag a rectangle or click: what would the model say looking there?"));
   word_ = std::min(word_, int(caption_.words.size()) - 1);
   dirty_ = true;
   frames_.clear();
@@ -38,6 +47,10 @@ void AttentionView::setCaption(const fovea::CaptionResult& caption) {
 
 void AttentionView::clearCaption() {
   has_caption_ = false;
+  probe_active_ = false;
+  dragging_ = false;
+  unsetCursor();
+  setToolTip(QString());
   caption_ = {};
   word_ = -1;
   dirty_ = true;
@@ -59,6 +72,50 @@ void AttentionView::setOverlayStyle(const fovea::OverlayStyle& style) {
   dirty_ = true;
   frames_.clear();
   update();
+}
+
+void AttentionView::setProbe(const std::vector<float>& alpha, const fovea::ProbeRegion& region) {
+  probe_active_ = true;
+  probe_alpha_ = alpha;
+  probe_region_ = region;
+  frames_.remove(kProbeFrame);
+  dirty_ = true;
+  update();
+}
+
+void AttentionView::clearProbe() {
+  if (!probe_active_) return;
+  probe_active_ = false;
+  frames_.remove(kProbeFrame);
+  dirty_ = true;
+  update();
+}
+
+fovea::ProbeRegion AttentionView::regionBetween(const QPoint& from, const QPoint& to) const {
+  const QRect r = targetRect();
+  fovea::ProbeRegion region;
+  if (r.isEmpty()) return region;
+  const double sx = double(image_.width()) / r.width(), sy = double(image_.height()) / r.height();
+  const auto image_x = [&](int x) { return std::clamp((x - r.left()) * sx, 0.0, double(image_.width())); };
+  const auto image_y = [&](int y) { return std::clamp((y - r.top()) * sy, 0.0, double(image_.height())); };
+  if ((to - from).manhattanLength() < 5) {
+    region.point = true;
+    region.x0 = region.x1 = std::min(image_x(from.x()), image_.width() - 1.0);
+    region.y0 = region.y1 = std::min(image_y(from.y()), image_.height() - 1.0);
+    return region;
+  }
+  region.x0 = image_x(std::min(from.x(), to.x()));
+  region.x1 = image_x(std::max(from.x(), to.x()));
+  region.y0 = image_y(std::min(from.y(), to.y()));
+  region.y1 = image_y(std::max(from.y(), to.y()));
+  return region;
+}
+
+QRectF AttentionView::screenRect(const fovea::ProbeRegion& region) const {
+  const QRect r = targetRect();
+  const double sx = double(r.width()) / image_.width(), sy = double(r.height()) / image_.height();
+  return QRectF(r.left() + region.x0 * sx, r.top() + region.y0 * sy, (region.x1 - region.x0) * sx,
+                (region.y1 - region.y0) * sy);
 }
 
 void AttentionView::setPlaceholder(const QString& text) {
@@ -83,13 +140,16 @@ void AttentionView::rebuild() {
   // An animation loops over the same words: each word's frame is composed once per size, caption
   // and style, then only blitted (already in the backing store's format).
   dirty_ = false;
-  if (auto it = frames_.constFind(word_); it != frames_.constEnd()) {
+  const int key = probe_active_ ? kProbeFrame : word_;
+  if (auto it = frames_.constFind(key); it != frames_.constEnd()) {
     frame_image_ = *it;
     return;
   }
   QElapsedTimer timer;
   timer.start();
-  if (has_caption_ && word_ >= 0 && word_ < int(caption_.words.size())) {
+  if (probe_active_ && probe_alpha_.size() == std::size_t(caption_.grid_h) * std::size_t(caption_.grid_w)) {
+    fovea::render_overlay_into(base_, probe_alpha_, caption_.grid_h, caption_.grid_w, style_, frame_);
+  } else if (has_caption_ && word_ >= 0 && word_ < int(caption_.words.size())) {
     fovea::render_overlay_into(base_, caption_.words[word_].alpha, caption_.grid_h, caption_.grid_w, style_, frame_);
   } else {
     frame_ = base_;
@@ -97,7 +157,7 @@ void AttentionView::rebuild() {
   frame_image_ = QImage(frame_.pixels.data(), frame_.width, frame_.height, frame_.width * 3, QImage::Format_RGB888)
                      .convertToFormat(QImage::Format_RGB32);
   if (frames_.size() >= 64) frames_.clear();
-  frames_.insert(word_, frame_image_);
+  frames_.insert(key, frame_image_);
   last_render_ms_ = timer.nsecsElapsed() / 1e6;
 }
 
@@ -117,8 +177,23 @@ void AttentionView::paintEvent(QPaintEvent*) {
   if (dirty_ || base_size_ != targetRect().size()) rebuild();
   const QRect r = targetRect();
   p.drawImage(r.topLeft(), frame_image_);
+  // The probed region (dashed), or a point's cross; the rectangle being dragged.
+  if (probe_active_) {
+    p.setPen(QPen(Qt::white, 1.5, Qt::DashLine));
+    const QRectF box = screenRect(probe_region_);
+    if (probe_region_.point) {
+      p.drawLine(box.topLeft() + QPointF(-8, 0), box.topLeft() + QPointF(8, 0));
+      p.drawLine(box.topLeft() + QPointF(0, -8), box.topLeft() + QPointF(0, 8));
+    } else {
+      p.drawRect(box);
+    }
+  }
+  if (dragging_) {
+    p.setPen(QPen(Qt::white, 1.5, Qt::DashLine));
+    p.drawRect(QRect(drag_from_, drag_to_).normalized());
+  }
   // A hard model's sampled glimpse: outline the cell it looked at.
-  if (has_caption_ && word_ >= 0 && caption_.words[word_].glimpse >= 0 && caption_.grid_w > 0) {
+  if (!probe_active_ && has_caption_ && word_ >= 0 && caption_.words[word_].glimpse >= 0 && caption_.grid_w > 0) {
     const long long g = caption_.words[word_].glimpse;
     const double cw = double(r.width()) / caption_.grid_w, ch = double(r.height()) / caption_.grid_h;
     const QRectF cell(r.left() + (g % caption_.grid_w) * cw, r.top() + (g / caption_.grid_w) * ch, cw, ch);
@@ -130,6 +205,37 @@ void AttentionView::paintEvent(QPaintEvent*) {
 void AttentionView::resizeEvent(QResizeEvent*) {
   dirty_ = true;
   frames_.clear();
+}
+
+void AttentionView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton || !has_caption_ || !targetRect().contains(event->position().toPoint())) {
+    QWidget::mousePressEvent(event);
+    return;
+  }
+  dragging_ = true;
+  drag_from_ = drag_to_ = event->position().toPoint();
+}
+
+void AttentionView::mouseMoveEvent(QMouseEvent* event) {
+  if (!dragging_) {
+    QWidget::mouseMoveEvent(event);
+    return;
+  }
+  const QRect r = targetRect();
+  const QPoint p = event->position().toPoint();
+  drag_to_ = QPoint(std::clamp(p.x(), r.left(), r.right() + 1), std::clamp(p.y(), r.top(), r.bottom() + 1));
+  update();
+}
+
+void AttentionView::mouseReleaseEvent(QMouseEvent* event) {
+  if (!dragging_ || event->button() != Qt::LeftButton) {
+    QWidget::mouseReleaseEvent(event);
+    return;
+  }
+  mouseMoveEvent(event);
+  dragging_ = false;
+  update();
+  Q_EMIT regionSelected(regionBetween(drag_from_, drag_to_));
 }
 
 void AttentionView::dragEnterEvent(QDragEnterEvent* event) {

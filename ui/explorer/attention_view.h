@@ -1,6 +1,8 @@
 #pragma once
 /// The image with the α heatmap of the current word blended over it (core/render/heatmap.h), scaled to
-/// fit with its aspect ratio. Accepts dropped image files.
+/// fit with its aspect ratio. Accepts dropped image files. Once captioned, dragging a rectangle (or
+/// clicking) asks "what would the model say looking here?": regionSelected, then setProbe shows
+/// the forced α and the region until the word changes.
 #include <QHash>
 #include <QImage>
 #include <QWidget>
@@ -22,6 +24,15 @@ class AttentionView : public QWidget {
   void setWordIndex(int index);
   void setOverlayStyle(const fovea::OverlayStyle& style);
   void setPlaceholder(const QString& text);
+  /// Shows `alpha` (the grid's size) instead of the word's α, with `region` (image pixels) outlined.
+  void setProbe(const std::vector<float>& alpha, const fovea::ProbeRegion& region);
+  void clearProbe();
+  bool hasProbe() const { return probe_active_; }
+  /// The image rectangle a drag between two widget points selects, in image pixels; a drag
+  /// shorter than 5 pixels is a click (a point).
+  fovea::ProbeRegion regionBetween(const QPoint& from, const QPoint& to) const;
+  /// Where the image is drawn in the widget.
+  QRect imageRect() const { return targetRect(); }
 
   int wordIndex() const { return word_; }
   const QImage& image() const { return image_; }
@@ -35,15 +46,21 @@ class AttentionView : public QWidget {
 
  Q_SIGNALS:
   void fileDropped(const QString& path);
+  void regionSelected(const fovea::ProbeRegion& region);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
   QRect targetRect() const;
+  /// `region` (image pixels) on screen.
+  QRectF screenRect(const fovea::ProbeRegion& region) const;
   void rebuild();
 
   QImage image_;
@@ -58,6 +75,11 @@ class AttentionView : public QWidget {
   QHash<int, QImage> frames_;  ///< composed frame per word index (cleared on any other change)
   QSize base_size_;
   bool dirty_ = true;
+  bool probe_active_ = false;
+  std::vector<float> probe_alpha_;
+  fovea::ProbeRegion probe_region_;
+  QPoint drag_from_, drag_to_;
+  bool dragging_ = false;
   double last_render_ms_ = 0;
 };
 

@@ -15,16 +15,27 @@ namespace fovea::ui {
 
 ExplorerPanel::ExplorerPanel(QWidget* parent)
     : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
-      strip_(new CaptionStrip), readout_(new LiveText), references_(new QLabel) {
+      strip_(new CaptionStrip), readout_(new LiveText), probe_(new QLabel), unfamiliar_(new QLabel),
+      references_(new QLabel) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   title_->setTextFormat(Qt::RichText);
   title_->setWordWrap(true);
   title_->setText(tr("<b>No model</b>"));
   layout->addWidget(title_);
+  unfamiliar_->setObjectName("unfamiliar");
+  unfamiliar_->setWordWrap(true);
+  unfamiliar_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px; border-radius: 3px; }"));
+  unfamiliar_->hide();
+  layout->addWidget(unfamiliar_);
   layout->addWidget(view_, 1);
   layout->addWidget(strip_);
   layout->addWidget(readout_);
+  probe_->setObjectName("probe");
+  probe_->setWordWrap(true);
+  probe_->setTextFormat(Qt::RichText);
+  probe_->hide();
+  layout->addWidget(probe_);
   references_->setObjectName("references");
   references_->setWordWrap(true);
   references_->setTextFormat(Qt::RichText);
@@ -43,7 +54,13 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
     Q_EMIT errorOccurred(tr("Could not load the model %1: %2").arg(path, error));
   });
   connect(session_, &ModelSession::captionReady, this, &ExplorerPanel::showReply);
+  connect(session_, &ModelSession::probeReady, this, &ExplorerPanel::showProbe);
+  connect(view_, &AttentionView::regionSelected, this, &ExplorerPanel::probeRegion);
   connect(session_, &ModelSession::captionFailed, this, [this](quint64 id, const QString& error) {
+    if (!error.isEmpty() && id == probe_latest_) {
+      probe_->setText(tr("<span style='color:gray'>Probe failed:</span> %1").arg(error.toHtmlEscaped()));
+      return;
+    }
     if (error.isEmpty() || id != latest_) return;  // superseded by a newer request
     strip_->setMessage(tr("Captioning failed"));
     Q_EMIT errorOccurred(error);
@@ -78,6 +95,7 @@ void ExplorerPanel::loadModel(const QString& path) {
 
 void ExplorerPanel::setImage(const QImage& image) {
   image_ = image;
+  clearProbe();
   view_->setImage(image);
   view_->clearCaption();
   has_caption_ = false;
@@ -105,6 +123,7 @@ void ExplorerPanel::setOverlayStyle(const fovea::OverlayStyle& style) { view_->s
 
 void ExplorerPanel::setWordIndex(int index) {
   if (has_caption_) index = std::min(index, int(caption_.words.size()) - 1);
+  if (index != view_->wordIndex()) clearProbe();
   view_->setWordIndex(index);
   strip_->setCurrent(index);
   updateReadout();
@@ -123,6 +142,20 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   if (reply.id != latest_) return;
   caption_ = reply.result;
   has_caption_ = true;
+  clearProbe();
+  const auto& familiarity = caption_.familiarity;
+  if (familiarity && !familiarity->familiar()) {
+    unfamiliar_->setText(tr("⚠ This image is unlike what %1 was trained on: its caption is unreliable.")
+                             .arg(QFileInfo(modelPath()).completeBaseName()));
+    unfamiliar_->setToolTip(tr("Distance of its features from the training images: %1; 99% of validation images "
+                               "are within %2, the limit is %3.")
+                                .arg(familiarity->distance, 0, 'f', 1)
+                                .arg(familiarity->validation_q99, 0, 'f', 1)
+                                .arg(familiarity->threshold, 0, 'f', 1));
+    unfamiliar_->show();
+  } else {
+    unfamiliar_->hide();
+  }
   scored_ = reply.scored;
   last_ms_ = reply.milliseconds;
   const int keep = view_->wordIndex();
@@ -132,6 +165,48 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   setWordIndex(n == 0 ? -1 : std::clamp(keep, 0, n - 1));
   Q_EMIT captionShown(n);
 }
+
+void ExplorerPanel::probeRegion(const fovea::ProbeRegion& region) {
+  if (image_.isNull() || !session_->hasModel() || !has_caption_) return;
+  QStringList before;
+  const int current = view_->wordIndex();
+  for (int i = 0; i < std::max(0, current) && i < int(caption_.words.size()); ++i)
+    before << QString::fromStdString(caption_.words[std::size_t(i)].word);
+  probe_prefix_ = before.join(QLatin1Char(' '));
+  probe_->setText(tr("<span style='color:gray'>Looking there…</span>"));
+  probe_->show();
+  probe_latest_ = session_->probe(image_, region, probe_prefix_);
+  probe_region_ = region;
+}
+
+void ExplorerPanel::showProbe(const ProbeReply& reply) {
+  if (reply.id != probe_latest_ || probe_->isHidden()) return;
+  const auto list = [](const std::vector<fovea::ProbeWord>& words, int count) {
+    QStringList parts;
+    for (int i = 0; i < std::min(count, int(words.size())); ++i)
+      parts << (i == 0 ? QStringLiteral("<b>%1</b> %2") : QStringLiteral("%1 %2"))
+                   .arg(QString::fromStdString(words[std::size_t(i)].word).toHtmlEscaped())
+                   .arg(words[std::size_t(i)].p, 0, 'f', 2);
+    return parts.join(QStringLiteral(" · "));
+  };
+  const QString where = probe_prefix_.isEmpty() ? tr("as the first word")
+                                                : tr("after “%1”").arg(probe_prefix_.toHtmlEscaped());
+  probe_->setText(tr("<span style='color:gray'>Looking there %1:</span> %2 &nbsp; <span style='color:gray'>with its own "
+                     "attention: %3</span>")
+                      .arg(where, list(reply.result.words, 5), list(reply.result.own_words, 2)));
+  view_->setProbe(reply.result.alpha, probe_region_);
+}
+
+void ExplorerPanel::clearProbe() {
+  probe_latest_ = 0;
+  probe_->hide();
+  probe_->clear();
+  view_->clearProbe();
+}
+
+QString ExplorerPanel::unfamiliarText() const { return unfamiliar_->isHidden() ? QString() : unfamiliar_->text(); }
+
+QString ExplorerPanel::probeText() const { return probe_->isHidden() ? QString() : probe_->text(); }
 
 void ExplorerPanel::showReferences(const QStringList& references, double bleu4, double cider) {
   if (references.isEmpty()) {

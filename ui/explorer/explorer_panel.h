@@ -31,6 +31,14 @@ class ExplorerPanel : public QWidget {
   void setUserCaption(const QString& text);
   void setWordIndex(int index);
   void setOverlayStyle(const fovea::OverlayStyle& style);
+  /// Asks what the model would say at the current word (after the words before it; with no word
+  /// selected, as the first word) looking at `region` (image pixels): the view shows the forced α,
+  /// a line under the words the most probable words, until another word is selected.
+  void probeRegion(const fovea::ProbeRegion& region);
+  /// The probe's line (rich text); empty when no probe is shown.
+  QString probeText() const;
+  /// The warning shown when the image is unlike the model's training images; empty otherwise.
+  QString unfamiliarText() const;
 
   AttentionView* view() const { return view_; }
   CaptionStrip* strip() const { return strip_; }
@@ -63,13 +71,17 @@ class ExplorerPanel : public QWidget {
   void request();
   void showReply(const CaptionReply& reply);
   void updateReadout();
+  void showProbe(const ProbeReply& reply);
+  void clearProbe();
 
   ModelSession* session_;
   QLabel* title_;
   AttentionView* view_;
   CaptionStrip* strip_;
-  LiveText* readout_;
-  QLabel* references_;  ///< ground truth, when the image's folder has a captions.json  ///< the current word's numbers (changes 8 times a second while playing)
+  LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
+  QLabel* probe_;       ///< the probe's next words
+  QLabel* unfamiliar_;  ///< the image is unlike the model's training images
+  QLabel* references_;  ///< ground truth, when the image's folder has a captions.json
   QImage image_;
   fovea::CaptionOptions options_;
   QString user_caption_;
@@ -77,6 +89,9 @@ class ExplorerPanel : public QWidget {
   bool has_caption_ = false;
   bool scored_ = false;
   quint64 latest_ = 0;
+  quint64 probe_latest_ = 0;
+  QString probe_prefix_;
+  fovea::ProbeRegion probe_region_;
   double last_ms_ = 0;
 };
 

@@ -28,6 +28,8 @@
 #include <QVBoxLayout>
 
 #include "core/render/figure.h"
+#include "ui/export/export_settings.h"
+#include "ui/export/figure_export_dialog.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
@@ -285,8 +287,12 @@ bool MainWindow::exportFigure(const QString& path) {
     return false;
   }
   try {
+    const ExportSettings settings = ExportSettings::load();
     fovea::FigureOptions options;
     options.style = primary_->view()->overlayStyle();
+    options.width_pt = fovea::parse_figure_width(settings.figure_width.toStdString());
+    options.dpi = settings.png_dpi;
+    options.show_probability = settings.show_probability;
     fovea::write_figure(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), options);
   } catch (const std::exception& e) {
     showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
@@ -406,6 +412,9 @@ void MainWindow::chooseModel(bool compare) {
 }
 
 void MainWindow::chooseExport() {
+  FigureExportDialog options(ExportSettings::load(), this);
+  if (options.exec() != QDialog::Accepted) return;
+  options.settings().save();
   const QString base = QFileInfo(image_path_).completeBaseName();
   const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), base + QStringLiteral("-attention.pdf"),
                                                     tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));

@@ -115,7 +115,8 @@ QString MainWindow::quickStartText() const {
             "bright where the model attends for the shown word. Click or hover a word to hold it; "
             "<tt>,</tt> and <tt>.</tt> step.<br>"
             "<b>3. Test it</b>: type your own caption under the words and press Enter: each word gets its "
-            "probability and attention. Ctrl+2 compares the soft and the hard model side by side.<br>"
+            "probability and attention. Drag a rectangle on the image (or click) to ask what the model would say "
+            "at the current word looking there. Ctrl+2 compares the soft and the hard model side by side.<br>"
             "<b>4. Keep it</b>: File ▸ Export Figure writes the image and one panel per word (PNG, SVG, PDF).<br>"
             "<b>5. Train your own</b>: Training ▸ New Training Run; the dashboards show the loss, the "
             "REINFORCE baseline, the entropy of α and validation scores live.");

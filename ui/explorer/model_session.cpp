@@ -12,12 +12,13 @@
 namespace fovea::ui {
 
 struct ModelSession::Job {
-  enum Kind { Load, Caption, Score } kind = Caption;
+  enum Kind { Load, Caption, Score, Probe } kind = Caption;
   quint64 id = 0;
   QString path;   // Load
-  QImage image;   // Caption, Score
-  QString text;   // Score
+  QImage image;   // Caption, Score, Probe
+  QString text;   // Score: the caption; Probe: the prefix
   fovea::CaptionOptions options;
+  fovea::ProbeRegion region;  // Probe
 };
 
 /// Lives on the worker thread; everything it touches there is its own.
@@ -143,6 +144,15 @@ quint64 ModelSession::score(const QImage& image, const QString& text) {
   return submit(std::move(j));
 }
 
+quint64 ModelSession::probe(const QImage& image, const fovea::ProbeRegion& region, const QString& prefix) {
+  Job j;
+  j.kind = Job::Probe;
+  j.image = image;
+  j.region = region;
+  j.text = prefix;
+  return submit(std::move(j));
+}
+
 quint64 ModelSession::submit(Job job) {
   job.id = next_id_++;
   const quint64 id = job.id;
@@ -152,9 +162,12 @@ quint64 ModelSession::submit(Job job) {
 
 void ModelSession::enqueue(Job job) {
   if (job.kind != Job::Load) {
-    // Latest wins: drop caption/score requests that have not started.
+    // Latest wins: drop caption/score requests (or probes, for a probe) that have not started.
+    const auto same_family = [&](const Job& other) {
+      return other.kind != Job::Load && (other.kind == Job::Probe) == (job.kind == Job::Probe);
+    };
     for (auto it = queue_.begin(); it != queue_.end();) {
-      if ((*it)->kind != Job::Load) {
+      if (same_family(**it)) {
         Q_EMIT captionFailed((*it)->id, QString());  // superseded; an empty message means "dropped"
         it = queue_.erase(it);
       } else {
@@ -181,6 +194,8 @@ void ModelSession::startNext() {
         std::optional<ModelDescription> loaded;
         CaptionReply reply;
         reply.id = job->id;
+        ProbeReply probe;
+        probe.id = job->id;
         QElapsedTimer timer;
         timer.start();
         try {
@@ -194,6 +209,8 @@ void ModelSession::startNext() {
             const RgbImage rgb = to_rgb(job->image);
             if (job->kind == Job::Caption) {
               reply.result = w->captioner->caption(rgb, job->options);
+            } else if (job->kind == Job::Probe) {
+              probe.result = w->captioner->probe(rgb, job->region, job->text.toStdString(), 5);
             } else {
               reply.scored = true;
               reply.result = w->captioner->score(rgb, job->text.toStdString());
@@ -204,10 +221,10 @@ void ModelSession::startNext() {
         } catch (...) {
           error = QStringLiteral("unknown error");
         }
-        reply.milliseconds = timer.nsecsElapsed() / 1e6;
+        reply.milliseconds = probe.milliseconds = timer.nsecsElapsed() / 1e6;
         QMetaObject::invokeMethod(
             this,
-            [this, job, error, loaded, reply] {
+            [this, job, error, loaded, reply, probe] {
               if (job->kind == Job::Load) {
                 if (loaded) {
                   model_ = loaded;
@@ -217,6 +234,8 @@ void ModelSession::startNext() {
                 }
               } else if (!error.isEmpty()) {
                 Q_EMIT captionFailed(job->id, error);
+              } else if (job->kind == Job::Probe) {
+                Q_EMIT probeReady(probe);
               } else {
                 Q_EMIT captionReady(reply);
               }

@@ -32,6 +32,12 @@ struct CaptionReply {
   double milliseconds = 0;
 };
 
+struct ProbeReply {
+  quint64 id = 0;
+  fovea::ProbeResult result;
+  double milliseconds = 0;
+};
+
 class ModelSession : public QObject {
   Q_OBJECT
  public:
@@ -43,6 +49,9 @@ class ModelSession : public QObject {
   quint64 caption(const QImage& image, const fovea::CaptionOptions& options);
   /// Queues teacher-forced scoring of `text` on `image`.
   quint64 score(const QImage& image, const QString& text);
+  /// Queues a probe: the next word after `prefix` with attention forced onto `region` (image
+  /// pixels). A newer probe replaces one that has not started; captions are not affected.
+  quint64 probe(const QImage& image, const fovea::ProbeRegion& region, const QString& prefix);
 
   bool hasModel() const { return model_.has_value(); }
   const ModelDescription* model() const { return model_ ? &*model_ : nullptr; }
@@ -52,7 +61,8 @@ class ModelSession : public QObject {
   void modelLoaded(const fovea::ui::ModelDescription& model);
   void modelFailed(const QString& path, const QString& error);
   void captionReady(const fovea::ui::CaptionReply& reply);
-  void captionFailed(quint64 id, const QString& error);
+  void captionFailed(quint64 id, const QString& error);  ///< also for probes
+  void probeReady(const fovea::ui::ProbeReply& reply);
   void busyChanged(bool busy);
 
  private:
@@ -74,3 +84,4 @@ class ModelSession : public QObject {
 
 Q_DECLARE_METATYPE(fovea::ui::ModelDescription)
 Q_DECLARE_METATYPE(fovea::ui::CaptionReply)
+Q_DECLARE_METATYPE(fovea::ui::ProbeReply)

@@ -1,0 +1,54 @@
+// "Look here": the α a probe forces for a region or a point, and how regions are read.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "core/decode/probe.h"
+#include "tests/test_support.h"
+
+using namespace fovea;
+
+namespace {
+float sum(const std::vector<float>& a) { return std::accumulate(a.begin(), a.end(), 0.0f); }
+}  // namespace
+
+TEST(Probe, ARectangleSpreadsAttentionOverTheCellsItCoversByArea) {
+  // A 40x40 image on a 4x4 grid: cells of 10 px. The box covers cells (1,1), (1,2) fully and half of (2,1), (2,2).
+  const auto a = forced_alpha({10, 10, 30, 25, false}, 40, 40, 4, 4, AttentionKind::Soft);
+  ASSERT_EQ(a.size(), 16u);
+  EXPECT_NEAR(sum(a), 1.0f, 1e-6);
+  EXPECT_NEAR(a[1 * 4 + 1], 1.0f / 3, 1e-6);
+  EXPECT_NEAR(a[1 * 4 + 2], 1.0f / 3, 1e-6);
+  EXPECT_NEAR(a[2 * 4 + 1], 1.0f / 6, 1e-6);
+  EXPECT_EQ(a[0], 0.0f);
+  EXPECT_EQ(a[3 * 4 + 3], 0.0f);
+  // A hard model glimpses one cell: the one holding most of the box.
+  const auto h = forced_alpha({10, 10, 30, 25, false}, 40, 40, 4, 4, AttentionKind::Hard);
+  EXPECT_EQ(sum(h), 1.0f);
+  EXPECT_EQ(*std::max_element(h.begin(), h.end()), 1.0f);
+  EXPECT_TRUE(h[1 * 4 + 1] == 1.0f || h[1 * 4 + 2] == 1.0f);
+  // Corners given in any order, parts outside the image clipped.
+  EXPECT_EQ(forced_alpha({30, 25, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft), a);
+  const auto clipped = forced_alpha({-50, -50, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft);
+  EXPECT_NEAR(clipped[0], 1.0f, 1e-6);
+}
+
+TEST(Probe, APointAttendsAroundItAndNonsenseIsRefusedByName) {
+  const auto a = forced_alpha(parse_probe_region("25,5"), 40, 40, 4, 4, AttentionKind::Soft);
+  EXPECT_NEAR(sum(a), 1.0f, 1e-5);
+  EXPECT_EQ(std::max_element(a.begin(), a.end()) - a.begin(), 2) << "row 0, column 2 holds (25, 5)";
+  EXPECT_GT(a[2], 2 * a[1]) << "a Gaussian of about a cell, not the whole image";
+  const auto h = forced_alpha(parse_probe_region("25,5"), 40, 40, 4, 4, AttentionKind::Hard);
+  EXPECT_EQ(h[2], 1.0f);
+
+  const auto r = parse_probe_region(" 1.5, 2,30 ,40");
+  EXPECT_FALSE(r.point);
+  EXPECT_DOUBLE_EQ(r.x0, 1.5);
+  EXPECT_DOUBLE_EQ(r.y1, 40);
+  EXPECT_NE(test::error_message([] { parse_probe_region("1,2,3"); }).find("x0,y0,x1,y1"), std::string::npos);
+  EXPECT_THROW(parse_probe_region("a,b"), std::invalid_argument);
+  const auto outside = test::error_message([] { forced_alpha({50, 50, 60, 60, false}, 40, 40, 4, 4, AttentionKind::Soft); });
+  EXPECT_NE(outside.find("50,50,60,60"), std::string::npos) << outside;
+  EXPECT_NE(outside.find("40x40"), std::string::npos) << outside;
+  EXPECT_THROW(forced_alpha(parse_probe_region("40,10"), 40, 40, 4, 4, AttentionKind::Soft), std::invalid_argument);
+}
