@@ -22,7 +22,7 @@ struct EvalArgs {
   std::size_t count = 1000;
   std::string images, results, refs_out;
   int beam = 3;
-  bool greedy = false, json = false, sample_glimpses = false;
+  bool greedy = false, json = false, sample_glimpses = false, faithfulness = false;
   FashionScenesOptions scenes;
 };
 
@@ -45,6 +45,21 @@ void print_confusions(const GroundingReport& r) {
 }
 }  // namespace
 
+void print_faithfulness(const FaithfulnessReport& r) {
+  const auto& s = r.all;
+  const double n = std::max<double>(1, double(s.count));
+  std::printf("  faithfulness (%s), %lld nouns: removing the cells that hold 90%% of alpha (%.1f%% of the grid)\n",
+              r.kind.c_str(), (long long)s.count, 100 * s.removed_fraction / n);
+  std::printf("    p(noun) falls %.1f%% (as many cells elsewhere: %.1f%%); by half or more for %.1f%% of nouns\n",
+              100 * s.mean_attended_drop(), 100 * s.mean_control_drop(), 100 * s.faithful_rate());
+  std::printf("    gradient saliency: its peak is alpha's peak for %.1f%%, in the named object's box for %.1f%% (chance %.1f%%)\n",
+              100 * double(s.saliency_peak_agrees) / n, 100 * double(s.saliency_in_box) / n, 100 * s.box_fraction / n);
+  std::printf("    %-10s %6s %9s %9s %9s\n", "class", "nouns", "attended", "control", "faithful");
+  for (const auto& [noun, c] : r.per_class)
+    std::printf("    %-10s %6lld %8.1f%% %8.1f%% %8.1f%%\n", noun.c_str(), (long long)c.count, 100 * c.mean_attended_drop(),
+                100 * c.mean_control_drop(), 100 * c.faithful_rate());
+}
+
 Runner add_eval_command(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
   app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
@@ -61,6 +76,9 @@ Runner add_eval_command(CLI::App& app) {
                "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
+  app.add_flag("--faithfulness", a->faithfulness,
+               "Also remove what each noun's alpha points at and score the caption again: does p(noun) fall, "
+               "more than when as many cells elsewhere go? (scenes with object boxes)");
   app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
   app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
@@ -81,7 +99,7 @@ Runner add_eval_command(CLI::App& app) {
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
     opts.sample_glimpses = a->sample_glimpses;
-    const auto e = evaluate_scenes(captioner, scenes, opts);
+    const auto e = evaluate_scenes(captioner, scenes, opts, 50, a->faithfulness);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
     if (a->json) {
@@ -109,6 +127,7 @@ Runner add_eval_command(CLI::App& app) {
     std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
                 (long long)e.grounding.nouns);
     print_confusions(e.grounding);
+    if (e.has_faithfulness) print_faithfulness(e.faithfulness);
     return 0;
   };
 }

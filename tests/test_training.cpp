@@ -287,6 +287,19 @@ TEST(Training, TinyRecipePointsAtTheObjectEachPhraseNames) {
   }
   ASSERT_GE(probes, 40);
   EXPECT_GE(double(named) / probes, 0.7) << named << " of " << probes << " probes named the object in the box";
+
+  // Take it away: removing what a noun's α points at lowers p(noun) more than removing as many
+  // cells on the other object.
+  CaptionOptions greedy;
+  greedy.beam = 1;
+  const auto e = evaluate_scenes(captioner, *data.train, greedy, 50, /*faithfulness=*/true);
+  const auto& f = e.faithfulness.all;
+  std::printf("faithfulness: attended drop %.3f, control drop %.3f, faithful %.3f over %lld nouns; probes %d of %d\n",
+              f.mean_attended_drop(), f.mean_control_drop(), f.faithful_rate(), (long long)f.count, named, probes);
+  ASSERT_GE(f.count, 20);
+  EXPECT_GT(f.mean_attended_drop(), f.mean_control_drop() + 0.2)
+      << "attended " << f.mean_attended_drop() << ", control " << f.mean_control_drop() << " over " << f.count << " nouns";
+  EXPECT_GT(f.faithful_rate(), 0.5);
 }
 
 // The whole training path on a GPU (pretraining, the decoder pass, REINFORCE's draws, the

@@ -102,6 +102,32 @@ CaptionResult Captioner::score(const RgbImage& image, const std::string& caption
   return r;
 }
 
+std::vector<std::vector<float>> Captioner::saliency(const RgbImage& image, const std::string& caption) {
+  auto& m = impl_->ckpt.model;
+  m.net->eval();
+  const auto tokens = tokenize(caption);
+  if (tokens.empty()) throw std::invalid_argument("the caption has no words");
+  auto [tok, len] = pad_captions({m.vocab.encode(tokens)});
+  torch::Tensor x;
+  {
+    torch::NoGradGuard no_grad;
+    x = images_to_tensor({&image}, m.config.image_size).to(m.device);
+  }
+  x.requires_grad_(true);
+  const auto out = m.net->forward(x, tok.to(m.device), len.to(m.device));
+  const auto lp = token_log_probs(out);
+  std::vector<std::vector<float>> result;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const auto g = torch::autograd::grad({lp[std::int64_t(t)]}, {x}, {}, /*retain_graph=*/true)[0];
+    const auto cells = torch::adaptive_avg_pool2d(g.abs().sum(1, true), {m.config.grid_h, m.config.grid_w})
+                           .flatten()
+                           .to(torch::kCPU, torch::kFloat)
+                           .contiguous();
+    result.emplace_back(cells.data_ptr<float>(), cells.data_ptr<float>() + cells.numel());
+  }
+  return result;
+}
+
 ProbeResult Captioner::probe(const RgbImage& image, const ProbeRegion& region, const std::string& prefix, int top) {
   return probe_model(impl_->ckpt.model, image, region, prefix, top);
 }

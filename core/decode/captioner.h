@@ -67,6 +67,10 @@ class Captioner {
   /// log-probability in log_prob. Words outside the vocabulary are scored as <unk>.
   CaptionResult score(const RgbImage& image, const std::string& caption);
 
+  /// Gradient saliency of a given caption: for each word, |d log p(word) / d image| summed over
+  /// the colour channels and averaged onto the attention grid (grid_h * grid_w, row-major).
+  std::vector<std::vector<float>> saliency(const RgbImage& image, const std::string& caption);
+
   /// The next word after `prefix` (empty: the first word) with attention forced onto `region`
   /// (image pixels), and with the model's own attention for comparison; see core/decode/probe.h.
   ProbeResult probe(const RgbImage& image, const ProbeRegion& region, const std::string& prefix = {}, int top = 5);

@@ -8,7 +8,8 @@
 
 namespace fovea {
 
-SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk) {
+SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk,
+                                const EachCaptionedScene& each) {
   SceneEvaluation e;
   std::vector<Tokens> candidates;
   std::vector<std::vector<Tokens>> references;
@@ -29,6 +30,7 @@ SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource&
         e.has_boxes = true;
         accumulate_grounding(batch[k], results[k], e.grounding);
       }
+      if (each) each(batch[k], results[k]);
       e.captions[batch[k].id] = results[k].text();
       e.references[batch[k].id] = batch[k].captions;
     }
@@ -42,14 +44,25 @@ SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource&
 }
 
 SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
-                                std::size_t chunk) {
-  return evaluate_scenes([&](const std::vector<RgbImage>& images) { return captioner.caption(images, options); }, source,
-                         chunk);
+                                std::size_t chunk, bool faithfulness) {
+  FaithfulnessReport report;
+  const bool hard = captioner.config().attention == AttentionKind::Hard;
+  report.kind = !hard ? "soft" : options.sample_glimpses ? "hard, sampled glimpses" : "hard, expected alpha";
+  EachCaptionedScene each;
+  if (faithfulness)
+    each = [&](const Scene& scene, const CaptionResult& c) { accumulate_faithfulness(captioner, scene, c, report); };
+  auto e = evaluate_scenes([&](const std::vector<RgbImage>& images) { return captioner.caption(images, options); }, source,
+                           chunk, each);
+  e.has_faithfulness = faithfulness;
+  e.faithfulness = std::move(report);
+  return e;
 }
 
 nlohmann::json to_json(const SceneEvaluation& e) {
-  return {{"scenes", e.scenes},   {"Bleu_1", e.bleu[0]},   {"Bleu_2", e.bleu[1]}, {"Bleu_3", e.bleu[2]},
-          {"Bleu_4", e.bleu[3]},  {"ROUGE_L", e.rouge_l},  {"CIDEr", e.cider},    {"grounding", to_json(e.grounding)}};
+  nlohmann::json j = {{"scenes", e.scenes},  {"Bleu_1", e.bleu[0]},  {"Bleu_2", e.bleu[1]}, {"Bleu_3", e.bleu[2]},
+                      {"Bleu_4", e.bleu[3]}, {"ROUGE_L", e.rouge_l}, {"CIDEr", e.cider},    {"grounding", to_json(e.grounding)}};
+  if (e.has_faithfulness) j["faithfulness"] = to_json(e.faithfulness);
+  return j;
 }
 
 }  // namespace fovea

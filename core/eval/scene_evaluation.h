@@ -10,6 +10,7 @@
 
 #include "core/data/scene_source.h"
 #include "core/decode/captioner.h"
+#include "core/eval/faithfulness.h"
 #include "core/eval/grounding.h"
 
 namespace fovea {
@@ -20,6 +21,8 @@ struct SceneEvaluation {
   double rouge_l = 0, cider = 0;
   GroundingReport grounding;  ///< over the scenes with object boxes
   bool has_boxes = false;     ///< some scene came with object boxes (the built-in scenes do)
+  bool has_faithfulness = false;
+  FaithfulnessReport faithfulness;  ///< with `faithfulness` asked for, over the scenes with boxes
   std::map<std::int64_t, std::string> captions;                 ///< generated, by scene id
   std::map<std::int64_t, std::vector<std::string>> references;  ///< by scene id
 };
@@ -27,13 +30,18 @@ struct SceneEvaluation {
 /// Captions a chunk of images, one result each: what evaluate_scenes() scores.
 using CaptionImages = std::function<std::vector<CaptionResult>(const std::vector<RgbImage>&)>;
 
+/// Called with each scene and its caption after it is scored (faithfulness hooks in here).
+using EachCaptionedScene = std::function<void(const Scene&, const CaptionResult&)>;
+
 /// Captions every scene of `source` with `caption` (in chunks of `chunk` images) and scores the
 /// captions; grounding counts the scenes with object boxes only.
-SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk = 50);
+SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk = 50,
+                                const EachCaptionedScene& each = {});
 
-/// evaluate_scenes() with a model file's captions (`fovea eval`).
+/// evaluate_scenes() with a model file's captions (`fovea eval`); with `faithfulness`, also the
+/// removal test of core/eval/faithfulness.h on the scenes with object boxes.
 SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
-                                std::size_t chunk = 50);
+                                std::size_t chunk = 50, bool faithfulness = false);
 
 /// {"Bleu_1".."Bleu_4", "ROUGE_L", "CIDEr", "grounding": {...}}
 nlohmann::json to_json(const SceneEvaluation& e);
