@@ -20,6 +20,7 @@ Runner add_eval_command(CLI::App& app);
 Runner add_score_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
 Runner add_probe_command(CLI::App& app);
+Runner add_take_away_command(CLI::App& app);
 Runner add_familiarity_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 

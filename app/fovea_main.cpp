@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   add("score", "coco-caption metrics (BLEU, ROUGE-L, CIDEr-D) of a results file", fovea::cli::add_score_command);
   add("probe", "The next word with attention forced onto a region: does the model name what is there?",
       fovea::cli::add_probe_command);
+  add("take-away", "Remove what a word's attention points at (and a control region): does the word go?",
+      fovea::cli::add_take_away_command);
   add("export", "Annotated figure (PNG/SVG/PDF) and animation frames of a caption", fovea::cli::add_export_command);
   add("bench", "Speed figures as JSON lines (decoder training step, beam search, overlay, ...)", fovea::cli::add_bench_command);
   add("info", "Describe a model file", fovea::cli::add_info_command);

@@ -21,12 +21,13 @@
 namespace {
 
 /// --screenshot: waits for the captions, shows word `word` (and with `probe`, what the model would
-/// say there looking at that region), saves the window, quits.
-void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word, const QString& probe) {
+/// say there looking at that region; with `take_away`, the word's attended cells taken away),
+/// saves the window, quits.
+void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word, const QString& probe, bool take_away) {
   auto* timer = new QTimer(w);
   auto* clock = new QElapsedTimer;
   clock->start();
-  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, timer, clock] {
+  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, take_away, timer, clock] {
     auto ready = [](fovea::ui::ExplorerPanel* p) { return p->hasCaption() && !p->isBusy(); };
     const bool compare = !w->comparePanel()->isHidden();
     const bool failed = !w->errorText().isEmpty() && !w->primaryPanel()->hasCaption();
@@ -41,11 +42,14 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
         std::fprintf(stderr, "--probe: %s\n", e.what());
       }
     }
+    if (take_away) w->primaryPanel()->takeAwayWord();
     auto* settle = new QElapsedTimer;
     settle->start();
     auto* wait = new QTimer(w);
-    QObject::connect(wait, &QTimer::timeout, w, [w, file, probe, wait, settle] {
-      if (!probe.isEmpty() && !w->primaryPanel()->view()->hasProbe() && settle->elapsed() < 60000) return;
+    QObject::connect(wait, &QTimer::timeout, w, [w, file, probe, take_away, wait, settle] {
+      const auto* view = w->primaryPanel()->view();
+      const bool pending = (!probe.isEmpty() && !view->hasProbe()) || (take_away && !view->hasRemoval());
+      if (pending && settle->elapsed() < 60000) return;
       wait->stop();
       QTimer::singleShot(150, w, [w, file] {
         const bool ok = w->grab().save(file, "PNG");
@@ -92,6 +96,8 @@ int main(int argc, char** argv) {
                                  QStringLiteral("With --screenshot: ask what the model would say at that word looking at "
                                                 "x0,y0,x1,y1 (or x,y) in the image's pixels"),
                                  QStringLiteral("region"));
+  const QCommandLineOption take_away(QStringLiteral("take-away"),
+                                     QStringLiteral("With --screenshot: take away what the model looks at for that word"));
   const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to this PNG once captioned, then exit"), QStringLiteral("file"));
   const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live webcam captions"));
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder; repeat to overlay runs)"), QStringLiteral("dir"));
@@ -99,7 +105,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
   const QCommandLineOption new_run(QStringLiteral("new-run"), QStringLiteral("Open the training window's New run dialog"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1024x700 (the windows' default otherwise)"), QStringLiteral("WxH"));
-  cli.addOptions({model, compare, caption, beam, word, probe, shot, webcam, run, runs, train, new_run, size});
+  cli.addOptions({model, compare, caption, beam, word, probe, take_away, shot, webcam, run, runs, train, new_run, size});
   cli.process(app);
 
   fovea::ui::MainWindow window;
@@ -160,6 +166,7 @@ int main(int argc, char** argv) {
       return app.exec();
     }
   }
-  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt(), cli.value(probe));
+  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt(), cli.value(probe),
+                                          cli.isSet(take_away));
   return app.exec();
 }

@@ -104,6 +104,16 @@ jq -e '.[0].words | length > 0' hard.json > /dev/null || fail "hard model did no
 "$FOVEA" caption --model hard/best.ckpt --sample-glimpses --seed 5 --json scenes/test_00001.png > seeded_b.json
 cmp -s seeded_a.json seeded_b.json || fail "the same --seed gave different sampled glimpses"
 
+echo "== take-away: the word's attended cells and an equal control removed, both images written"
+"$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word 2 --save taken --json > taken.json
+jq -e '(.attended.cells | length) as $n | (.grid[0] * .grid[1]) as $grid
+       | $n > 0 and (.control.cells | length) == ([$n, $grid - $n] | min)
+       and ([.attended.cells[], .control.cells[]] | length == (unique | length))
+       and (.attended.caption | type) == "string" and .p > 0' taken.json > /dev/null \
+  || { cat taken.json; fail "take-away --json"; }
+[ -s taken-attended.png ] && [ -s taken-control.png ] || fail "take-away --save wrote no images"
+expect_error "--word 99: the caption" "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word 99
+
 echo "== a Karpathy-format dataset on disk, one image broken"
 jq '{images: ([.[] | {filename: .file, imgid: .id, split: "test", sentences: [.captions[] | {raw: .}]}]
               + [{filename: "broken.png", imgid: 99, split: "test", sentences: [{raw: "a broken image"}]}])}' \

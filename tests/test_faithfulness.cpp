@@ -2,6 +2,8 @@
 // where the control removal goes.
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include "core/eval/faithfulness.h"
 
 using namespace fovea;
@@ -41,4 +43,36 @@ TEST(Faithfulness, TheControlGoesOnAnotherObjectElseOnTheFarBackground) {
   const auto background = control_cells(scene, scene.objects[0], attended, 8, 8);
   ASSERT_EQ(background.size(), 2u);
   EXPECT_EQ(background[0], 63) << "the corner furthest from the sneaker";
+}
+
+TEST(Faithfulness, TakeItAwaysControlGoesWhereAnotherWordLooksElseFarAway) {
+  // A 4x4 grid: "bag" looks at the top-left corner, "shoe" at the bottom-right, "and" everywhere.
+  CaptionResult caption;
+  caption.grid_h = caption.grid_w = 4;
+  const auto word = [](const char* text, std::vector<int> cells) {
+    WordAttention w;
+    w.word = text;
+    w.alpha.assign(16, cells.empty() ? 1.f / 16 : 0.001f);
+    for (int c : cells) w.alpha[std::size_t(c)] = 0.8f / float(cells.size());
+    return w;
+  };
+  caption.words = {word("bag", {0, 1}), word("and", {}), word("shoe", {15, 14})};
+  const auto attended = cells_holding(caption.words[0].alpha, kAttendedMass);
+  int source = -2;
+  const auto control = alpha_control_cells(caption, 0, attended, &source);
+  EXPECT_EQ(source, 2) << "the shoe's word, not the diffuse one";
+  ASSERT_EQ(control.size(), attended.size());
+  EXPECT_EQ(control, (std::vector<int>{14, 15})) << "where \"shoe\" looks";
+
+  // Only diffuse words besides: as many cells as far from the attended ones as possible.
+  caption.words.pop_back();
+  const auto far = alpha_control_cells(caption, 0, {0}, &source);
+  EXPECT_EQ(source, -1);
+  EXPECT_EQ(far, (std::vector<int>{15}));
+
+  // A removal of half the grid still gets an equal-sized control, never overlapping it: the far
+  // row first, then the row next to the removal.
+  std::vector<int> half(8);
+  std::iota(half.begin(), half.end(), 0);
+  EXPECT_EQ(alpha_control_cells(caption, 0, half, &source), (std::vector<int>{12, 13, 14, 15, 8, 9, 10, 11}));
 }

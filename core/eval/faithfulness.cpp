@@ -11,16 +11,6 @@
 namespace fovea {
 namespace {
 
-/// "The cells holding most of α": the fewest cells that hold 90% of its mass.
-constexpr double kRemovedMass = 0.9;
-
-/// Relative drop of p from `before` to `after` (log-probabilities): 1 when it vanishes, 0 when
-/// unchanged, negative when it rose, down to -1 for a p that doubled or more (so a few nouns whose
-/// tiny p rose a hundredfold do not outweigh the rest in a mean).
-double relative_drop(double log_before, double log_after) {
-  return 1.0 - std::min(2.0, std::exp(log_after - log_before));
-}
-
 /// The object a noun at `t` names: the one its colour word names with it, else the first of its class.
 const SceneObject* named_object(const Scene& scene, const CaptionResult& c, std::size_t t) {
   const auto& noun = c.words[t].word;
@@ -62,48 +52,6 @@ void add(FaithfulnessScore& s, double attended, double control, double removed, 
 }
 
 }  // namespace
-
-std::vector<int> cells_holding(const std::vector<float>& alpha, double mass) {
-  std::vector<int> order(alpha.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return alpha[std::size_t(a)] > alpha[std::size_t(b)]; });
-  const double total = std::accumulate(alpha.begin(), alpha.end(), 0.0);
-  std::vector<int> out;
-  double held = 0;
-  for (int i : order) {
-    if (!out.empty() && held >= mass * total) break;
-    out.push_back(i);
-    held += alpha[std::size_t(i)];
-  }
-  return out;
-}
-
-RgbImage remove_cells(const RgbImage& image, const std::vector<int>& cells, int grid_h, int grid_w) {
-  if (image.empty()) return image;
-  // The background: the median of each channel over the border pixels.
-  std::array<std::vector<std::uint8_t>, 3> border;
-  for (int x = 0; x < image.width; ++x)
-    for (int y : {0, image.height - 1})
-      for (int ch = 0; ch < 3; ++ch) border[std::size_t(ch)].push_back(image.at(x, y)[ch]);
-  for (int y = 0; y < image.height; ++y)
-    for (int x : {0, image.width - 1})
-      for (int ch = 0; ch < 3; ++ch) border[std::size_t(ch)].push_back(image.at(x, y)[ch]);
-  std::array<std::uint8_t, 3> fill{};
-  for (int ch = 0; ch < 3; ++ch) {
-    auto& v = border[std::size_t(ch)];
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-    fill[std::size_t(ch)] = v[v.size() / 2];
-  }
-  RgbImage out = image;
-  for (int cell : cells) {
-    const int r = cell / grid_w, c = cell % grid_w;
-    const int x0 = int(std::floor(double(c) * image.width / grid_w)), x1 = int(std::ceil(double(c + 1) * image.width / grid_w));
-    const int y0 = int(std::floor(double(r) * image.height / grid_h)), y1 = int(std::ceil(double(r + 1) * image.height / grid_h));
-    for (int y = std::max(0, y0); y < std::min(image.height, y1); ++y)
-      for (int x = std::max(0, x0); x < std::min(image.width, x1); ++x) std::copy(fill.begin(), fill.end(), out.at(x, y));
-  }
-  return out;
-}
 
 std::vector<int> control_cells(const Scene& scene, const SceneObject& object, const std::vector<int>& attended,
                                int grid_h, int grid_w) {
@@ -157,7 +105,7 @@ void accumulate_faithfulness(Captioner& captioner, const Scene& scene, const Cap
     const SceneObject* object = named_object(scene, caption, t);
     if (!object) continue;  // a noun of a class the scene does not hold: grounding counts those
     const auto& alpha = caption.words[t].alpha;
-    const auto attended = cells_holding(alpha, kRemovedMass);
+    const auto attended = cells_holding(alpha, kAttendedMass);
     const auto control = control_cells(scene, *object, attended, gh, gw);
     const double before = original.words[t].log_prob;
     const double attended_drop =

@@ -1,6 +1,6 @@
 #pragma once
 /// Does α explain the word? For every generated noun that names an object in the scene: remove
-/// the cells holding most of its α (90% of its mass, filled with the image's background) and score the same caption
+/// the cells holding most of its α (kAttendedMass, filled with the image's background) and score the same caption
 /// again (teacher forcing). If the noun's probability falls, the model needed what it looked at.
 /// The same removal of as many cells elsewhere (another object, or the background) is the control.
 /// Beside it, gradient saliency: does the cell where log p(noun) is most sensitive to the image
@@ -14,6 +14,7 @@
 
 #include "core/data/image.h"
 #include "core/decode/captioner.h"
+#include "core/eval/removal.h"
 
 namespace fovea {
 
@@ -37,13 +38,6 @@ struct FaithfulnessReport {
   FaithfulnessScore all;
   std::map<std::string, FaithfulnessScore> per_class;
 };
-
-/// The cells (row-major indices) holding at least `mass` of α, largest first.
-std::vector<int> cells_holding(const std::vector<float>& alpha, double mass = 0.5);
-
-/// `image` with `cells` of its grid_h x grid_w grid (the image stretched onto the grid) filled
-/// with the image's background colour: the median of its border pixels.
-RgbImage remove_cells(const RgbImage& image, const std::vector<int>& cells, int grid_h, int grid_w);
 
 /// As many cells as `attended` holds, away from `object`: on another object of the scene when
 /// there is one (the cells of its box nearest its centre), else on the background furthest from

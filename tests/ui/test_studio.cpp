@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -234,6 +235,38 @@ class StudioTest : public QObject {
     QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(0).center());
     QVERIFY(!view->hasProbe());
     QVERIFY(panel->probeText().isEmpty());
+  }
+
+  void takeItAwayShowsTheImageWithoutWhatTheWordLooksAtAndAControl() {
+    auto w = captioned();  // test_00001: "... a yellow pullover ..."
+    auto* panel = w->primaryPanel();
+    auto* strip = panel->strip();
+    auto* view = panel->view();
+    auto* button = panel->takeAwayButton();
+    const int noun = int(stripWords(strip).indexOf("pullover"));
+    QVERIFY2(noun >= 0, qPrintable(stripWords(strip).join(' ')));
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(noun).center());
+    const QImage own = view->renderedFrame();
+    QVERIFY(button->isEnabled());
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasRemoval(), kWait);
+    const QString text = panel->takeAwayText();
+    QVERIFY2(text.contains("Without what “pullover” looks at") && text.contains("Control"), qPrintable(text));
+    QVERIFY2(text.contains("it now says"), qPrintable(text));
+    QVERIFY2(view->renderedFrame() != own, "the view shows the image without the attended cells");
+    // The button puts it back.
+    QCOMPARE(button->text(), QStringLiteral("Put it back"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(!view->hasRemoval());
+    QVERIFY(panel->takeAwayText().isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(view->renderedFrame(), own, 5000);  // once the layout gives the line back
+    // Taken away again, then another word: the removal goes.
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasRemoval(), kWait);
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(0).center());
+    QVERIFY(!view->hasRemoval());
+    QVERIFY(panel->takeAwayText().isEmpty());
+    QCOMPARE(button->text(), QStringLiteral("Take it away"));
   }
 
   void anImageUnlikeTheTrainingScenesSaysItsCaptionIsUnreliable() {

@@ -14,7 +14,8 @@
 namespace fovea::ui {
 
 namespace {
-constexpr int kProbeFrame = -2;  ///< frames_ key of the probe's forced α
+constexpr int kProbeFrame = -2;    ///< frames_ key of the probe's forced α
+constexpr int kRemovalFrame = -3;  ///< frames_ key of the image with cells taken away
 }  // namespace
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
@@ -27,6 +28,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 void AttentionView::setImage(const QImage& image) {
   image_ = image;
   probe_active_ = false;
+  removal_active_ = false;
   base_size_ = QSize();
   dirty_ = true;
   frames_.clear();
@@ -37,6 +39,7 @@ void AttentionView::setCaption(const fovea::CaptionResult& caption) {
   caption_ = caption;
   has_caption_ = true;
   probe_active_ = false;
+  removal_active_ = false;
   setCursor(Qt::CrossCursor);
   setToolTip(tr("Drag a rectangle or click: what would the model say looking there?"));
   word_ = std::min(word_, int(caption_.words.size()) - 1);
@@ -48,6 +51,7 @@ void AttentionView::setCaption(const fovea::CaptionResult& caption) {
 void AttentionView::clearCaption() {
   has_caption_ = false;
   probe_active_ = false;
+  removal_active_ = false;
   dragging_ = false;
   unsetCursor();
   setToolTip(QString());
@@ -76,9 +80,29 @@ void AttentionView::setOverlayStyle(const fovea::OverlayStyle& style) {
 
 void AttentionView::setProbe(const std::vector<float>& alpha, const fovea::ProbeRegion& region) {
   probe_active_ = true;
+  removal_active_ = false;
   probe_alpha_ = alpha;
   probe_region_ = region;
   frames_.remove(kProbeFrame);
+  dirty_ = true;
+  update();
+}
+
+void AttentionView::setRemoval(const QImage& image, const std::vector<int>& removed, const std::vector<int>& control) {
+  removal_active_ = true;
+  probe_active_ = false;
+  removal_image_ = image;
+  removed_cells_ = removed;
+  control_cells_ = control;
+  frames_.remove(kRemovalFrame);
+  dirty_ = true;
+  update();
+}
+
+void AttentionView::clearRemoval() {
+  if (!removal_active_) return;
+  removal_active_ = false;
+  frames_.remove(kRemovalFrame);
   dirty_ = true;
   update();
 }
@@ -118,6 +142,13 @@ QRectF AttentionView::screenRect(const fovea::ProbeRegion& region) const {
                 (region.y1 - region.y0) * sy);
 }
 
+QRectF AttentionView::cellRect(int cell) const {
+  const QRect r = targetRect();
+  if (caption_.grid_w <= 0 || caption_.grid_h <= 0) return {};
+  const double cw = double(r.width()) / caption_.grid_w, ch = double(r.height()) / caption_.grid_h;
+  return QRectF(r.left() + (cell % caption_.grid_w) * cw, r.top() + (cell / caption_.grid_w) * ch, cw, ch);
+}
+
 void AttentionView::setPlaceholder(const QString& text) {
   placeholder_ = text;
   update();
@@ -140,14 +171,16 @@ void AttentionView::rebuild() {
   // An animation loops over the same words: each word's frame is composed once per size, caption
   // and style, then only blitted (already in the backing store's format).
   dirty_ = false;
-  const int key = probe_active_ ? kProbeFrame : word_;
+  const int key = removal_active_ ? kRemovalFrame : probe_active_ ? kProbeFrame : word_;
   if (auto it = frames_.constFind(key); it != frames_.constEnd()) {
     frame_image_ = *it;
     return;
   }
   QElapsedTimer timer;
   timer.start();
-  if (probe_active_ && probe_alpha_.size() == std::size_t(caption_.grid_h) * std::size_t(caption_.grid_w)) {
+  if (removal_active_) {
+    frame_ = to_rgb(removal_image_.scaled(r.size(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation));
+  } else if (probe_active_ && probe_alpha_.size() == std::size_t(caption_.grid_h) * std::size_t(caption_.grid_w)) {
     fovea::render_overlay_into(base_, probe_alpha_, caption_.grid_h, caption_.grid_w, style_, frame_);
   } else if (has_caption_ && word_ >= 0 && word_ < int(caption_.words.size())) {
     fovea::render_overlay_into(base_, caption_.words[word_].alpha, caption_.grid_h, caption_.grid_w, style_, frame_);
@@ -188,17 +221,21 @@ void AttentionView::paintEvent(QPaintEvent*) {
       p.drawRect(box);
     }
   }
+  // Taken away: the removed cells outlined, the control cells (removed in the other image) dashed.
+  if (removal_active_) {
+    p.setPen(QPen(QColor(255, 80, 80), 1.5));
+    for (int c : removed_cells_) p.drawRect(cellRect(c));
+    p.setPen(QPen(QColor(80, 200, 255), 1.5, Qt::DashLine));
+    for (int c : control_cells_) p.drawRect(cellRect(c));
+  }
   if (dragging_) {
     p.setPen(QPen(Qt::white, 1.5, Qt::DashLine));
     p.drawRect(QRect(drag_from_, drag_to_).normalized());
   }
   // A hard model's sampled glimpse: outline the cell it looked at.
-  if (!probe_active_ && has_caption_ && word_ >= 0 && caption_.words[word_].glimpse >= 0 && caption_.grid_w > 0) {
-    const long long g = caption_.words[word_].glimpse;
-    const double cw = double(r.width()) / caption_.grid_w, ch = double(r.height()) / caption_.grid_h;
-    const QRectF cell(r.left() + (g % caption_.grid_w) * cw, r.top() + (g / caption_.grid_w) * ch, cw, ch);
+  if (!probe_active_ && !removal_active_ && has_caption_ && word_ >= 0 && caption_.words[word_].glimpse >= 0) {
     p.setPen(QPen(Qt::white, 2));
-    p.drawRect(cell);
+    p.drawRect(cellRect(int(caption_.words[word_].glimpse)));
   }
 }
 

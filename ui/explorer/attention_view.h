@@ -2,7 +2,8 @@
 /// The image with the α heatmap of the current word blended over it (core/render/heatmap.h), scaled to
 /// fit with its aspect ratio. Accepts dropped image files. Once captioned, dragging a rectangle (or
 /// clicking) asks "what would the model say looking here?": regionSelected, then setProbe shows
-/// the forced α and the region until the word changes.
+/// the forced α and the region until the word changes; setRemoval shows the image with the word's
+/// attended cells taken away.
 #include <QHash>
 #include <QImage>
 #include <QWidget>
@@ -28,6 +29,11 @@ class AttentionView : public QWidget {
   void setProbe(const std::vector<float>& alpha, const fovea::ProbeRegion& region);
   void clearProbe();
   bool hasProbe() const { return probe_active_; }
+  /// Shows `image` (the picture without `removed`, grid cells) in place of the picture, the
+  /// removed cells outlined and the `control` cells dashed, until the word changes.
+  void setRemoval(const QImage& image, const std::vector<int>& removed, const std::vector<int>& control);
+  void clearRemoval();
+  bool hasRemoval() const { return removal_active_; }
   /// The image rectangle a drag between two widget points selects, in image pixels; a drag
   /// shorter than 5 pixels is a click (a point).
   fovea::ProbeRegion regionBetween(const QPoint& from, const QPoint& to) const;
@@ -61,6 +67,8 @@ class AttentionView : public QWidget {
   QRect targetRect() const;
   /// `region` (image pixels) on screen.
   QRectF screenRect(const fovea::ProbeRegion& region) const;
+  /// Grid cell `cell` on screen.
+  QRectF cellRect(int cell) const;
   void rebuild();
 
   QImage image_;
@@ -78,6 +86,9 @@ class AttentionView : public QWidget {
   bool probe_active_ = false;
   std::vector<float> probe_alpha_;
   fovea::ProbeRegion probe_region_;
+  bool removal_active_ = false;
+  QImage removal_image_;
+  std::vector<int> removed_cells_, control_cells_;
   QPoint drag_from_, drag_to_;
   bool dragging_ = false;
   double last_render_ms_ = 0;

@@ -2,20 +2,24 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include <cmath>
 
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
+#include "ui/explorer/image_convert.h"
 #include "ui/explorer/live_text.h"
 
 namespace fovea::ui {
 
 ExplorerPanel::ExplorerPanel(QWidget* parent)
     : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
-      strip_(new CaptionStrip), readout_(new LiveText), probe_(new QLabel), unfamiliar_(new QLabel),
+      strip_(new CaptionStrip), readout_(new LiveText), probe_(new QLabel),
+      take_away_button_(new QPushButton(tr("Take it away"))), take_away_(new QLabel), unfamiliar_(new QLabel),
       references_(new QLabel) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -30,7 +34,19 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   layout->addWidget(unfamiliar_);
   layout->addWidget(view_, 1);
   layout->addWidget(strip_);
-  layout->addWidget(readout_);
+  auto* word_row = new QHBoxLayout;
+  word_row->addWidget(readout_, 1);
+  take_away_button_->setObjectName("takeAwayButton");
+  take_away_button_->setToolTip(tr("Remove what the model looks at for this word (and, as a control, as much "
+                                   "elsewhere), then ask it again: does the word go?"));
+  take_away_button_->setEnabled(false);
+  word_row->addWidget(take_away_button_);
+  layout->addLayout(word_row);
+  take_away_->setObjectName("takeAway");
+  take_away_->setWordWrap(true);
+  take_away_->setTextFormat(Qt::RichText);
+  take_away_->hide();
+  layout->addWidget(take_away_);
   probe_->setObjectName("probe");
   probe_->setWordWrap(true);
   probe_->setTextFormat(Qt::RichText);
@@ -55,10 +71,20 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   });
   connect(session_, &ModelSession::captionReady, this, &ExplorerPanel::showReply);
   connect(session_, &ModelSession::probeReady, this, &ExplorerPanel::showProbe);
+  connect(session_, &ModelSession::takeAwayReady, this, &ExplorerPanel::showTakeAway);
+  connect(take_away_button_, &QPushButton::clicked, this, [this] {
+    if (view_->hasRemoval()) clearTakeAway();  // "Put it back"
+    else takeAwayWord();
+  });
   connect(view_, &AttentionView::regionSelected, this, &ExplorerPanel::probeRegion);
   connect(session_, &ModelSession::captionFailed, this, [this](quint64 id, const QString& error) {
     if (!error.isEmpty() && id == probe_latest_) {
       probe_->setText(tr("<span style='color:gray'>Probe failed:</span> %1").arg(error.toHtmlEscaped()));
+      return;
+    }
+    if (!error.isEmpty() && id == take_away_latest_) {
+      take_away_->setText(tr("<span style='color:gray'>Taking it away failed:</span> %1").arg(error.toHtmlEscaped()));
+      updateTakeAwayButton();
       return;
     }
     if (error.isEmpty() || id != latest_) return;  // superseded by a newer request
@@ -96,6 +122,7 @@ void ExplorerPanel::loadModel(const QString& path) {
 void ExplorerPanel::setImage(const QImage& image) {
   image_ = image;
   clearProbe();
+  clearTakeAway();
   view_->setImage(image);
   view_->clearCaption();
   has_caption_ = false;
@@ -123,10 +150,14 @@ void ExplorerPanel::setOverlayStyle(const fovea::OverlayStyle& style) { view_->s
 
 void ExplorerPanel::setWordIndex(int index) {
   if (has_caption_) index = std::min(index, int(caption_.words.size()) - 1);
-  if (index != view_->wordIndex()) clearProbe();
+  if (index != view_->wordIndex()) {
+    clearProbe();
+    clearTakeAway();
+  }
   view_->setWordIndex(index);
   strip_->setCurrent(index);
   updateReadout();
+  updateTakeAwayButton();
 }
 
 void ExplorerPanel::request() {
@@ -143,6 +174,7 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   caption_ = reply.result;
   has_caption_ = true;
   clearProbe();
+  clearTakeAway();
   const auto& familiarity = caption_.familiarity;
   if (familiarity && !familiarity->familiar()) {
     unfamiliar_->setText(tr("⚠ This image is unlike what %1 was trained on: its caption is unreliable.")
@@ -173,6 +205,7 @@ void ExplorerPanel::probeRegion(const fovea::ProbeRegion& region) {
   for (int i = 0; i < std::max(0, current) && i < int(caption_.words.size()); ++i)
     before << QString::fromStdString(caption_.words[std::size_t(i)].word);
   probe_prefix_ = before.join(QLatin1Char(' '));
+  clearTakeAway();
   probe_->setText(tr("<span style='color:gray'>Looking there…</span>"));
   probe_->show();
   probe_latest_ = session_->probe(image_, region, probe_prefix_);
@@ -203,6 +236,66 @@ void ExplorerPanel::clearProbe() {
   probe_->clear();
   view_->clearProbe();
 }
+
+void ExplorerPanel::takeAwayWord() {
+  const int word = view_->wordIndex();
+  if (image_.isNull() || !session_->hasModel() || !has_caption_ || word < 0 || word >= int(caption_.words.size()))
+    return;
+  clearProbe();
+  take_away_->setText(tr("<span style='color:gray'>Taking away what “%1” looks at, and a control…</span>")
+                          .arg(QString::fromStdString(caption_.words[std::size_t(word)].word).toHtmlEscaped()));
+  take_away_->show();
+  take_away_latest_ = session_->takeAway(image_, caption_, word, options_);
+  updateTakeAwayButton();
+}
+
+void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
+  if (reply.id != take_away_latest_ || take_away_->isHidden()) return;
+  const fovea::TakeAway& t = reply.result;
+  const QString word = QString::fromStdString(t.text).toHtmlEscaped();
+  const auto effect = [&](const fovea::Removal& r, double drop) {
+    const QString caption = QString::fromStdString(r.caption.text()).toHtmlEscaped();
+    return tr("p(%1) %2 → <b>%3</b> (%4%5) · it now says “%6”%7")
+        .arg(word)
+        .arg(t.p_word, 0, 'f', 2)
+        .arg(r.p_word, 0, 'f', 2)
+        .arg(drop >= 0 ? tr("−") : tr("+"))
+        .arg(tr("%1%").arg(std::abs(drop) * 100, 0, 'f', 0))
+        .arg(caption)
+        .arg(r.word_still_said ? QString() : tr(" — <b>“%1” is gone</b>").arg(word));
+  };
+  const QString control_where = t.control_source >= 0
+                                    ? tr("where “%1” looks").arg(QString::fromStdString(t.control_word).toHtmlEscaped())
+                                    : tr("far from it");
+  take_away_->setText(tr("<span style='color:#c03030'>Without what “%1” looks at</span> <span style='color:gray'>(%2 "
+                         "cells, outlined):</span> %3<br><span style='color:#2080b0'>Control</span> <span "
+                         "style='color:gray'>(%4 cells %5, dashed):</span> %6")
+                          .arg(word)
+                          .arg(t.attended.cells.size())
+                          .arg(effect(t.attended, t.attended_drop()))
+                          .arg(t.control.cells.size())
+                          .arg(control_where)
+                          .arg(effect(t.control, t.control_drop())));
+  view_->setRemoval(to_qimage(t.attended.image), t.attended.cells, t.control.cells);
+  updateTakeAwayButton();
+}
+
+void ExplorerPanel::clearTakeAway() {
+  take_away_latest_ = 0;
+  take_away_->hide();
+  take_away_->clear();
+  view_->clearRemoval();
+  updateTakeAwayButton();
+}
+
+void ExplorerPanel::updateTakeAwayButton() {
+  const int word = view_->wordIndex();
+  const bool pending = take_away_latest_ != 0 && !view_->hasRemoval();
+  take_away_button_->setEnabled(has_caption_ && word >= 0 && word < int(caption_.words.size()) && !pending);
+  take_away_button_->setText(view_->hasRemoval() ? tr("Put it back") : tr("Take it away"));
+}
+
+QString ExplorerPanel::takeAwayText() const { return take_away_->isHidden() ? QString() : take_away_->text(); }
 
 QString ExplorerPanel::unfamiliarText() const { return unfamiliar_->isHidden() ? QString() : unfamiliar_->text(); }
 

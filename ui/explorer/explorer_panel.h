@@ -10,6 +10,7 @@
 #include "ui/explorer/model_session.h"
 
 class QLabel;
+class QPushButton;
 
 namespace fovea::ui {
 
@@ -37,6 +38,13 @@ class ExplorerPanel : public QWidget {
   void probeRegion(const fovea::ProbeRegion& region);
   /// The probe's line (rich text); empty when no probe is shown.
   QString probeText() const;
+  /// "Take it away" for the current word: the image without the cells holding most of its α,
+  /// and without as many cells elsewhere (the control), each scored and recaptioned; the view
+  /// shows the first, a line under the words what both did to the word, until the word changes.
+  void takeAwayWord();
+  /// The take-away's line (rich text); empty when none is shown.
+  QString takeAwayText() const;
+  QPushButton* takeAwayButton() const { return take_away_button_; }
   /// The warning shown when the image is unlike the model's training images; empty otherwise.
   QString unfamiliarText() const;
 
@@ -73,6 +81,9 @@ class ExplorerPanel : public QWidget {
   void updateReadout();
   void showProbe(const ProbeReply& reply);
   void clearProbe();
+  void showTakeAway(const TakeAwayReply& reply);
+  void clearTakeAway();
+  void updateTakeAwayButton();
 
   ModelSession* session_;
   QLabel* title_;
@@ -80,6 +91,8 @@ class ExplorerPanel : public QWidget {
   CaptionStrip* strip_;
   LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
   QLabel* probe_;       ///< the probe's next words
+  QPushButton* take_away_button_;
+  QLabel* take_away_;   ///< what taking the word's attended cells away did
   QLabel* unfamiliar_;  ///< the image is unlike the model's training images
   QLabel* references_;  ///< ground truth, when the image's folder has a captions.json
   QImage image_;
@@ -90,6 +103,7 @@ class ExplorerPanel : public QWidget {
   bool scored_ = false;
   quint64 latest_ = 0;
   quint64 probe_latest_ = 0;
+  quint64 take_away_latest_ = 0;
   QString probe_prefix_;
   fovea::ProbeRegion probe_region_;
   double last_ms_ = 0;

@@ -12,13 +12,17 @@
 namespace fovea::ui {
 
 struct ModelSession::Job {
-  enum Kind { Load, Caption, Score, Probe } kind = Caption;
+  enum Kind { Load, Caption, Score, Probe, TakeAway } kind = Caption;
   quint64 id = 0;
   QString path;   // Load
-  QImage image;   // Caption, Score, Probe
+  QImage image;   // Caption, Score, Probe, TakeAway
   QString text;   // Score: the caption; Probe: the prefix
-  fovea::CaptionOptions options;
+  fovea::CaptionOptions options;  // Caption, TakeAway
   fovea::ProbeRegion region;  // Probe
+  fovea::CaptionResult caption;  // TakeAway: the caption and its word
+  int word = 0;
+  /// Requests of one family replace each other while queued: captions and scores, probes, take-aways.
+  int family() const { return kind == Probe ? 1 : kind == TakeAway ? 2 : 0; }
 };
 
 /// Lives on the worker thread; everything it touches there is its own.
@@ -153,6 +157,17 @@ quint64 ModelSession::probe(const QImage& image, const fovea::ProbeRegion& regio
   return submit(std::move(j));
 }
 
+quint64 ModelSession::takeAway(const QImage& image, const fovea::CaptionResult& caption, int word,
+                               const fovea::CaptionOptions& options) {
+  Job j;
+  j.kind = Job::TakeAway;
+  j.image = image;
+  j.caption = caption;
+  j.word = word;
+  j.options = options;
+  return submit(std::move(j));
+}
+
 quint64 ModelSession::submit(Job job) {
   job.id = next_id_++;
   const quint64 id = job.id;
@@ -162,10 +177,8 @@ quint64 ModelSession::submit(Job job) {
 
 void ModelSession::enqueue(Job job) {
   if (job.kind != Job::Load) {
-    // Latest wins: drop caption/score requests (or probes, for a probe) that have not started.
-    const auto same_family = [&](const Job& other) {
-      return other.kind != Job::Load && (other.kind == Job::Probe) == (job.kind == Job::Probe);
-    };
+    // Latest wins: drop requests of the same family that have not started.
+    const auto same_family = [&](const Job& other) { return other.kind != Job::Load && other.family() == job.family(); };
     for (auto it = queue_.begin(); it != queue_.end();) {
       if (same_family(**it)) {
         Q_EMIT captionFailed((*it)->id, QString());  // superseded; an empty message means "dropped"
@@ -196,6 +209,8 @@ void ModelSession::startNext() {
         reply.id = job->id;
         ProbeReply probe;
         probe.id = job->id;
+        TakeAwayReply take_away;
+        take_away.id = job->id;
         QElapsedTimer timer;
         timer.start();
         try {
@@ -211,6 +226,8 @@ void ModelSession::startNext() {
               reply.result = w->captioner->caption(rgb, job->options);
             } else if (job->kind == Job::Probe) {
               probe.result = w->captioner->probe(rgb, job->region, job->text.toStdString(), 5);
+            } else if (job->kind == Job::TakeAway) {
+              take_away.result = fovea::take_away(*w->captioner, rgb, job->caption, std::size_t(job->word), job->options);
             } else {
               reply.scored = true;
               reply.result = w->captioner->score(rgb, job->text.toStdString());
@@ -221,10 +238,10 @@ void ModelSession::startNext() {
         } catch (...) {
           error = QStringLiteral("unknown error");
         }
-        reply.milliseconds = probe.milliseconds = timer.nsecsElapsed() / 1e6;
+        reply.milliseconds = probe.milliseconds = take_away.milliseconds = timer.nsecsElapsed() / 1e6;
         QMetaObject::invokeMethod(
             this,
-            [this, job, error, loaded, reply, probe] {
+            [this, job, error, loaded, reply, probe, take_away] {
               if (job->kind == Job::Load) {
                 if (loaded) {
                   model_ = loaded;
@@ -236,6 +253,8 @@ void ModelSession::startNext() {
                 Q_EMIT captionFailed(job->id, error);
               } else if (job->kind == Job::Probe) {
                 Q_EMIT probeReady(probe);
+              } else if (job->kind == Job::TakeAway) {
+                Q_EMIT takeAwayReady(take_away);
               } else {
                 Q_EMIT captionReady(reply);
               }

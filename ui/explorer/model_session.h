@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/decode/captioner.h"
+#include "core/eval/removal.h"
 
 class QThread;
 
@@ -38,6 +39,12 @@ struct ProbeReply {
   double milliseconds = 0;
 };
 
+struct TakeAwayReply {
+  quint64 id = 0;
+  fovea::TakeAway result;
+  double milliseconds = 0;
+};
+
 class ModelSession : public QObject {
   Q_OBJECT
  public:
@@ -53,6 +60,12 @@ class ModelSession : public QObject {
   /// pixels). A newer probe replaces one that has not started; captions are not affected.
   quint64 probe(const QImage& image, const fovea::ProbeRegion& region, const QString& prefix);
 
+  /// Queues "take it away" for word `word` of `caption` (a caption of `image`): the image without
+  /// what its α points at, and without a control region, each scored and recaptioned with
+  /// `options`. A newer request replaces one that has not started.
+  quint64 takeAway(const QImage& image, const fovea::CaptionResult& caption, int word,
+                   const fovea::CaptionOptions& options);
+
   bool hasModel() const { return model_.has_value(); }
   const ModelDescription* model() const { return model_ ? &*model_ : nullptr; }
   bool isBusy() const { return running_; }
@@ -61,8 +74,9 @@ class ModelSession : public QObject {
   void modelLoaded(const fovea::ui::ModelDescription& model);
   void modelFailed(const QString& path, const QString& error);
   void captionReady(const fovea::ui::CaptionReply& reply);
-  void captionFailed(quint64 id, const QString& error);  ///< also for probes
+  void captionFailed(quint64 id, const QString& error);  ///< also for probes and take-aways
   void probeReady(const fovea::ui::ProbeReply& reply);
+  void takeAwayReady(const fovea::ui::TakeAwayReply& reply);
   void busyChanged(bool busy);
 
  private:
@@ -85,3 +99,4 @@ class ModelSession : public QObject {
 Q_DECLARE_METATYPE(fovea::ui::ModelDescription)
 Q_DECLARE_METATYPE(fovea::ui::CaptionReply)
 Q_DECLARE_METATYPE(fovea::ui::ProbeReply)
+Q_DECLARE_METATYPE(fovea::ui::TakeAwayReply)

@@ -1,0 +1,84 @@
+// fovea take-away: remove what one word's α points at, and as much elsewhere as a control, then
+// ask the model again: does the word go?
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "app/commands.h"
+#include "core/data/image_io.h"
+#include "core/decode/captioner.h"
+#include "core/eval/removal.h"
+#include "core/runtime/data_paths.h"
+
+namespace fovea::cli {
+
+namespace {
+struct TakeAwayArgs {
+  std::string model = default_model_path(), device = "cpu", image, word, caption, save;
+  int beam = 3;
+  bool greedy = false, json = false;
+};
+
+/// --word: a 1-based position in the caption, or a word of it (its first occurrence).
+std::size_t word_index(const CaptionResult& caption, const std::string& word) {
+  const bool number = !word.empty() && word.find_first_not_of("0123456789") == std::string::npos;
+  if (number) {
+    const long long i = std::stoll(word);
+    if (i < 1 || i > (long long)caption.words.size())
+      throw std::runtime_error("--word " + word + ": the caption \"" + caption.text() + "\" has " +
+                               std::to_string(caption.words.size()) + " words");
+    return std::size_t(i - 1);
+  }
+  for (std::size_t i = 0; i < caption.words.size(); ++i)
+    if (caption.words[i].word == word) return i;
+  throw std::runtime_error("--word " + word + ": not in the caption \"" + caption.text() + "\"");
+}
+
+void print_removal(const char* what, const Removal& r, double drop, const std::string& word) {
+  std::printf("%s (%zu cells): p(%s) %.3f (drop %.0f%%)\n  caption: %s%s\n", what, r.cells.size(), word.c_str(),
+              r.p_word, 100 * drop, r.caption.text().c_str(), r.word_still_said ? "" : "   [the word is gone]");
+}
+}  // namespace
+
+Runner add_take_away_command(CLI::App& app) {
+  auto a = std::make_shared<TakeAwayArgs>();
+  app.add_option("image", a->image, "Image file")->required();
+  app.add_option("--word,-w", a->word, "The word: its position in the caption (1 = first) or the word itself")->required();
+  app.add_option("--caption,-c", a->caption, "Test this caption's word (teacher forcing) instead of the model's caption");
+  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
+  app.add_option("--beam,-k", a->beam, "Beam width of the captions")->check(CLI::Range(1, 50))->capture_default_str();
+  app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
+  app.add_option("--save", a->save, "Write the two altered images as SAVE-attended.png and SAVE-control.png");
+  app.add_flag("--json", a->json, "One JSON object: word, p, attended {cells, p, drop, caption}, control {..., source}");
+  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
+  return [a]() -> int {
+    const RgbImage image = read_image(a->image);
+    Captioner captioner(a->model, a->device);
+    CaptionOptions options;
+    options.beam = a->greedy ? 1 : a->beam;
+    const CaptionResult caption = a->caption.empty() ? captioner.caption(image, options) : captioner.score(image, a->caption);
+    const TakeAway t = take_away(captioner, image, caption, word_index(caption, a->word), options);
+    if (!a->save.empty()) {
+      write_png(a->save + "-attended.png", t.attended.image);
+      write_png(a->save + "-control.png", t.control.image);
+    }
+    if (a->json) {
+      nlohmann::json j = to_json(t);
+      j["caption"] = caption.text();
+      std::cout << j.dump() << "\n";
+      return 0;
+    }
+    std::printf("caption: %s\nword %zu \"%s\": p %.3f\n", caption.text().c_str(), t.word + 1, t.text.c_str(), t.p_word);
+    print_removal("without what its alpha points at", t.attended, t.attended_drop(), t.text);
+    const std::string where = t.control_source >= 0 ? "where \"" + t.control_word + "\" looks" : "far from it";
+    print_removal(("control, as much removed " + where).c_str(), t.control, t.control_drop(), t.text);
+    return 0;
+  };
+}
+
+}  // namespace fovea::cli
