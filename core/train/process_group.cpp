@@ -1,0 +1,175 @@
+#include "core/train/process_group.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <map>
+#include <stdexcept>
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/torch.h>
+
+namespace fovea {
+namespace {
+
+int integer_variable(const std::function<const char*(const char*)>& getenv, const char* name, int fallback,
+                     bool required, int min, int max) {
+  const char* value = getenv(name);
+  if (value == nullptr || *value == '\0') {
+    if (required) throw std::runtime_error(std::string(name) + " is not set (the process group needs it)");
+    return fallback;
+  }
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != std::string(value).size()) throw std::runtime_error(std::string(name) + "=" + value + " is not a number");
+  if (v < min || v > max)
+    throw std::runtime_error(std::string(name) + "=" + value + " is out of range (" + std::to_string(min) + ".." +
+                             std::to_string(max) + ")");
+  return int(v);
+}
+
+/// Turns a c10d error into one that says which process saw it and how the group is set up.
+[[noreturn]] void rethrow(const ProcessGroupEnvironment& env, const char* what, const std::exception& e) {
+  std::string message = e.what();
+  // c10::Error appends a C++ backtrace: the first line says what happened.
+  if (const auto eol = message.find('\n'); eol != std::string::npos) message.resize(eol);
+  throw std::runtime_error("process " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) + ": " +
+                           what + " failed (another process stopped, or did not join " + env.master_addr + ":" +
+                           std::to_string(env.master_port) + " in time): " + message);
+}
+
+}  // namespace
+
+std::optional<ProcessGroupEnvironment> process_group_environment(const std::function<const char*(const char*)>& getenv) {
+  const char* world = getenv("WORLD_SIZE");
+  if (world == nullptr || *world == '\0') return std::nullopt;
+  ProcessGroupEnvironment env;
+  env.world_size = integer_variable(getenv, "WORLD_SIZE", 1, true, 1, 1 << 20);
+  env.rank = integer_variable(getenv, "RANK", 0, true, 0, env.world_size - 1);
+  env.local_rank = integer_variable(getenv, "LOCAL_RANK", 0, false, 0, env.world_size - 1);
+  env.master_port = integer_variable(getenv, "MASTER_PORT", 29500, env.world_size > 1, 1, 65535);
+  if (const char* addr = getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') env.master_addr = addr;
+  else if (env.world_size > 1) throw std::runtime_error("MASTER_ADDR is not set (the process group needs it)");
+  return env;
+}
+
+int find_free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error("cannot open a socket to find a free port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot find a free TCP port on this machine");
+  return ntohs(addr.sin_port);
+}
+
+struct ProcessGroup::Impl {
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+};
+
+ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout)
+    : env_(env), impl_(std::make_unique<Impl>()) {
+  try {
+    c10d::TCPStoreOptions store_options;
+    store_options.port = std::uint16_t(env.master_port);
+    store_options.isServer = env.rank == 0;
+    store_options.numWorkers = env.world_size;
+    store_options.waitWorkers = false;  // the group's own rendezvous waits for everyone
+    store_options.timeout = timeout;
+    impl_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+    auto options = c10d::ProcessGroupGloo::Options::create();
+    options->timeout = timeout;
+    // Gloo's own connections: the interface GLOO_SOCKET_IFNAME names (as in PyTorch), the
+    // loopback for a group on this machine, else the address this host's name resolves to.
+    if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname != '\0')
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+    else if (env.master_addr == "127.0.0.1" || env.master_addr == "localhost")
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+    else
+      options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, env.rank, env.world_size, options);
+  } catch (const std::exception& e) {
+    rethrow(env, "joining the group", e);
+  }
+}
+
+ProcessGroup::~ProcessGroup() = default;
+
+void ProcessGroup::broadcast(const std::vector<torch::Tensor>& tensors, int root) {
+  try {
+    for (const auto& t : tensors) {
+      std::vector<torch::Tensor> one{t};
+      c10d::BroadcastOptions options;
+      options.rootRank = root;
+      impl_->group->broadcast(one, options)->wait();
+    }
+  } catch (const std::exception& e) {
+    rethrow(env_, "a broadcast", e);
+  }
+}
+
+void ProcessGroup::all_reduce_sum(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes) {
+  if (env_.world_size == 1) return;
+  // Buckets of one dtype each, filled in order.
+  std::map<c10::ScalarType, std::vector<std::vector<torch::Tensor>>> buckets;
+  std::map<c10::ScalarType, std::size_t> filled;
+  for (const auto& t : tensors) {
+    if (!t.defined() || t.numel() == 0) continue;
+    auto& list = buckets[t.scalar_type()];
+    const std::size_t bytes = std::size_t(t.numel()) * t.element_size();
+    if (list.empty() || filled[t.scalar_type()] + bytes > bucket_bytes) {
+      list.emplace_back();
+      filled[t.scalar_type()] = 0;
+    }
+    list.back().push_back(t);
+    filled[t.scalar_type()] += bytes;
+  }
+  try {
+    for (auto& [dtype, list] : buckets) {
+      for (auto& bucket : list) {
+        std::vector<torch::Tensor> flat;
+        for (const auto& t : bucket) flat.push_back(t.reshape({-1}));
+        std::vector<torch::Tensor> joined{torch::cat(flat)};
+        impl_->group->allreduce(joined)->wait();
+        std::int64_t offset = 0;
+        torch::NoGradGuard no_grad;
+        for (const auto& t : bucket) {
+          t.copy_(joined[0].slice(0, offset, offset + t.numel()).view_as(t));
+          offset += t.numel();
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    rethrow(env_, "an all-reduce", e);
+  }
+}
+
+double ProcessGroup::all_reduce_sum(double value) {
+  auto t = torch::full({1}, value, torch::kDouble);
+  all_reduce_sum(std::vector<torch::Tensor>{t});
+  return t.item<double>();
+}
+
+void ProcessGroup::barrier() {
+  try {
+    impl_->group->barrier()->wait();
+  } catch (const std::exception& e) {
+    rethrow(env_, "a barrier", e);
+  }
+}
+
+}  // namespace fovea
