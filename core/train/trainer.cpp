@@ -122,6 +122,7 @@ TrainResult TrainingSession::run() {
   if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
     result.interrupted = true;
   }
+  window_start_ = Clock::now();  // the first captioning window starts after the pretraining
   bool starting = state_.step == 0;
   while (!result.interrupted) {
     try {

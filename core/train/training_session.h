@@ -137,9 +137,14 @@ class TrainingSession {
   std::ofstream metrics_, samples_;
   double paused_s_ = 0;
   TrainProgress progress_;
-  Clock::time_point window_start_;
+  Clock::time_point window_start_;  ///< the metrics' window: since the last logged step
   std::int64_t window_tokens_ = 0, window_steps_ = 0;
   double window_loss_ = 0;
+  /// The progress bar's rate: tokens and steps since this process's first captioning step, over
+  /// the time since (validations and snapshots included, pauses not), so the ETA is steady.
+  Clock::time_point rate_start_;
+  std::int64_t rate_start_step_ = -1, rate_tokens_ = 0;
+  double rate_paused_s_ = 0;
   LossSpikeDetector loss_spikes_;
   std::int64_t skips_in_a_row_ = 0;
   std::int64_t saved_step_ = -1;  ///< the step of the last.ckpt on disk (-1: none yet)

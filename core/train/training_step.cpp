@@ -137,9 +137,20 @@ void TrainingSession::log_step(std::int64_t epoch, const StepOutcome& o, double 
   progress_.epoch = epoch;
   progress_.epochs = config_.epochs;
   progress_.loss = window_loss_ / double(window_steps_);
-  progress_.tokens_per_s = tps;
-  const double steps_per_s = window_s > 0 ? double(window_steps_) / window_s : 0;
-  progress_.eta_s = steps_per_s > 0 ? double(total_steps_ - state_.step) / steps_per_s : 0;
+  if (rate_start_step_ < 0) {  // the first step measures from its own end
+    rate_start_ = Clock::now();
+    rate_start_step_ = state_.step;
+    rate_paused_s_ = paused_s_;
+    rate_tokens_ = 0;
+    progress_.tokens_per_s = tps;
+    progress_.eta_s = window_s * double(total_steps_ - state_.step);
+  } else {
+    rate_tokens_ += o.terms.tokens;
+    const double run_s = std::chrono::duration<double>(Clock::now() - rate_start_).count() - (paused_s_ - rate_paused_s_);
+    const auto steps = double(state_.step - rate_start_step_);
+    progress_.tokens_per_s = run_s > 0 ? double(rate_tokens_) / run_s : 0;
+    progress_.eta_s = run_s > 0 ? double(total_steps_ - state_.step) * run_s / steps : 0;
+  }
   progress_.elapsed_s = now;
   report_progress(epoch, false);
   if (state_.step % kLogEvery != 0 && state_.step != 1) return;
