@@ -124,7 +124,7 @@ TEST(MovingBaseline, StartsAtTheFirstRewardThenAveragesWithDecay) {
   EXPECT_DOUBLE_EQ(b.value, 0.9 * -10 + 0.1 * -20);
 }
 
-TEST(AttentionSupervision, IsMinusTheLogOfTheAlphaMassInTheNamedBoxAndPullsAlphaIntoIt) {
+TEST(AttentionSupervision, IsTheKlFromAnEvenSpreadOverTheNamedBoxAndPullsAlphaIntoIt) {
   // Two captions, 2 steps each, L = 4 cells; only (caption 0, step 1) and (caption 1, step 0) name an object.
   DecoderOutput out;
   auto logits = torch::zeros({4, 4}, torch::requires_grad());
@@ -136,7 +136,8 @@ TEST(AttentionSupervision, IsMinusTheLogOfTheAlphaMassInTheNamedBoxAndPullsAlpha
   boxes[1][0][0] = 1, boxes[1][0][1] = 1;    // caption 1, word 0: cells 0 and 1
   auto has = torch::tensor({false, true, true, false}, torch::kBool).view({2, 2});
   auto loss = attention_supervision_loss(out, boxes, has);
-  const double expected = -(std::log(0.25) + std::log(0.5)) / 2;
+  // Uniform α: KL = log(1 / 0.25) for the one-cell box, 2 · 0.5 · log(0.5 / 0.25) for the two-cell one.
+  const double expected = (std::log(4.0) + std::log(2.0)) / 2;
   EXPECT_NEAR(loss.item<double>(), expected, 1e-6);
   loss.backward();
   auto g = logits.grad();
@@ -146,6 +147,15 @@ TEST(AttentionSupervision, IsMinusTheLogOfTheAlphaMassInTheNamedBoxAndPullsAlpha
   EXPECT_FLOAT_EQ(g[3].abs().sum().item<float>(), 0);
   // No supervised word at all: zero, not NaN.
   EXPECT_EQ(attention_supervision_loss(out, boxes, torch::zeros({2, 2}, torch::kBool)).item<double>(), 0.0);
+
+  // α spread evenly over the whole box costs nothing; α piled on one of the box's cells (all of its
+  // mass still inside) costs more: supervision asks for the whole object.
+  DecoderOutput spread, piled;
+  for (auto* o : {&spread, &piled}) o->sequence = out.sequence, o->step = out.step;
+  spread.alphas = torch::tensor({{.25f, .25f, .25f, .25f}, {0.f, 0.f, 1.f, 0.f}, {.5f, .5f, 0.f, 0.f}, {.25f, .25f, .25f, .25f}});
+  piled.alphas = torch::tensor({{.25f, .25f, .25f, .25f}, {0.f, 0.f, 1.f, 0.f}, {.98f, .02f, 0.f, 0.f}, {.25f, .25f, .25f, .25f}});
+  EXPECT_NEAR(attention_supervision_loss(spread, boxes, has).item<double>(), 0.0, 1e-6);
+  EXPECT_GT(attention_supervision_loss(piled, boxes, has).item<double>(), 0.3);
 }
 
 TEST(ObjectClassLoss, ClassifiesEachObjectsAnnotationsAveragedOverItsCells) {

@@ -93,8 +93,13 @@ AttentionSupervisionSum attention_supervision_sum(const DecoderOutput& out, cons
     r.sum = torch::zeros({}, alphas.options());
     return r;
   }
-  const auto mass = (alphas * boxes).sum(1).clamp_min(1e-8);
-  r.sum = -(mass.log() * has.to(alphas.scalar_type())).sum();
+  // KL(target || α) with the target spread evenly over the box's cells: α covers the whole
+  // object, not only its most telling part, so what α points at is what the word needs.
+  const auto cells = boxes.sum(1, /*keepdim=*/true).clamp_min(1);
+  const auto target = boxes / cells;
+  const auto log_alpha = alphas.to(torch::kFloat).clamp_min(1e-8).log();
+  const auto kl = cells.squeeze(1).log().neg() - (target * log_alpha).sum(1);
+  r.sum = (kl * has.to(torch::kFloat)).sum().to(alphas.scalar_type());
   return r;
 }
 

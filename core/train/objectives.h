@@ -35,16 +35,17 @@ ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& 
 /// Sequences that used the expected context contribute their NLL (and entropy) only.
 ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline);
 
-/// Attention supervision: mean over supervised words of −log Σ_{l in box} α_tl, where
-/// word_boxes (B, T, L) marks the cells of the object word t names and word_has_box (B, T) says
-/// which words name one. Zero when no word does.
+/// Attention supervision (Liu et al. 2017): mean over supervised words of KL(u_t || α_t), where
+/// u_t spreads evenly over the cells of the object word t names: word_boxes (B, T, L) marks those
+/// cells and word_has_box (B, T) says which words name one. Zero when no word does, and when α
+/// is u_t.
 torch::Tensor attention_supervision_loss(const DecoderOutput& out, const torch::Tensor& word_boxes,
                                          const torch::Tensor& word_has_box);
 
 /// The same as a sum over the supervised words and their count, for losses averaged over several
 /// parts of a batch (core/train/decoder_pass.h).
 struct AttentionSupervisionSum {
-  torch::Tensor sum;       ///< Σ over supervised words of −log Σ_{l in box} α_tl (0 when none)
+  torch::Tensor sum;       ///< Σ over supervised words of KL(u_t || α_t) (0 when none)
   std::int64_t words = 0;  ///< how many words are supervised
 };
 AttentionSupervisionSum attention_supervision_sum(const DecoderOutput& out, const torch::Tensor& word_boxes,

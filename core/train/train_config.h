@@ -41,8 +41,9 @@ struct TrainConfig {
   /// Weight of the auxiliary losses on the annotations (needs object boxes): each cell's class
   /// and colour, and each object's class from its pooled cells. 0 = off, the paper's setting.
   double aux_weight = 3.0;
-  /// Weight of attention supervision (Liu et al. 2017): −log of the α mass inside the box of the
-  /// object each colour word and noun names (needs object boxes); 0 = off, the paper's setting.
+  /// Weight of attention supervision (Liu et al. 2017): KL divergence of α from an even spread
+  /// over the box of the object each colour word and noun names (needs object boxes); 0 = off,
+  /// the paper's setting.
   double attention_supervision = 1.0;
   /// Encoder pretraining: before captioning, this many steps on single Fashion-MNIST items named
   /// by the auxiliary class head (built-in scenes and the built-in CNN only); 0 = off.

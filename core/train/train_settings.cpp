@@ -93,7 +93,8 @@ const std::vector<TrainSetting>& train_settings() {
        "Auxiliary losses on the annotations: each cell's class and colour, each object's class (needs object boxes; 0: off)",
        FOVEA_FIELD(aux_weight), 0, kInf},
       {"attention_supervision", "Objective",
-       "Weight of -log(alpha mass in the box of the object each colour word and noun names) (needs object boxes; 0: off)",
+       "Weight of KL(alpha from an even spread over the box of the object each colour word and noun names) (needs object "
+       "boxes; 0: off)",
        FOVEA_FIELD(attention_supervision), 0, kInf},
       {"pretrain_steps", "Objective",
        "Encoder pretraining before captioning: steps on single Fashion-MNIST items (built-in CNN and scenes; 0: off)",
