@@ -30,6 +30,11 @@ std::vector<int> far_cells(const std::vector<int>& attended, const std::vector<b
   return cells;
 }
 
+/// relative_drop for probabilities (a vanished one counts as 1e-30).
+double probability_drop(double p_before, double p_after) {
+  return relative_drop(std::log(std::max(p_before, 1e-30)), std::log(std::max(p_after, 1e-30)));
+}
+
 Removal remove_and_recaption(Captioner& captioner, const RgbImage& image, const CaptionResult& caption, std::size_t word,
                              std::vector<int> cells, const CaptionOptions& options) {
   Removal r;
@@ -47,7 +52,7 @@ Removal remove_and_recaption(Captioner& captioner, const RgbImage& image, const 
 nlohmann::json removal_json(const Removal& r, double p_before) {
   return {{"cells", r.cells},
           {"p", r.p_word},
-          {"drop", relative_drop(std::log(std::max(p_before, 1e-30)), std::log(std::max(r.p_word, 1e-30)))},
+          {"drop", probability_drop(p_before, r.p_word)},
           {"caption", r.caption.text()},
           {"word_still_said", r.word_still_said}};
 }
@@ -141,13 +146,9 @@ std::vector<int> alpha_control_cells(const CaptionResult& caption, std::size_t w
   return cells;
 }
 
-double TakeAway::attended_drop() const {
-  return relative_drop(std::log(std::max(p_word, 1e-30)), std::log(std::max(attended.p_word, 1e-30)));
-}
+double TakeAway::attended_drop() const { return probability_drop(p_word, attended.p_word); }
 
-double TakeAway::control_drop() const {
-  return relative_drop(std::log(std::max(p_word, 1e-30)), std::log(std::max(control.p_word, 1e-30)));
-}
+double TakeAway::control_drop() const { return probability_drop(p_word, control.p_word); }
 
 TakeAway take_away(Captioner& captioner, const RgbImage& image, const CaptionResult& caption, std::size_t word,
                    const CaptionOptions& options) {
