@@ -1,6 +1,8 @@
-// fovea data fashion-scenes: writes scenes as PNG files plus a captions file.
+// fovea data fashion-scenes: writes scenes as PNG files plus a captions file, or a whole
+// dataset in Karpathy's format (JPEG files and dataset.json) for training from disk.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -8,6 +10,7 @@
 
 #include "app/commands.h"
 #include "core/data/image_io.h"
+#include "core/data/tokenizer.h"
 #include "core/datasets/fashion_scenes.h"
 #include "core/io/atomic_file.h"
 
@@ -15,10 +18,48 @@ namespace fovea::cli {
 
 namespace {
 struct DataArgs {
-  std::string dataset = "fashion-scenes", split = "test", out;
+  std::string dataset = "fashion-scenes", split = "test", out, format = "png";
   std::size_t count = 16, start = 0, split_size = 1000;
   FashionScenesOptions scenes;
 };
+
+/// Karpathy's split file format (dataset_flickr8k.json): `count` scenes, an eighth each for val
+/// and test (1000 of 8000, as Flickr8k), the rest train, each split drawn from the built-in split
+/// of its name; JPEG images beside dataset.json.
+int write_karpathy(const DataArgs& a) {
+  namespace fs = std::filesystem;
+  fs::create_directories(a.out);
+  if (a.count < 3) throw std::invalid_argument("--count must be at least 3 for a Karpathy dataset (train, val, test)");
+  const std::size_t held_out = std::max<std::size_t>(1, a.count / 8);
+  const std::vector<std::pair<std::string, std::size_t>> splits{
+      {"train", a.count - 2 * held_out}, {"val", held_out}, {"test", held_out}};
+  nlohmann::json images = nlohmann::json::array();
+  std::size_t sentid = 0;
+  for (const auto& [split, n] : splits) {
+    FashionScenes scenes(split, n, a.scenes);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto scene = scenes.get(i);
+      char name[64];
+      std::snprintf(name, sizeof name, "%s_%05zu.jpg", split.c_str(), i);
+      write_jpeg((fs::path(a.out) / name).string(), scene.image);
+      const auto imgid = images.size();
+      nlohmann::json sentences = nlohmann::json::array(), sentids = nlohmann::json::array();
+      for (const auto& c : scene.captions) {
+        sentences.push_back({{"raw", c}, {"tokens", tokenize(c)}, {"imgid", imgid}, {"sentid", sentid}});
+        sentids.push_back(sentid++);
+      }
+      images.push_back({{"filepath", ""}, {"filename", name}, {"imgid", imgid}, {"split", split},
+                        {"sentences", sentences}, {"sentids", sentids}});
+    }
+    std::cout << "wrote " << n << " " << split << " images\n";
+  }
+  write_file_atomically((fs::path(a.out) / "dataset.json").string(),
+                        nlohmann::json({{"dataset", "fashion-scenes"}, {"images", images}}).dump() + "\n");
+  std::cout << "wrote " << a.count << " images and dataset.json to " << a.out << " (train with --dataset karpathy:"
+            << (fs::path(a.out) / "dataset.json").string() << " --images " << a.out << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 Runner add_data_command(CLI::App& app) {
@@ -30,8 +71,14 @@ Runner add_data_command(CLI::App& app) {
   app.add_option("--start", a->start, "Index of the first scene")->capture_default_str();
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes (training uses 1)")->capture_default_str();
   app.add_option("--image-size", a->scenes.image_size, "Canvas side in pixels")->capture_default_str();
+  app.add_option("--format", a->format,
+                 "png: PNG files and captions.json (with boxes); karpathy: a dataset to train from disk, JPEG files "
+                 "and Karpathy's dataset.json, --count images split 6:1:1 into train, val and test")
+      ->check(CLI::IsMember({"png", "karpathy"}))
+      ->capture_default_str();
   return [a]() -> int {
     namespace fs = std::filesystem;
+    if (a->format == "karpathy") return write_karpathy(*a);
     FashionScenes scenes(a->split, a->start + a->count, a->scenes);
     fs::create_directories(a->out);
     nlohmann::json index = nlohmann::json::array();

@@ -2,13 +2,22 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
 
+#include <filesystem>
+#include <iostream>
+
 #include "app/commands.h"
+#include "app/process_startup.h"
 #include "app/progress_bar.h"
+#include "core/io/checkpoint.h"
+#include "core/train/data_parallel.h"
+#include "core/train/local_group.h"
+#include "core/train/process_group.h"
 #include "core/train/train_settings.h"
 #include "core/train/trainer.h"
 
@@ -23,7 +32,32 @@ struct TrainArgs {
   TrainConfig config = recommended_train_config();
   std::string resume;
   bool paper = false;
+  int processes = 1;
 };
+
+/// This command's arguments without --processes (its value too), for the processes it starts.
+std::vector<std::string> arguments_without_processes() {
+  std::vector<std::string> out;
+  const auto& in = process_arguments();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == "--processes") {
+      ++i;
+      continue;
+    }
+    if (in[i].rfind("--processes=", 0) == 0) continue;
+    out.push_back(in[i]);
+  }
+  return out;
+}
+
+int run_processes(int processes) {
+  if (process_group_environment()) {
+    throw std::invalid_argument("--processes starts its own group: leave it out under torchrun (or WORLD_SIZE set)");
+  }
+  const auto r = run_local_group(processes, "/proc/self/exe", arguments_without_processes());
+  if (r.exit_code != 0 && r.exit_code != 130) std::cerr << "fovea: error: " << r.failure << "\n";
+  return r.exit_code;
+}
 
 /// Adds train_settings()'s row `s` as an option (a flag pair for yes/no settings) that writes
 /// into `config`.
@@ -67,13 +101,32 @@ Runner add_train_command(CLI::App& app) {
                "The paper's exact objective: no auxiliary loss, encoder pretraining or attention supervision, h0/c0 "
                "from the mean annotation, penalty summed over cells (overrides those settings)")
       ->group("Run");
+  app.add_option("--processes", a->processes,
+                 "Train with N processes on this machine, each on its share of every batch (--batch stays the "
+                 "whole batch; it must divide by N). Without it, `torchrun --no_python --nproc_per_node N fovea train "
+                 "...` does the same, on one or more machines")
+      ->check(CLI::Range(1, 256))
+      ->group("Run");
   for (const auto& s : train_settings()) add_setting_option(app, s, a->config);
 
   return [a, &app]() -> int {
+    if (a->processes > 1) return run_processes(a->processes);
     if (a->paper) apply_paper_objective(a->config);
+    TrainData data;
+    if (const auto env = process_group_environment(); env && env->world_size > 1) {
+      data.group = std::make_shared<ProcessGroup>(*env, kTrainingCollectiveTimeout, kTrainingJoinTimeout);
+    }
+    // The first process reports; the others only fail loudly (errors name their process).
+    const bool reports = !data.group || data.group->rank() == 0;
+    // torchrun restarting a failed group (--max_restarts): go on from the run's last checkpoint.
+    const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
+    if (a->resume.empty() && restarts != nullptr && std::atoi(restarts) > 0 && !a->config.out_dir.empty() &&
+        std::filesystem::exists(last_checkpoint_path(a->config.out_dir))) {
+      a->resume = a->config.out_dir;
+    }
     ProgressBar bar;
     TrainCallbacks cb;
-    cb.on_progress = [&](const TrainProgress& p) {
+    if (reports) cb.on_progress = [&](const TrainProgress& p) {
       if (p.step == 0 && p.pretrain_steps > 0) {  // the encoder pretraining, before captioning step 1
         bar.update("encoder pretraining", p.pretrain_step, p.pretrain_steps, p.loss, 0, p.eta_s);
       } else {
@@ -81,8 +134,8 @@ Runner add_train_command(CLI::App& app) {
                    p.tokens_per_s, p.eta_s);
       }
     };
-    cb.on_message = [&](const std::string& m) { bar.message(m); };
-    cb.on_validation = [&](const ValidationRecord& v) {
+    if (reports) cb.on_message = [&](const std::string& m) { bar.message(m); };
+    if (reports) cb.on_validation = [&](const ValidationRecord& v) {
       char line[256];
       std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f CIDEr-D %.3f", (long long)v.epoch + 1,
                     v.bleu[0], v.bleu[3], v.cider);
@@ -102,12 +155,13 @@ Runner add_train_command(CLI::App& app) {
     TrainResult r;
     if (!a->resume.empty()) {
       const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
-      r = resume_training(a->resume, cb, {}, epochs, a->config.max_steps);
+      r = resume_training(a->resume, cb, data, epochs, a->config.max_steps);
     } else {
       if (a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
-      r = train(a->config, cb);
+      r = train(a->config, cb, data);
     }
     bar.finish();
+    if (!reports) return r.interrupted ? 130 : 0;
     std::fprintf(stderr, "%s after %lld steps in %s; best validation BLEU-4 %.4f (step %lld)\n",
                  r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
                  format_duration(r.elapsed_s).c_str(), r.best_bleu4, (long long)r.best_step);

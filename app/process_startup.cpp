@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -10,7 +11,17 @@
 
 namespace fovea {
 
+namespace {
+std::vector<std::string>& arguments() {
+  static std::vector<std::string> args;
+  return args;
+}
+}  // namespace
+
+const std::vector<std::string>& process_arguments() { return arguments(); }
+
 void prepare_process(int argc, char** argv) {
+  arguments().assign(argv + std::min(argc, 1), argv + argc);
   configure_allocator();
   if (std::getenv("FOVEA_NO_REEXEC") != nullptr) return;
   bool changed = false;

@@ -1,6 +1,9 @@
 #pragma once
 /// Process start-up shared by every Fovea executable (torch-free, so the GUI's main can include it).
 
+#include <string>
+#include <vector>
+
 namespace fovea {
 
 /// libgomp reads OMP_WAIT_POLICY and OpenBLAS reads OPENBLAS_THREAD_TIMEOUT once, when they load:
@@ -12,5 +15,9 @@ namespace fovea {
 /// machines set it because OpenBLAS computes wrong results on them otherwise. Also keeps freed
 /// tensor memory in the heap (configure_allocator()). Returns normally when nothing needed doing.
 void prepare_process(int argc, char** argv);
+
+/// The arguments main() was given after the program's name (as prepare_process() saw them), for
+/// commands that start copies of the program (`fovea train --processes N`).
+const std::vector<std::string>& process_arguments();
 
 }  // namespace fovea

@@ -16,6 +16,7 @@ PACKAGES=(
   dataset-fashion-mnist
   qt6-qpa-plugins fonts-dejavu-core
   jq xvfb xauth
+  python3-torch python3-torchvision  # torchrun and tools/export_backbone.py, and their tests
   desktop-file-utils appstream help2man
   "$@"
 )

@@ -24,10 +24,10 @@ expect_error() {  # expect_error "text that must appear" command...
 TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
       --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --precision fp32 --pretrain-steps 0)
 
-echo "== train --help: each setting once, at most 40 options, the same keys as the run's config"
+echo "== train --help: each setting once, at most 41 options, the same keys as the run's config"
 "$FOVEA" train --help > help.txt
 options=$(grep -o -E '^ +(-h,)?--[a-z0-9-]+' help.txt | sed -E 's/^ +(-h,)?--//' | sort -u)
-[ "$(echo "$options" | wc -l)" -le 40 ] || { cat help.txt; fail "fovea train --help lists more than 40 options"; }
+[ "$(echo "$options" | wc -l)" -le 41 ] || { cat help.txt; fail "fovea train --help lists more than 41 options"; }
 
 echo "== train, kill -9, resume"
 "$FOVEA" train --out run "${TINY[@]}" --max-steps 3000 > train1.log 2>&1 &
@@ -46,9 +46,9 @@ grep -q "resuming at step" train2.log || fail "resume did not report its step"
 jq -s -e '[.[] | select(.kind=="train") | .step] as $s | ($s | length) > 10 and ($s == ($s | sort | unique)) and ($s[-1] == 200)' \
   run/metrics.jsonl > /dev/null || fail "metrics.jsonl steps are not a clean sequence up to 200"
 [ -f run/best.ckpt ] && [ -f run/MODEL_CARD.md ] || fail "missing best.ckpt or MODEL_CARD.md"
-# The config's keys are the help's options, less --resume, --paper and --help.
+# The config's keys are the help's options, less --resume, --paper, --processes and --help.
 config_keys=$(jq -r 'del(.version) | keys[] | gsub("_"; "-")' run/config.json | sort)
-[ "$config_keys" = "$(echo "$options" | grep -v -x -E 'resume|paper|help')" ] \
+[ "$config_keys" = "$(echo "$options" | grep -v -x -E 'resume|paper|processes|help')" ] \
   || { diff <(echo "$config_keys") <(echo "$options"); fail "the config's keys and train --help's options differ"; }
 
 echo "== --paper: the paper's objective overrides the recipe's, the encoder pretraining included"

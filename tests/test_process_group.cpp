@@ -67,6 +67,7 @@ TEST(ProcessGroup, TwoRanksSumTheirTensorsInBucketsAndShareRankZerosValues) {
   env.master_port = find_free_port();
   std::vector<torch::Tensor> results[2];
   std::vector<torch::Tensor> broadcast[2];
+  std::string texts[2];
   double sums[2] = {0, 0};
   std::string errors[2];
   const auto run = [&](int rank) {
@@ -82,6 +83,7 @@ TEST(ProcessGroup, TwoRanksSumTheirTensorsInBucketsAndShareRankZerosValues) {
       group.all_reduce_sum(results[rank], 40);
       broadcast[rank] = {torch::full({4}, r * 10)};
       group.broadcast(broadcast[rank]);
+      texts[rank] = group.broadcast(rank == 0 ? std::string("the first process's state") : std::string("ignored"));
       sums[rank] = group.all_reduce_sum(0.5 + rank);
       group.barrier();
     } catch (const std::exception& e) {
@@ -97,6 +99,7 @@ TEST(ProcessGroup, TwoRanksSumTheirTensorsInBucketsAndShareRankZerosValues) {
     EXPECT_TRUE(results[rank][1].equal(torch::arange(5, torch::kFloat) * 3)) << results[rank][1];
     EXPECT_TRUE(results[rank][2].equal(torch::full({2}, 0.75, torch::kDouble))) << results[rank][2];
     EXPECT_TRUE(broadcast[rank][0].equal(torch::full({4}, 10.f))) << "rank 0's values: " << broadcast[rank][0];
+    EXPECT_EQ(texts[rank], "the first process's state");
     EXPECT_DOUBLE_EQ(sums[rank], 2.0);
   }
 }

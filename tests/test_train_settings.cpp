@@ -24,7 +24,7 @@ TEST(TrainSettings, TheConfigJsonCarriesExactlyTheTablesKeys) {
   json.erase("version");
   EXPECT_EQ(table, json);
   EXPECT_EQ(j.at("version"), kTrainConfigVersion);
-  EXPECT_LE(table.size(), 37u) << "fovea train --help: these, --resume, --paper and --help, at most 40";
+  EXPECT_LE(table.size(), 37u) << "fovea train --help: these, --resume, --paper, --processes and --help, at most 41";
 }
 
 TEST(TrainSettings, EverySettingSurvivesTheJsonRoundTrip) {
@@ -39,6 +39,30 @@ TEST(TrainSettings, EverySettingSurvivesTheJsonRoundTrip) {
   const auto back = train_config_from_json(to_json(c));
   for (const auto& s : train_settings()) EXPECT_EQ(s.get(back), s.get(c)) << s.key;
   EXPECT_EQ(back.scenes.image_size, 32) << "the scenes are drawn at the model's input size";
+}
+
+TEST(TrainSettings, TheArgumentsOfAConfigGiveItBackOptionByOption) {
+  TrainConfig c = test::tiny_training("runs/x", AttentionKind::Hard);
+  c.model.use_beta = false;
+  c.objective.lambda_e = 0.1234567891234;  // more digits than a float's default formatting keeps
+  c.lr = 3e-4;
+  c.seed = 7;
+  const auto args = train_arguments(c);
+  TrainConfig back = recommended_train_config();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& s = [&]() -> const TrainSetting& {
+      const auto name = args[i].substr(args[i].rfind("--no-", 0) == 0 ? 5 : 2);
+      for (const auto& t : train_settings()) {
+        if (t.cli_name() == "--" + name) return t;
+      }
+      throw std::runtime_error("no setting for " + args[i]);
+    }();
+    if (std::holds_alternative<bool>(s.get(back))) s.set(back, args[i].rfind("--no-", 0) != 0);
+    else s.set(back, parse_setting(s, args.at(++i)));
+  }
+  for (const auto& s : train_settings()) EXPECT_EQ(s.get(back), s.get(c)) << s.key;
+  EXPECT_NE(std::find(args.begin(), args.end(), "--no-beta"), args.end());
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--init-from"), args.end()) << "an empty setting is left out";
 }
 
 TEST(TrainSettings, ValidationNamesTheSettingAndItsRange) {

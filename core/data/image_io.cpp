@@ -41,14 +41,25 @@ RgbImage read_image(const std::string& path, long long max_pixels) {
   return out;
 }
 
-void write_png(const std::string& path, const RgbImage& image) {
+namespace {
+
+/// Encodes `image` as `extension` (".png", ".jpg") and writes it through a temporary file.
+void write_encoded(const std::string& path, const RgbImage& image, const char* extension, const std::vector<int>& params) {
   if (image.empty()) throw std::invalid_argument(path + ": refusing to write an empty image");
   cv::Mat rgb(image.height, image.width, CV_8UC3, const_cast<std::uint8_t*>(image.pixels.data()));
   cv::Mat bgr;
   cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
   std::vector<uchar> buf;
-  if (!cv::imencode(".png", bgr, buf)) throw std::runtime_error(path + ": PNG encoding failed");
+  if (!cv::imencode(extension, bgr, buf, params)) throw std::runtime_error(path + ": " + extension + " encoding failed");
   write_file_atomically(path, std::string(buf.begin(), buf.end()));
+}
+
+}  // namespace
+
+void write_png(const std::string& path, const RgbImage& image) { write_encoded(path, image, ".png", {}); }
+
+void write_jpeg(const std::string& path, const RgbImage& image, int quality) {
+  write_encoded(path, image, ".jpg", {cv::IMWRITE_JPEG_QUALITY, quality});
 }
 
 #else
@@ -58,6 +69,9 @@ RgbImage read_image(const std::string& path, long long) {
   throw std::runtime_error(path + ": this build of Fovea has no image file support (built without OpenCV)");
 }
 void write_png(const std::string& path, const RgbImage&) {
+  throw std::runtime_error(path + ": this build of Fovea has no image file support (built without OpenCV)");
+}
+void write_jpeg(const std::string& path, const RgbImage&, int) {
   throw std::runtime_error(path + ": this build of Fovea has no image file support (built without OpenCV)");
 }
 

@@ -12,6 +12,8 @@ RgbImage read_image(const std::string& path, long long max_pixels = 100'000'000L
 
 /// Writes a PNG through a temporary file and a rename.
 void write_png(const std::string& path, const RgbImage& image);
+/// Writes a JPEG of `quality` (0-100) through a temporary file and a rename.
+void write_jpeg(const std::string& path, const RgbImage& image, int quality = 92);
 
 /// Whether this build can read and write image files.
 bool image_io_available();

@@ -1,6 +1,7 @@
 #include "core/train/decoder_pass.h"
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -221,6 +222,53 @@ ObjectiveTerms merge_terms(const std::vector<Part>& parts, std::int64_t batch, d
   return t;
 }
 
+/// What the loss is averaged over, and the terms the logs show: this process's batch, or with
+/// sum_over_processes the whole batch of every process.
+struct BatchTotals {
+  ObjectiveTerms terms;
+  double captions = 0, words = 0;  ///< captions, and words under attention supervision
+  double supervision = 0;          ///< Σ over the supervised words of KL(u || α)
+};
+
+BatchTotals batch_totals(const std::vector<Part>& parts, std::int64_t batch, double baseline,
+                         const DecoderPassOptions& options) {
+  BatchTotals t;
+  t.terms = parts.size() == 1 ? parts[0].terms : merge_terms(parts, batch, baseline, options.hard);
+  t.captions = double(batch);
+  for (const auto& p : parts) {
+    t.words += double(p.supervision.words);
+    if (p.supervision.sum.defined()) t.supervision += p.supervision.sum.item<double>();
+  }
+  if (!options.sum_over_processes) return t;
+  // Each mean goes over the processes as a sum, weighted by what it is a mean over.
+  double reward = 0, deviation = 0, deviation_sq = 0;
+  if (options.hard) {
+    for (const auto& p : parts) {
+      const auto d = p.terms.rewards.masked_select(p.out.sampled.to(p.terms.rewards.device())).to(torch::kDouble) - baseline;
+      reward += (d + baseline).sum().item<double>();
+      deviation += d.sum().item<double>();
+      deviation_sq += d.pow(2).sum().item<double>();
+    }
+  }
+  auto& x = t.terms;
+  std::vector<double> v{t.captions,        t.words,       t.supervision, double(x.tokens),
+                        x.objective * t.captions,         x.penalty * t.captions,
+                        x.nll * double(x.tokens),         x.entropy * double(x.tokens),
+                        double(x.sampled), reward,        deviation,     deviation_sq};
+  options.sum_over_processes(v);
+  t.captions = v[0], t.words = v[1], t.supervision = v[2];
+  const double tokens = std::max(1.0, v[3]);
+  x.tokens = std::int64_t(std::llround(v[3]));
+  x.objective = v[4] / v[0], x.penalty = v[5] / v[0];
+  x.nll = v[6] / tokens, x.entropy = v[7] / tokens;
+  x.sampled = std::int64_t(std::llround(v[8]));
+  if (x.sampled > 0) {
+    x.reward = v[9] / v[8];
+    x.reward_var = x.sampled > 1 ? (v[11] - v[10] * v[10] / v[8]) / (v[8] - 1) : 0.0;
+  }
+  return t;
+}
+
 }  // namespace
 
 int decoder_pass_parts(std::int64_t batch, const torch::Device& device) {
@@ -271,29 +319,24 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
 
   DecoderPassResult result;
   result.parts = n;
-  result.terms = n == 1 ? parts[0].terms : merge_terms(parts, B, baseline_value, options.hard);
-  if (options.hard && result.terms.sampled > 0 && !baseline->initialised) {
+  auto totals = batch_totals(parts, B, baseline_value, options);
+  if (options.hard && totals.terms.sampled > 0 && !baseline->initialised) {
     // First sampled batch: start the baseline at its rewards instead of 0, then recompute.
-    baseline->update(result.terms.reward);
+    baseline->update(totals.terms.reward);
     for (auto& p : parts) p.terms = hard_objective(p.out, options.objective, baseline->value);
-    result.terms = n == 1 ? parts[0].terms : merge_terms(parts, B, baseline->value, true);
+    totals = batch_totals(parts, B, baseline->value, options);
   }
-  std::int64_t words = 0;
-  for (const auto& p : parts) words += p.supervision.words;
+  result.terms = totals.terms;
 
   auto backward = [&](int k) {
     auto& p = parts[std::size_t(k)];
-    auto loss = p.terms.loss * (double(p.rows.size(0)) / double(B));
-    if (supervise && words > 0) loss = loss + p.supervision.sum * (options.supervision_weight / double(words));
+    auto loss = p.terms.loss * (double(p.rows.size(0)) / totals.captions);
+    if (supervise && totals.words > 0) loss = loss + p.supervision.sum * (options.supervision_weight / totals.words);
     loss.backward();
   };
   run_parts(n, backward);
 
-  if (supervise && words > 0) {
-    double sum = 0;
-    for (const auto& p : parts) sum += p.supervision.sum.item<double>();
-    result.supervision = sum / double(words);
-  }
+  if (supervise && totals.words > 0) result.supervision = totals.supervision / totals.words;
   if (needs_grad) {
     if (n == 1) {
       result.annotations_grad = parts[0].annotations.grad();

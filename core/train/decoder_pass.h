@@ -6,6 +6,9 @@
 /// lengths, each decoded and back-propagated on its own thread with one intra-op thread; the parts'
 /// gradients add up in the parameters to the whole batch's. Each part draws its dropout masks and
 /// glimpses from its own generator (core/train/thread_generator.h), so runs stay reproducible.
+#include <functional>
+#include <vector>
+
 #include "core/model/decoder.h"
 #include "core/train/objectives.h"
 
@@ -24,10 +27,15 @@ struct DecoderPassOptions {
   double supervision_weight = 0;    ///< weight of the attention supervision loss (0: off)
   bool bf16 = false;                ///< CPU autocast around the forward (one part only: parts run float)
   int parts = 0;                    ///< parts run at once on a CPU (at most one per caption); 0: decoder_pass_parts()
+  /// Data parallel: sums the values over the processes of the group, in place. The loss is then
+  /// the mean over every process's captions (and supervised words), so the processes' gradients
+  /// add up to the whole batch's, and the terms and the baseline's update are the whole batch's.
+  /// Unset: this batch alone.
+  std::function<void(std::vector<double>&)> sum_over_processes;
 };
 
 struct DecoderPassResult {
-  ObjectiveTerms terms;             ///< over the whole batch; terms.loss is undefined (already back-propagated)
+  ObjectiveTerms terms;             ///< over the whole batch (every process's); terms.loss is undefined (already back-propagated)
   double supervision = 0;           ///< attention supervision loss (mean over the supervised words)
   torch::Tensor annotations_grad;   ///< d(loss)/d(annotations), for the encoder's backward; undefined if not needed
   int parts = 1;                    ///< how many parts ran

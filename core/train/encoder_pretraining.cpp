@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/data/batching.h"
+#include "core/train/data_parallel.h"
 #include "core/train/objectives.h"
 
 namespace fovea {
@@ -52,19 +53,31 @@ std::string EncoderPretraining::describe() const {
 PretrainStep EncoderPretraining::step(std::int64_t k) {
   const double lr = pretraining_lr(options_.lr, k, options_.steps);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
-  std::vector<std::size_t> idx(static_cast<std::size_t>(options_.batch));
-  std::iota(idx.begin(), idx.end(), std::size_t(k * options_.batch));
+  const auto shard = batch_shard(options_.batch, options_.group);
+  std::vector<std::size_t> idx(static_cast<std::size_t>(shard.size));
+  std::iota(idx.begin(), idx.end(), std::size_t(k * options_.batch + shard.begin));
   net_->train();
   compat::CpuBf16Autocast autocast(bf16_);
   auto [loss, accuracy] = single_item_loss(net_, vocab_, *items_, idx, seed_, device_);
   autocast.end();
   optimizer_->zero_grad();
   loss.backward();
+  // Single items: every share holds as many cells and items, so the mean of the shares'
+  // gradients is the whole batch's.
+  const double processes = options_.group != nullptr ? double(options_.group->size()) : 1.0;
+  all_reduce_gradients(options_.group, optimizer_->param_groups().at(0).params(), 1.0 / processes);
   optimizer_->step();
+  broadcast_buffers(options_.group, *net_->encoder);
   PretrainStep out;
   out.loss = loss.item<double>();
   out.lr = lr;
   out.accuracy = accuracy.item<double>();
+  if (options_.group != nullptr) {
+    auto both = torch::tensor({out.loss, out.accuracy}, torch::kDouble);
+    options_.group->all_reduce_sum(std::vector<torch::Tensor>{both});
+    out.loss = both[0].item<double>() / processes;
+    out.accuracy = both[1].item<double>() / processes;
+  }
   return out;
 }
 

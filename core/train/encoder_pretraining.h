@@ -10,6 +10,7 @@
 
 #include "core/datasets/fashion_scenes.h"
 #include "core/model/show_attend_tell.h"
+#include "core/train/process_group.h"
 
 namespace fovea {
 
@@ -56,6 +57,9 @@ ClassHeadScore name_objects_with_class_head(ShowAttendTell& net, const Vocabular
 struct PretrainingOptions {
   std::int64_t steps = 0, batch = 128;
   double lr = 2e-3;  ///< peak of pretraining_lr()
+  /// Data parallel (core/train/data_parallel.h): each process steps on its share of every batch
+  /// and the gradients are averaged over the group. Null: one process.
+  ProcessGroup* group = nullptr;
 };
 
 class EncoderPretraining {

@@ -123,6 +123,10 @@ std::pair<torch::Tensor, torch::Tensor> object_class_logits(torch::nn::Linear& c
   return {logits.to(torch::kFloat), target};
 }
 
+std::int64_t count_objects(const torch::Tensor& cell_class, std::int64_t classes) {
+  return (torch::one_hot(cell_class, classes).slice(2, 1).sum(1) > 0).sum().item<std::int64_t>();
+}
+
 torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
                                 const torch::Tensor& cell_class) {
   const auto [logits, target] = object_class_logits(class_head, annotations, cell_class);

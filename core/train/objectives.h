@@ -59,6 +59,10 @@ AttentionSupervisionSum attention_supervision_sum(const DecoderOutput& out, cons
 torch::Tensor object_class_loss(torch::nn::Linear& class_head, const torch::Tensor& annotations,
                                 const torch::Tensor& cell_class);
 
+/// How many objects object_class_loss() scores in `cell_class` (B, L), with `classes` outputs of
+/// the class head (index 0 = background): the classes present in each row, summed over rows.
+std::int64_t count_objects(const torch::Tensor& cell_class, std::int64_t classes);
+
 /// What object_class_loss() scores: (logits (N, classes + 1), target (N)) of the N objects
 /// present; both empty when no cell is labelled.
 std::pair<torch::Tensor, torch::Tensor> object_class_logits(torch::nn::Linear& class_head, const torch::Tensor& annotations,

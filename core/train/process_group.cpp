@@ -81,15 +81,17 @@ struct ProcessGroup::Impl {
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 };
 
-ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout)
+ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout,
+                           std::chrono::milliseconds join_timeout)
     : env_(env), impl_(std::make_unique<Impl>()) {
+  if (join_timeout.count() <= 0) join_timeout = timeout;
   try {
     c10d::TCPStoreOptions store_options;
     store_options.port = std::uint16_t(env.master_port);
     store_options.isServer = env.rank == 0;
     store_options.numWorkers = env.world_size;
     store_options.waitWorkers = false;  // the group's own rendezvous waits for everyone
-    store_options.timeout = timeout;
+    store_options.timeout = join_timeout;  // the rendezvous waits on the store
     impl_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
     auto options = c10d::ProcessGroupGloo::Options::create();
     options->timeout = timeout;
@@ -109,22 +111,12 @@ ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::mill
 
 ProcessGroup::~ProcessGroup() = default;
 
-void ProcessGroup::broadcast(const std::vector<torch::Tensor>& tensors, int root) {
-  try {
-    for (const auto& t : tensors) {
-      std::vector<torch::Tensor> one{t};
-      c10d::BroadcastOptions options;
-      options.rootRank = root;
-      impl_->group->broadcast(one, options)->wait();
-    }
-  } catch (const std::exception& e) {
-    rethrow(env_, "a broadcast", e);
-  }
-}
+namespace {
 
-void ProcessGroup::all_reduce_sum(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes) {
-  if (env_.world_size == 1) return;
-  // Buckets of one dtype each, filled in order.
+/// Runs `collective` on each bucket of `tensors`: tensors of one dtype flattened together, at
+/// most `bucket_bytes` a bucket, and copies the result back into them.
+void in_buckets(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes,
+                const std::function<void(std::vector<torch::Tensor>&)>& collective) {
   std::map<c10::ScalarType, std::vector<std::vector<torch::Tensor>>> buckets;
   std::map<c10::ScalarType, std::size_t> filled;
   for (const auto& t : tensors) {
@@ -138,21 +130,52 @@ void ProcessGroup::all_reduce_sum(const std::vector<torch::Tensor>& tensors, std
     list.back().push_back(t);
     filled[t.scalar_type()] += bytes;
   }
-  try {
-    for (auto& [dtype, list] : buckets) {
-      for (auto& bucket : list) {
-        std::vector<torch::Tensor> flat;
-        for (const auto& t : bucket) flat.push_back(t.reshape({-1}));
-        std::vector<torch::Tensor> joined{torch::cat(flat)};
-        impl_->group->allreduce(joined)->wait();
-        std::int64_t offset = 0;
-        torch::NoGradGuard no_grad;
-        for (const auto& t : bucket) {
-          t.copy_(joined[0].slice(0, offset, offset + t.numel()).view_as(t));
-          offset += t.numel();
-        }
+  torch::NoGradGuard no_grad;
+  for (auto& [dtype, list] : buckets) {
+    for (auto& bucket : list) {
+      std::vector<torch::Tensor> flat;
+      for (const auto& t : bucket) flat.push_back(t.reshape({-1}));
+      std::vector<torch::Tensor> joined{torch::cat(flat)};
+      collective(joined);
+      std::int64_t offset = 0;
+      for (const auto& t : bucket) {
+        t.copy_(joined[0].slice(0, offset, offset + t.numel()).view_as(t));
+        offset += t.numel();
       }
     }
+  }
+}
+
+}  // namespace
+
+void ProcessGroup::broadcast(const std::vector<torch::Tensor>& tensors, int root, std::size_t bucket_bytes) {
+  if (env_.world_size == 1) return;
+  try {
+    in_buckets(tensors, bucket_bytes, [&](std::vector<torch::Tensor>& joined) {
+      c10d::BroadcastOptions options;
+      options.rootRank = root;
+      impl_->group->broadcast(joined, options)->wait();
+    });
+  } catch (const std::exception& e) {
+    rethrow(env_, "a broadcast", e);
+  }
+}
+
+std::string ProcessGroup::broadcast(const std::string& text, int root) {
+  if (env_.world_size == 1) return text;
+  auto length = torch::full({1}, std::int64_t(env_.rank == root ? text.size() : 0), torch::kLong);
+  broadcast(std::vector<torch::Tensor>{length}, root);
+  auto bytes = torch::zeros({length.item<std::int64_t>()}, torch::kUInt8);
+  if (env_.rank == root) std::copy(text.begin(), text.end(), bytes.data_ptr<std::uint8_t>());
+  broadcast(std::vector<torch::Tensor>{bytes}, root);
+  const auto* data = bytes.data_ptr<std::uint8_t>();
+  return std::string(data, data + bytes.numel());
+}
+
+void ProcessGroup::all_reduce_sum(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes) {
+  if (env_.world_size == 1) return;
+  try {
+    in_buckets(tensors, bucket_bytes, [&](std::vector<torch::Tensor>& joined) { impl_->group->allreduce(joined)->wait(); });
   } catch (const std::exception& e) {
     rethrow(env_, "an all-reduce", e);
   }

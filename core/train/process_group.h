@@ -39,8 +39,10 @@ int find_free_port();
 class ProcessGroup {
  public:
   /// Joins the group: rank 0 serves the TCPStore at master_addr:master_port, the others connect
-  /// to it. Throws naming the address when the group does not form within `timeout`.
-  explicit ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout = std::chrono::minutes(5));
+  /// to it. Throws naming the address when the group does not form within `join_timeout`
+  /// (0: `timeout`).
+  explicit ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout = std::chrono::minutes(5),
+                        std::chrono::milliseconds join_timeout = std::chrono::milliseconds(0));
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
@@ -49,8 +51,11 @@ class ProcessGroup {
   int size() const { return env_.world_size; }
   const ProcessGroupEnvironment& environment() const { return env_; }
 
-  /// `root`'s values in every process, in place (contiguous CPU tensors).
-  void broadcast(const std::vector<torch::Tensor>& tensors, int root = 0);
+  /// `root`'s values in every process, in place (CPU tensors), in buckets as all_reduce_sum.
+  void broadcast(const std::vector<torch::Tensor>& tensors, int root = 0,
+                 std::size_t bucket_bytes = std::size_t(25) << 20);
+  /// `root`'s text in every process.
+  std::string broadcast(const std::string& text, int root = 0);
   /// The sum over the processes, in place. Tensors of one dtype travel flattened together, in
   /// buckets of at most `bucket_bytes`: one collective per bucket, not per tensor.
   void all_reduce_sum(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes = std::size_t(25) << 20);

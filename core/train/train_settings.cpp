@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -282,6 +283,27 @@ nlohmann::json migrate_train_config(const nlohmann::json& j) {
                         {"device", j.at("device")},
                         {"precision", j.value("precision", std::string("fp32"))}};
   return out;
+}
+
+std::vector<std::string> train_arguments(const TrainConfig& config) {
+  std::vector<std::string> args;
+  for (const auto& s : train_settings()) {
+    const auto value = s.get(config);
+    if (const bool* flag = std::get_if<bool>(&value)) {
+      args.push_back(*flag ? s.cli_name() : "--no-" + s.cli_name().substr(2));
+      continue;
+    }
+    std::string text = format_setting(value);
+    if (const double* real = std::get_if<double>(&value)) {  // every digit: the same recipe in every process
+      std::ostringstream exact;
+      exact << std::setprecision(17) << *real;
+      text = exact.str();
+    }
+    if (text.empty()) continue;  // no --init-from, no --backbone
+    args.push_back(s.cli_name());
+    args.push_back(text);
+  }
+  return args;
 }
 
 }  // namespace fovea

@@ -45,6 +45,10 @@ std::string format_setting(const SettingValue& v);
 /// Parses `text` into the type of `s`'s values; throws std::invalid_argument naming the setting.
 SettingValue parse_setting(const TrainSetting& s, const std::string& text);
 
+/// The `fovea train` arguments that give `config`'s settings (--key value, --flag or --no-flag;
+/// empty texts left out), for another process that joins the same run.
+std::vector<std::string> train_arguments(const TrainConfig& config);
+
 /// The version to_json(TrainConfig) writes. Version 1 (no "version" key) nested the model and
 /// scene settings and had options since removed; migrate_train_config() reads it.
 inline constexpr int kTrainConfigVersion = 2;

@@ -14,6 +14,7 @@
 #include "core/io/checkpoint.h"
 #include "core/model/module_state.h"
 #include "core/runtime/runtime.h"
+#include "core/train/data_parallel.h"
 #include "core/train/familiarity_calibration.h"
 #include "core/train/model_card.h"
 #include "core/train/run_state.h"
@@ -42,8 +43,23 @@ TrainData make_train_data(const TrainConfig& c, const std::function<void(const s
 
 TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data)
     : config_(std::move(config)), cb_(cb), data_(std::move(data)) {
-  if (!data_.train || !data_.val) data_ = make_train_data(config_, cb_.on_message);
+  group_ = data_.group.get();
+  batch_shard(config_.batch_size, group_);  // throws when the batch does not divide among the processes
+  if (!data_.train || !data_.val) {
+    // A dataset on disk: the first process of each machine fills the image cache, then the
+    // others open it.
+    const bool first_here = group_ == nullptr || group_->environment().local_rank == 0;
+    auto group = data_.group;
+    if (first_here) data_ = make_train_data(config_, cb_.on_message);
+    if (group_ != nullptr) group_->barrier();
+    if (!first_here) data_ = make_train_data(config_, {});
+    data_.group = group;
+  }
   device_ = resolve_device(config_.device);
+  if (group_ != nullptr && device_.is_cuda() && !device_.has_index()) {  // one GPU a process, by LOCAL_RANK
+    const auto gpus = std::max<std::int64_t>(1, std::int64_t(torch::cuda::device_count()));
+    device_ = torch::Device(torch::kCUDA, torch::DeviceIndex(group_->environment().local_rank % gpus));
+  }
   precision_ = resolve_precision(config_.precision, device_);
   configure_threads(0);
   steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
@@ -77,16 +93,19 @@ void TrainingSession::start_new() {
   if (config_.pretrain_steps > 0 && !pretrains_encoder(config_)) {
     message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder, untrained");
   }
+  broadcast_weights(group_, *model_.net, model_.net->trainable_parameters());  // every replica starts from the first's
   make_optimizer();
-  fs::create_directories(config_.out_dir);
-  std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
-  std::ofstream(samples_path(config_.out_dir), std::ios::trunc);
-  write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
-  write_sample_images();
+  if (writes_run()) {
+    fs::create_directories(config_.out_dir);
+    std::ofstream(metrics_path(config_.out_dir), std::ios::trunc);
+    std::ofstream(samples_path(config_.out_dir), std::ios::trunc);
+    write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
+    write_sample_images();
+  }
   message("model: " + std::to_string(model_.vocab.size()) + " words, " + std::to_string(parameter_count()) +
           " parameters, grid " + std::to_string(model_.config.grid_h) + "x" + std::to_string(model_.config.grid_w) +
           "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_) + ", " +
-          describe_precision());
+          describe_precision() + describe_processes());
 }
 
 void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
@@ -95,22 +114,31 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   model_.device = device_;
   model_.net->to(device_);
   model_.net->encoder->to_device(device_);
+  broadcast_weights(group_, *model_.net, model_.net->trainable_parameters());
   make_optimizer();
   restore_training_state(ckpt, *optimizer_, device_);
   state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
   plan_steps();  // with the steps already taken
   saved_step_ = state_.step;
-  truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
-  truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
-  write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
-  write_sample_images();
+  if (writes_run()) {
+    truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
+    truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
+    write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
+    write_sample_images();
+  }
   message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
-          describe_runtime(device_) + ", " + describe_precision());
+          describe_runtime(device_) + ", " + describe_precision() + describe_processes());
 }
 
 TrainResult TrainingSession::run() {
-  metrics_.open(metrics_path(config_.out_dir), std::ios::app);
-  samples_.open(samples_path(config_.out_dir), std::ios::app);
+  if (writes_run()) {  // the other processes of a group leave both closed
+    metrics_.open(metrics_path(config_.out_dir), std::ios::app);
+    samples_.open(samples_path(config_.out_dir), std::ios::app);
+  }
+  if (group_ != nullptr && group_->rank() > 0) {
+    // Dropout masks and glimpses: each process draws its own, not the first's again.
+    torch::manual_seed(config_.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(group_->rank()) + std::uint64_t(state_.step));
+  }
   const auto started = Clock::now();
   const double elapsed_before = state_.elapsed_s;
   paused_s_ = 0;
@@ -122,13 +150,15 @@ TrainResult TrainingSession::run() {
   if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
     result.interrupted = true;
   }
+  broadcast_weights(group_, *model_.net, model_.net->trainable_parameters());
   window_start_ = Clock::now();  // the first captioning window starts after the pretraining
   bool starting = state_.step == 0;
   while (!result.interrupted) {
     try {
       if (starting) {
         starting = false;
-        write_samples(0);
+        if (writes_run()) write_samples(0);
+        share_first_process_state();
         state_.elapsed_s = elapsed();
         save_last();  // a checkpoint before the first step: what a stop or a rollback at any step can go back to
       }
@@ -149,6 +179,7 @@ TrainResult TrainingSession::run() {
   result.pretrain_steps = state_.pretrain_step;
   result.last_checkpoint = last_checkpoint_path(config_.out_dir);
   result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+  if (!writes_run()) return result;
   if (!result.interrupted && fs::exists(result.best_checkpoint)) {
     if (data_.train->size() < 2 || data_.val->size() < 2) {
       message("too few images to measure what the training images are like: captions of " + result.best_checkpoint +
@@ -167,18 +198,20 @@ void TrainingSession::caption(TrainResult& result, const std::function<double()>
     const std::int64_t epoch = state_.step / steps_per_epoch_;
     if (state_.step > 0 && state_.step % steps_per_epoch_ == 0 && state_.validated_epochs < epoch) {
       state_.elapsed_s = elapsed();
-      validate(epoch - 1);  // the epoch that just ended
+      if (writes_run()) validate(epoch - 1);  // the epoch that just ended
+      share_first_process_state();
       state_.validated_epochs = epoch;
       save_last();
       if (state_.stopped_early) break;
     }
     if (state_.step >= total_steps_ || state_.stopped_early) break;
-    if (cb_.pause && cb_.pause->load()) {
+    const auto asked = flags();
+    if (asked.pause && !asked.stop) {
       state_.elapsed_s = elapsed();
       wait_while_paused(epoch);
       continue;
     }
-    if (cb_.stop && cb_.stop->load()) {
+    if (asked.stop) {
       state_.elapsed_s = elapsed();
       save_last();
       result.interrupted = true;
@@ -186,7 +219,10 @@ void TrainingSession::caption(TrainResult& result, const std::function<double()>
       break;
     }
     train_step(epoch, elapsed);
-    if (state_.step % kSampleEvery == 0) write_samples(epoch);
+    if (state_.step % kSampleEvery == 0) {
+      if (writes_run()) write_samples(epoch);
+      share_first_process_state();
+    }
     if (state_.step % kCheckpointEvery == 0) {
       state_.elapsed_s = elapsed();
       save_last();
@@ -195,7 +231,8 @@ void TrainingSession::caption(TrainResult& result, const std::function<double()>
   // A run cut by max_steps mid-epoch still gets scored.
   if (!result.interrupted && state_.best_step != state_.step && state_.step % steps_per_epoch_ != 0) {
     state_.elapsed_s = elapsed();
-    validate(state_.step / steps_per_epoch_);
+    if (writes_run()) validate(state_.step / steps_per_epoch_);
+    share_first_process_state();
     save_last();
   }
   state_.elapsed_s = elapsed();
@@ -204,6 +241,27 @@ void TrainingSession::caption(TrainResult& result, const std::function<double()>
 
 void TrainingSession::message(const std::string& m) const {
   if (cb_.on_message) cb_.on_message(m);
+}
+
+TrainingSession::Flags TrainingSession::flags() {
+  Flags here{cb_.stop != nullptr && cb_.stop->load(), cb_.pause != nullptr && cb_.pause->load()};
+  if (group_ == nullptr) return here;
+  auto both = torch::tensor({here.stop ? 1.0 : 0.0, here.pause ? 1.0 : 0.0}, torch::kDouble);
+  group_->all_reduce_sum(std::vector<torch::Tensor>{both});
+  return {both[0].item<double>() > 0.5, both[1].item<double>() > 0.5};
+}
+
+void TrainingSession::share_first_process_state() {
+  if (group_ == nullptr) return;
+  const auto state = group_->broadcast(writes_run() ? to_json(state_, config_).dump() : std::string());
+  if (!writes_run()) state_ = run_state_from_json(nlohmann::json::parse(state), config_.baseline_decay);
+  broadcast_buffers(group_, *model_.net);
+}
+
+std::string TrainingSession::describe_processes() const {
+  if (group_ == nullptr) return "";
+  return "; " + std::to_string(group_->size()) + " processes, " + std::to_string(batch_shard(config_.batch_size, group_).size) +
+         " images each a step";
 }
 
 void TrainingSession::initialise_from(const LoadedCheckpoint& source) {
@@ -225,15 +283,17 @@ void TrainingSession::wait_while_paused(std::int64_t epoch) {
   message("paused at step " + std::to_string(state_.step) + " (checkpoint written)");
   report_progress(epoch, true);
   const auto paused_at = Clock::now();
-  while (cb_.pause->load() && !(cb_.stop && cb_.stop->load())) {
+  Flags asked = flags();
+  while (asked.pause && !asked.stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    asked = flags();
   }
   paused_s_ += std::chrono::duration<double>(Clock::now() - paused_at).count();
   window_start_ = Clock::now();
   window_tokens_ = 0;
   window_loss_ = 0;
   window_steps_ = 0;
-  if (!(cb_.stop && cb_.stop->load())) message("resumed at step " + std::to_string(state_.step));
+  if (!asked.stop) message("resumed at step " + std::to_string(state_.step));
 }
 
 void TrainingSession::report_progress(std::int64_t epoch, bool paused) {
@@ -269,11 +329,13 @@ void TrainingSession::make_optimizer() {
 }
 
 void TrainingSession::save_last() {
-  check_saveable(last_checkpoint_path(config_.out_dir));
-  SaveOptions full;
-  full.optimizer = optimizer_.get();
-  full.training = to_json(state_, config_);
-  save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
+  check_saveable(last_checkpoint_path(config_.out_dir));  // in every process: their weights are the same
+  if (writes_run()) {
+    SaveOptions full;
+    full.optimizer = optimizer_.get();
+    full.training = to_json(state_, config_);
+    save_checkpoint(last_checkpoint_path(config_.out_dir), model_, full);
+  }
   saved_step_ = state_.step;
 }
 
@@ -283,6 +345,8 @@ TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks, Tr
     throw std::runtime_error(config.out_dir + ": already holds a run (last.ckpt); resume it (fovea train --resume " +
                              config.out_dir + ", or Resume in fovea-studio's run list) or choose another folder");
   }
+  // Every process has looked before the first one writes its first checkpoint.
+  if (data.group) data.group->barrier();
   TrainingSession session(config, callbacks, std::move(data));
   session.start_new();
   return session.run();

@@ -33,9 +33,14 @@ struct TrainCallbacks {
   const std::atomic<bool>* pause = nullptr;
 };
 
-/// Where the scenes come from; built from the config when not given.
+class ProcessGroup;
+
+/// Where the scenes come from (built from the config when not given), and who trains on them.
 struct TrainData {
   std::shared_ptr<const SceneSource> train, val;
+  /// Data-parallel training (core/train/data_parallel.h): the group of processes this one trains
+  /// with, each on its share of every batch; only the first writes the run folder. Null: one process.
+  std::shared_ptr<ProcessGroup> group;
 };
 
 struct TrainResult {

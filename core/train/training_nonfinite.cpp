@@ -103,12 +103,14 @@ void TrainingSession::roll_back_to_last_checkpoint() {
   copy_matching_state(*model_.net, *ckpt.model.net);
   restore_training_state(ckpt, *optimizer_, device_);
   state_ = run_state_from_json(ckpt.training, config_.baseline_decay);
-  metrics_.close();
-  samples_.close();
-  truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
-  truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
-  metrics_.open(metrics_path(config_.out_dir), std::ios::app);
-  samples_.open(samples_path(config_.out_dir), std::ios::app);
+  if (writes_run()) {
+    metrics_.close();
+    samples_.close();
+    truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
+    truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
+    metrics_.open(metrics_path(config_.out_dir), std::ios::app);
+    samples_.open(samples_path(config_.out_dir), std::ios::app);
+  }
   order_epoch_ = -1;  // the epoch's batch order is drawn again
   loss_spikes_ = LossSpikeDetector();
   skips_in_a_row_ = 0;

@@ -24,6 +24,7 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
   options.steps = pretrain_steps_;
   options.batch = kPretrainBatch;
   options.lr = kPretrainLr;
+  options.group = group_;
   pretraining_ = true;
   EncoderPretraining pretraining(model_.net, model_.vocab, *scenes, options, device_, precision_ == "bf16", config_.seed);
   message("pretraining the encoder: " + pretraining.describe());
@@ -31,12 +32,13 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
   std::int64_t window = 0;
   auto window_start = Clock::now();
   while (state_.pretrain_step < pretrain_steps_) {
-    if (cb_.pause && cb_.pause->load()) {
+    const auto asked = flags();
+    if (asked.pause && !asked.stop) {
       state_.elapsed_s = elapsed();
       wait_while_paused(0);
       continue;
     }
-    if (cb_.stop && cb_.stop->load()) {
+    if (asked.stop) {
       state_.elapsed_s = elapsed();
       save_last();
       message("stopped while pretraining the encoder (last.ckpt written; the run can be resumed)");

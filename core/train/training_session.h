@@ -24,6 +24,7 @@
 #include "core/train/encoder_pretraining.h"
 #include "core/train/nonfinite.h"
 #include "core/train/objectives.h"
+#include "core/train/process_group.h"
 #include "core/train/run_state.h"
 #include "core/train/trainer.h"
 
@@ -43,6 +44,18 @@ class TrainingSession {
 
  private:
   void message(const std::string& m) const;
+  /// Whether this process writes the run folder (logs, checkpoints, samples): the first process
+  /// of a group, or the only one.
+  bool writes_run() const { return group_ == nullptr || group_->rank() == 0; }
+  /// The stop and pause flags: set here, or in a group set in any process (every process asks at
+  /// the same step, so all stop or pause together).
+  struct Flags {
+    bool stop = false, pause = false;
+  };
+  Flags flags();
+  /// After the first process validated or wrote snapshots alone: its run state and batch-norm
+  /// statistics in every process.
+  void share_first_process_state();
   /// Copies the weights of another checkpoint with the same architecture and vocabulary.
   void initialise_from(const LoadedCheckpoint& source);
   /// Writes a checkpoint, then waits until the pause flag clears or stop is set.
@@ -53,6 +66,8 @@ class TrainingSession {
   /// The fixed validation images the snapshots caption, as PNG files in the run folder.
   void write_sample_images();
   std::string describe_precision() const;
+  /// "; N processes, M images each a step" for a group, else empty.
+  std::string describe_processes() const;
   /// Recomputes the encoder's batch-norm statistics with the current weights on the first
   /// training scenes (core/train/batch_norm_calibration.h): the running averages lag behind the weights
   /// while the learning rate is high. A TorchScript backbone keeps its own statistics.
@@ -121,6 +136,7 @@ class TrainingSession {
   TrainConfig config_;
   TrainCallbacks cb_;
   TrainData data_;
+  ProcessGroup* group_ = nullptr;  ///< data_.group: null for one process
   torch::Device device_{torch::kCPU};
   CaptionModel model_;
   std::unique_ptr<torch::optim::Adam> optimizer_;

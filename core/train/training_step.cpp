@@ -2,6 +2,7 @@
 #include "core/data/batching.h"
 #include "core/runtime/runtime.h"
 #include "core/train/batch_norm_calibration.h"
+#include "core/train/data_parallel.h"
 #include "core/train/decoder_pass.h"
 #include "core/train/objectives.h"
 #include "core/train/training_session.h"
@@ -42,8 +43,9 @@ Batch TrainingSession::next_batch(std::int64_t epoch) {
     order_epoch_ = epoch;
     epoch_scenes_ = scenes_of_epoch(data_.train, epoch);
   }
-  std::vector<std::size_t> idx(order_.begin() + in_epoch * config_.batch_size,
-                               order_.begin() + (in_epoch + 1) * config_.batch_size);
+  const auto shard = batch_shard(config_.batch_size, group_);  // this process's rows of the batch
+  const auto first = order_.begin() + in_epoch * config_.batch_size + shard.begin;
+  std::vector<std::size_t> idx(first, first + shard.size);
   const bool grid = config_.aux_weight > 0 || config_.attention_supervision > 0;
   return make_batch(*epoch_scenes_, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
                     model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
@@ -53,10 +55,9 @@ Batch TrainingSession::next_batch(std::int64_t epoch) {
 TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
   model_.net->train();
   const bool hard = model_.config.attention == AttentionKind::Hard;
+  const auto rows = batch.tokens.size(0);
   torch::Tensor sample;
-  if (hard) {
-    sample = torch::bernoulli(torch::full({config_.batch_size}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
-  }
+  if (hard) sample = torch::bernoulli(torch::full({rows}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
   StepOutcome out;
   // The forward updates the batch-norm statistics; a non-finite step puts them back.
   std::vector<torch::Tensor> statistics_before;
@@ -71,8 +72,18 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
     auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
                     torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
     // Each object's class from its pooled cells, beside each cell's class and colour.
-    aux_term = aux_term + object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
-    out.aux_loss = aux_term.item<double>();
+    auto object_term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
+    if (group_ != nullptr) {
+      // Means over the whole batch of every process: cells by this share's rows, objects by count.
+      const double objects = double(count_objects(batch.cell_class, model_.net->aux_class->options.out_features()));
+      const double all_objects = group_->all_reduce_sum(objects);
+      aux_term = aux_term * (double(rows) / double(config_.batch_size)) +
+                 object_term * (all_objects > 0 ? objects / all_objects : 0.0);
+      out.aux_loss = group_->all_reduce_sum(aux_term.item<double>());
+    } else {
+      aux_term = aux_term + object_term;
+      out.aux_loss = aux_term.item<double>();
+    }
     label_loss = config_.aux_weight * aux_term;
   }
   bf16.end();
@@ -91,6 +102,13 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
     input.word_has_box = batch.word_has_box.to(device_);
     pass_options.supervision_weight = config_.attention_supervision;
   }
+  if (group_ != nullptr) {
+    pass_options.sum_over_processes = [this](std::vector<double>& values) {
+      auto t = torch::tensor(values, torch::kDouble);
+      group_->all_reduce_sum(std::vector<torch::Tensor>{t});
+      for (std::size_t i = 0; i < values.size(); ++i) values[i] = t[std::int64_t(i)].item<double>();
+    };
+  }
   const auto baseline_before = state_.baseline;  // a non-finite step leaves it as it was
   const auto pass = decoder_pass(model_.net->decoder, input, pass_options, &state_.baseline);
   out.terms = pass.terms;
@@ -105,6 +123,8 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
     grads.push_back(torch::ones_like(label_loss));
   }
   if (!roots.empty()) torch::autograd::backward(roots, grads);
+  // Each process's loss is its share of the whole batch's mean: the sum is the batch's gradient.
+  all_reduce_gradients(group_, model_.net->trainable_parameters());
   out.grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), kGradClip);
   out.nonfinite = first_nonfinite({{"NLL", out.terms.nll},
                                    {"penalty", out.terms.penalty},
@@ -121,6 +141,7 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
     return out;
   }
   optimizer_->step();
+  broadcast_buffers(group_, *model_.net);  // the first process's batch-norm statistics everywhere
   out.baseline_used = state_.baseline.value;
   if (hard && out.terms.sampled > 0) state_.baseline.update(out.terms.reward);
   return out;

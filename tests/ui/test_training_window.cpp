@@ -13,6 +13,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -29,6 +30,7 @@
 #include "core/decode/captioner.h"
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
+#include "core/train/train_settings.h"
 #include "core/train/trainer.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
@@ -605,6 +607,46 @@ class TrainingWindowTest : public QObject {
     QCOMPARE(next.runsRoot(), QDir(other).absolutePath());
     w.setRunsRoot(runs_);
   }
+
+#ifdef FOVEA_BIN
+  void aRunOfTwoProcessesIsOneRunOnTheDashboards() {
+    // Settings only (what `fovea train` options can give the second process), fp32.
+    auto c = fovea::recommended_train_config();
+    const std::vector<std::pair<const char*, const char*>> settings{
+        {"image_size", "32"}, {"encoder_widths", "8,16,32"}, {"embed_dim", "16"}, {"attention_dim", "16"},
+        {"hidden_dim", "48"}, {"dropout", "0"}, {"train_scenes", "32"}, {"val_scenes", "8"}, {"batch", "16"},
+        {"lr", "0.01"}, {"lr_decay", "1"}, {"epochs", "1000"}, {"patience", "1000"}, {"max_steps", "20"},
+        {"pretrain_steps", "0"}, {"device", "cpu"},
+        {"precision", "fp32"}};
+    for (const auto& [key, value] : settings) {
+      const auto& s = fovea::train_setting(key);
+      s.set(c, fovea::parse_setting(s, value));
+    }
+    const QString out = runs_ + "/two-processes";
+    c.out_dir = out.toStdString();
+
+    NewRunDialog dialog(runs_);
+    auto* field = dialog.findChild<QSpinBox*>("processes");
+    QVERIFY(field != nullptr);
+    QCOMPARE(dialog.processes(), 1);
+    dialog.setProcesses(2);
+    QCOMPARE(field->value(), 2);
+
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(runs_);
+    w.training()->setToolProgram(FOVEA_BIN);
+    QVERIFY(w.startRun(c, 2));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+    QVERIFY2(w.logText().contains("2 processes, 8 images each a step"), qPrintable(w.logText()));
+    QVERIFY2(!w.logText().contains("error"), qPrintable(w.logText()));
+    QCOMPARE(w.dashboard()->pointCount(out, "nll"), 3);  // steps 1, 10, 20, once
+    const auto log = fovea::read_run_log(out.toStdString());
+    QCOMPARE(int(log.train.size()), 3);
+    QCOMPARE(checkpoint_step(out), 20);
+    QVERIFY(w.close());
+  }
+#endif
 
   void closingTheWindowStopsTheRunAtACheckpoint() {
     const QString out = runs_ + "/closed";

@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -91,6 +92,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       if (s.group == group) addField(page, s);
     }
     auto* grid = static_cast<QGridLayout*>(page->layout());
+    if (group == "Runtime") addProcessesField(grid);
     grid->setRowStretch(grid->rowCount(), 1);  // the rows at the top, the space below them
   }
   // The last run's settings, else the shipped recipe; a new folder either way.
@@ -184,6 +186,29 @@ void NewRunDialog::updatePlan() {
     plan_->setText(tr("Plan: (a field does not parse yet)"));
   }
 }
+
+void NewRunDialog::addProcessesField(QGridLayout* grid) {
+  processes_ = new QSpinBox;
+  processes_->setObjectName("processes");
+  processes_->setRange(1, std::max(1, QThread::idealThreadCount()));
+  processes_->setMinimumWidth(110);
+  const auto help = tr("Processes on this machine, each training on its share of every batch (the batch must divide "
+                       "by them); the first reports here (fovea train --processes)");
+  processes_->setToolTip(QStringLiteral("--processes: %1").arg(help));
+  auto* label = new QLabel(tr("Processes"));
+  label->setBuddy(processes_);
+  auto* explanation = new QLabel(help);
+  explanation->setStyleSheet("color: gray");
+  explanation->setWordWrap(true);
+  const int row = grid->rowCount();
+  grid->addWidget(label, row, 0);
+  grid->addWidget(processes_, row, 1, Qt::AlignLeft);
+  grid->addWidget(explanation, row, 2);
+}
+
+int NewRunDialog::processes() const { return processes_->value(); }
+
+void NewRunDialog::setProcesses(int processes) { processes_->setValue(processes); }
 
 QWidget* NewRunDialog::addPage(const QString& title) {
   auto* page = new QWidget;

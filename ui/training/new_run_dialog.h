@@ -12,7 +12,9 @@
 
 #include <memory>
 
+class QGridLayout;
 class QLabel;
+class QSpinBox;
 class QTabWidget;
 
 namespace fovea {
@@ -42,6 +44,10 @@ class NewRunDialog : public QDialog {
   /// The settings as the fields hold them; throws std::invalid_argument naming a field that
   /// does not parse.
   fovea::TrainConfig config() const;
+  /// How many processes train the run (Runtime page): not a setting of the run, which means the
+  /// same with any number.
+  int processes() const;
+  void setProcesses(int processes);
   void setConfig(const fovea::TrainConfig& config);
   /// Sets the field of one setting by its `fovea train` option name without "--" (e.g. "epochs",
   /// "init-from"): for tests and scripted use. False for an unknown name.
@@ -64,6 +70,8 @@ class NewRunDialog : public QDialog {
   };
   QWidget* addPage(const QString& title);
   void addField(QWidget* page, const fovea::TrainSetting& setting);
+  /// The Runtime page's "Processes" row.
+  void addProcessesField(QGridLayout* grid);
   /// A Browse… button for the settings that name a file or folder; null for the others.
   QWidget* browseButton(const QString& name);
   void suggestOutputFolder();
@@ -77,6 +85,7 @@ class NewRunDialog : public QDialog {
   QLabel* error_;
   QLabel* plan_;
   QList<Field> fields_;
+  QSpinBox* processes_ = nullptr;
   std::unique_ptr<RunEstimate> estimate_;
 };
 

@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 
+#include "core/train/local_group.h"
 #include "core/train/trainer.h"
 #include "ui/training/thread_priority.h"
 
@@ -125,11 +126,12 @@ bool TrainingRun::launch(const QString& run_dir, const std::function<void(Worker
   return true;
 }
 
-bool TrainingRun::start(const fovea::TrainConfig& config) {
+bool TrainingRun::start(const fovea::TrainConfig& config, int processes) {
   const auto dir = QString::fromStdString(config.out_dir);
-  return launch(dir, [this, config, dir](Worker* w) {
+  const auto tool = (tool_program_.isEmpty() ? QCoreApplication::applicationDirPath() + "/fovea" : tool_program_).toStdString();
+  return launch(dir, [this, config, dir, processes, tool](Worker* w) {
     const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(dir, [config, cb] { return fovea::train(config, cb); });
+    w->run(dir, [config, cb, processes, tool] { return fovea::train_with_local_processes(config, cb, processes, tool); });
   });
 }
 

@@ -22,8 +22,12 @@ class TrainingRun : public QObject {
   /// Stops a running run at its next step (a checkpoint is written) and waits for it.
   ~TrainingRun() override;
 
-  /// Starts a new run in config.out_dir. Returns false (and emits failed) while one is running.
-  bool start(const fovea::TrainConfig& config);
+  /// Starts a new run in config.out_dir, trained by `processes` processes on this machine: this
+  /// one and copies of the `fovea` tool (core/train/local_group.h), each on its share of every
+  /// batch. Returns false (and emits failed) while one is running.
+  bool start(const fovea::TrainConfig& config, int processes = 1);
+  /// The `fovea` tool the other processes of a run run (default: the one beside this program).
+  void setToolProgram(const QString& path) { tool_program_ = path; }
   /// Continues the interrupted run in `run_dir` from its last checkpoint.
   bool resume(const QString& run_dir);
   void setPaused(bool paused);
@@ -61,6 +65,7 @@ class TrainingRun : public QObject {
   std::atomic<bool> stop_{false}, pause_{false};
   bool running_ = false;
   QString run_dir_;
+  QString tool_program_;
 };
 
 }  // namespace fovea::ui

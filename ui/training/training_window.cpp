@@ -204,12 +204,12 @@ bool TrainingWindow::newRun(const QString& like) {
   }
   dialog.setQueueing(training_->isRunning());
   if (dialog.exec() != QDialog::Accepted) return false;
-  return startRun(dialog.config());
+  return startRun(dialog.config(), dialog.processes());
 }
 
-bool TrainingWindow::startRun(const fovea::TrainConfig& config) {
+bool TrainingWindow::startRun(const fovea::TrainConfig& config, int processes) {
   if (training_->isRunning()) {
-    queue_.append(config);
+    queue_.append({config, processes});
     const auto text = tr("Queued %1: it starts when the run training now ends (%2 queued).")
                           .arg(QString::fromStdString(config.out_dir))
                           .arg(queue_.size());
@@ -219,7 +219,7 @@ bool TrainingWindow::startRun(const fovea::TrainConfig& config) {
   }
   live_hard_ = config.model.attention == fovea::AttentionKind::Hard;
   live_best_bleu_ = -1;
-  return training_->start(config);
+  return training_->start(config, processes);
 }
 
 bool TrainingWindow::resumeRun(const QString& dir) {
@@ -267,7 +267,10 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
   updateActions();
   if (!queue_.isEmpty()) {  // the next queued run, once this one's signals are done
     QTimer::singleShot(0, this, [this] {
-      if (!queue_.isEmpty() && !training_->isRunning()) startRun(queue_.takeFirst());
+      if (!queue_.isEmpty() && !training_->isRunning()) {
+        const auto next = queue_.takeFirst();
+        startRun(next.config, next.processes);
+      }
     });
   }
   if (error && isVisible()) QMessageBox::warning(this, tr("Training failed"), text);

@@ -39,8 +39,9 @@ class TrainingWindow : public QMainWindow {
   /// Opens the dialog; starts the run it describes when the user accepts. Returns whether one started.
   /// Opens New run (with the last run's settings, or `like`'s when given); false when cancelled.
   bool newRun(const QString& like = {});
-  /// Starts the run, or queues it while another trains (it starts when that one ends).
-  bool startRun(const fovea::TrainConfig& config);
+  /// Starts the run with `processes` processes, or queues it while another trains (it starts when
+  /// that one ends).
+  bool startRun(const fovea::TrainConfig& config, int processes = 1);
   int queuedRuns() const { return int(queue_.size()); }
   bool resumeRun(const QString& dir);
   /// Shows a past (or interrupted) run's dashboards without training. False + message when unreadable.
@@ -98,7 +99,11 @@ class TrainingWindow : public QMainWindow {
   QString runs_root_, live_dir_;
   QSplitter* columns_ = nullptr;  ///< run list and log | charts | samples
   bool shown_before_ = false;
-  QList<fovea::TrainConfig> queue_;  ///< runs to start, in order, as the current one ends
+  struct QueuedRun {
+    fovea::TrainConfig config;
+    int processes = 1;
+  };
+  QList<QueuedRun> queue_;  ///< runs to start, in order, as the current one ends
   bool live_hard_ = false;
   double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
   std::vector<fovea::SampleRecord> live_samples_;

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Data-parallel training from the command line: kill -9 one process of `fovea train --processes 2`
+# (the other stops, the launcher names the process), resume the run with one process and then
+# with two; a Karpathy-format dataset written by `fovea data --format karpathy` trained by two
+# processes (the image cache built once); and, where torchrun is installed, a killed worker that
+# `torchrun --max_restarts` restarts from the last checkpoint. fp32, tiny model.
+set -euo pipefail
+FOVEA="$(realpath "$1")"
+WORK="$2"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+export OMP_WAIT_POLICY=PASSIVE
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
+      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --precision fp32 --pretrain-steps 0)
+train_steps() { jq -s '[.[] | select(.kind=="train") | .step]' "$1/metrics.jsonl"; }
+# Waits until run $1, trained by process $3 (logging to $4), has a checkpoint and more than $2
+# logged steps (at most 2 minutes).
+wait_for_steps() {
+  for _ in $(seq 1 1200); do
+    [ -f "$1/last.ckpt" ] && [ "$(jq -s 'map(select(.kind=="train")) | length' "$1/metrics.jsonl" 2>/dev/null || echo 0)" -gt "$2" ] && return 0
+    kill -0 "$3" 2>/dev/null || { cat "$4"; fail "$1: the training ended before it logged $2 steps"; }
+    sleep 0.1
+  done
+  fail "$1 logged no steps in 2 minutes"
+}
+# The process with RANK=$2 among the children of $1.
+child_with_rank() {
+  for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null | grep -q -x "RANK=$2" && { echo "$c"; return 0; }
+  done
+  return 1
+}
+# Waits at most 2 minutes for pid $1 (a child of this shell) to end; its exit status in $rc.
+wait_exit() {
+  for _ in $(seq 1 1200); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$1" 2>/dev/null && fail "process $1 still runs 2 minutes after its peer died (a hang)"
+  rc=0
+  wait "$1" || rc=$?
+}
+
+echo "== --processes 2, kill -9 of the second process: the first stops, the launcher names the dead one"
+"$FOVEA" train --processes 2 --out run "${TINY[@]}" --max-steps 100000 > dp1.log 2>&1 &
+launcher=$!
+wait_for_steps run 3 "$launcher" dp1.log
+worker=$(child_with_rank "$launcher" 1) || fail "no process with RANK=1 under the launcher"
+kill -9 "$worker"
+wait_exit "$launcher"
+[ "$rc" != 0 ] || fail "the launcher exited 0 after a process was killed"
+grep -q "process 1 of 2 (pid $worker) was killed by signal 9" dp1.log || { cat dp1.log; fail "the launcher did not name the killed process"; }
+[ -z "$(cat /proc/"$launcher"/task/*/children 2>/dev/null)" ] || fail "processes left running"
+
+echo "== the 2-process run resumes in one process, then in two"
+"$FOVEA" train --resume run --max-steps 120 > resume1.log 2>&1 || { cat resume1.log; fail "resuming with one process failed"; }
+grep -q "resuming at step" resume1.log || fail "resume did not report its step"
+"$FOVEA" train --processes 2 --resume run --max-steps 160 > resume2.log 2>&1 || { cat resume2.log; fail "resuming with two processes failed"; }
+grep -q "2 processes, 8 images each a step" resume2.log || { cat resume2.log; fail "the resumed run did not use 2 processes"; }
+steps=$(train_steps run)
+echo "$steps" | jq -e '(length > 10) and (. == (sort | unique)) and (.[-1] == 160)' > /dev/null \
+  || fail "metrics.jsonl steps are not one clean sequence up to 160 across the kill and both resumes: $steps"
+grep -c "resuming at step" resume2.log | grep -q -x 1 || fail "more than one process reported"
+
+echo "== a Karpathy-format dataset on disk, trained by two processes"
+"$FOVEA" data fashion-scenes --format karpathy --out kp --count 48 --image-size 64 > kp.log 2>&1 || { cat kp.log; fail "karpathy export failed"; }
+jq -e '(.images | length) == 48 and ([.images[] | select(.split == "val")] | length) == 6
+       and ([.images[] | select(.split == "test")] | length) == 6 and (.images[0].sentences | length) == 5
+       and (.images[0].sentences[0].tokens | length) > 2' kp/dataset.json > /dev/null || fail "kp/dataset.json is not a 48-image Karpathy file"
+[ "$(ls kp/*.jpg | wc -l)" = 48 ] || fail "not 48 JPEG files"
+FOVEA_CACHE_DIR="$WORK/cache" "$FOVEA" train --processes 2 --out kprun --dataset karpathy:kp/dataset.json --images kp \
+  "${TINY[@]}" --max-steps 4 > kprun.log 2>&1 || { cat kprun.log; fail "training on the Karpathy dataset failed"; }
+grep -q "caching 32 images at 32 px" kprun.log || { cat kprun.log; fail "the first process did not cache the training images"; }
+[ "$(find "$WORK/cache" -type f | wc -l)" = 2 ] || { find "$WORK/cache"; fail "expected two image caches (train, val) and nothing else"; }
+jq -s -e '[.[] | select(.kind=="train")] | length >= 1' kprun/metrics.jsonl > /dev/null || fail "no training steps logged"
+
+if command -v torchrun > /dev/null; then
+  echo "== torchrun --max_restarts 1: a killed worker restarts the group, which resumes from last.ckpt"
+  # --redirects 1 --tee 1: Debian 12's torchrun (PyTorch 1.13, Python 3.11) fails on its defaults (0).
+  torchrun --standalone --nnodes 1 --nproc_per_node 2 --max_restarts 1 --redirects 1 --tee 1 --no_python "$FOVEA" train --out trun "${TINY[@]}" \
+    --max-steps 400 > torchrun.log 2>&1 &
+  agent=$!
+  wait_for_steps trun 3 "$agent" torchrun.log
+  worker=$(child_with_rank "$agent" 1) || fail "no torchrun worker with RANK=1"
+  kill -9 "$worker"
+  wait_exit "$agent"
+  [ "$rc" = 0 ] || { cat torchrun.log; fail "torchrun's restarted group did not finish (exit $rc)"; }
+  grep -q "resuming at step" torchrun.log || { cat torchrun.log; fail "the restarted group did not resume from last.ckpt"; }
+  train_steps trun | jq -e '(. == (sort | unique)) and (.[-1] == 400)' > /dev/null || fail "torchrun run's steps are not one clean sequence"
+else
+  echo "(torchrun not installed: apt-get install python3-torch to test it too)"
+fi
+echo "data_parallel_cli: all good"
