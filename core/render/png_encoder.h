@@ -1,5 +1,5 @@
 #pragma once
-/// PNG file bytes of an image (cairo's encoder), for the sample images a training run writes.
+/// PNG file bytes of an image (zlib), for the sample images a training run writes.
 #include <cstdint>
 #include <vector>
 
