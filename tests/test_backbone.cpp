@@ -7,22 +7,11 @@
 #include "core/io/checkpoint.h"
 #include "core/train/objectives.h"
 #include "tests/test_support.h"
+#include "tests/tiny_backbone.h"
 
 using namespace fovea;
 
 namespace {
-
-/// A stride-8 convolution scripted from C++: (B, 3, 32, 32) -> (B, 8, 4, 4).
-std::string write_backbone(const std::string& path) {
-  torch::jit::Module m("TinyBackbone");
-  m.register_parameter("weight", torch::randn({8, 3, 8, 8}) * 0.1, false);
-  m.define(R"(
-    def forward(self, x):
-        return torch.relu(torch.conv2d(x, self.weight, None, [8, 8]))
-  )");
-  m.save(path);
-  return path;
-}
 
 torch::Tensor backbone_weight(CaptionModel& m) { return m.net->encoder->backbone_parameters().at(0).second; }
 
@@ -39,7 +28,7 @@ TEST(Backbone, FrozenBackboneGivesTheGridAndStaysFixed) {
   torch::manual_seed(2);
   test::TempDir dir("backbone");
   auto config = test::tiny_model();
-  config.backbone_path = write_backbone(dir / "bb.pt");
+  config.backbone_path = test::write_tiny_backbone(dir / "bb.pt");
   auto m = CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
   EXPECT_EQ(m.config.annotation_dim, 8);
   EXPECT_EQ(m.config.grid_h, 4);
@@ -53,7 +42,7 @@ TEST(Backbone, FineTunedBackboneLearnsAndTravelsInTheCheckpoint) {
   torch::manual_seed(2);
   test::TempDir dir("backbone-ft");
   auto config = test::tiny_model();
-  config.backbone_path = write_backbone(dir / "bb.pt");
+  config.backbone_path = test::write_tiny_backbone(dir / "bb.pt");
   config.backbone_trainable = true;
   auto m = CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
   auto before = backbone_weight(m).clone();

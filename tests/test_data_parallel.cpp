@@ -2,7 +2,6 @@
 // process with the same global batch. fp32; dropout 0 and a fixed TorchScript backbone (no
 // batch norm), so the two runs differ only in how the sums are ordered.
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -14,24 +13,12 @@
 #include "core/io/checkpoint.h"
 #include "core/train/data_parallel.h"
 #include "tests/test_support.h"
+#include "tests/tiny_backbone.h"
 
 using namespace fovea;
 
 #ifdef FOVEA_BIN
 namespace {
-
-/// A stride-8 convolution scripted from C++: (B, 3, 32, 32) -> (B, 8, 4, 4).
-std::string write_backbone(const std::string& path) {
-  torch::manual_seed(3);
-  torch::jit::Module m("TinyBackbone");
-  m.register_parameter("weight", torch::randn({8, 3, 8, 8}) * 0.1, false);
-  m.define(R"(
-    def forward(self, x):
-        return torch.relu(torch.conv2d(x, self.weight, None, [8, 8]))
-  )");
-  m.save(path);
-  return path;
-}
 
 int run_fovea(const std::string& args, const std::string& log) {
   const std::string command = "OMP_NUM_THREADS=1 " + std::string(FOVEA_BIN) + " train " + args + " > " + log + " 2>&1";
@@ -87,7 +74,8 @@ std::vector<torch::Tensor> first_moments(const std::string& run) {
 
 TEST(DataParallel, TwoProcessesTakeTheStepOneProcessTakesWithTheWholeBatch) {
   test::TempDir dir("data-parallel");
-  const auto backbone = write_backbone(dir / "backbone.pt");
+  torch::manual_seed(3);
+  const auto backbone = test::write_tiny_backbone(dir / "backbone.pt");
   // Soft attention with every loss term on: NLL + penalty (means over captions), attention
   // supervision (a mean over supervised words, which the shares hold unequal numbers of) and the
   // auxiliary losses (means over cells and over objects).
