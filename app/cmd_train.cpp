@@ -99,7 +99,8 @@ Runner add_train_command(CLI::App& app) {
   app.add_option("--resume", a->resume, "Continue the interrupted run in this folder from its last checkpoint")->group("Run");
   app.add_flag("--paper", a->paper,
                "The paper's exact objective: no auxiliary loss, encoder pretraining or attention supervision, h0/c0 "
-               "from the mean annotation, penalty summed over cells (overrides those settings)")
+               "from the mean annotation, penalty summed over cells (overrides those settings; the encoder still "
+               "starts from --backbone, as the paper's from a pretrained VGG)")
       ->group("Run");
   app.add_option("--processes", a->processes,
                  "Train with N processes on this machine, each on its share of every batch (--batch stays the "

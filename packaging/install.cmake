@@ -1,6 +1,6 @@
 # What `cmake --install` puts where (GNU layout), and the Debian package CPack builds from it:
 #   bin/fovea, bin/fovea-studio
-#   share/fovea/models/*.ckpt and their cards, share/fovea/samples/ (PNG + captions.json)
+#   share/fovea/models/*.ckpt and their cards, the encoder file (*.pt), share/fovea/samples/ (PNG + captions.json)
 #   share/applications, share/metainfo, share/icons/hicolor: the desktop entry, AppStream, icon
 #   share/man/man1: fovea.1 and fovea-studio.1, generated from --help when help2man is there
 # The programs find share/fovea from their own location (core/runtime/data_paths.h).
@@ -11,7 +11,7 @@ if(TARGET fovea-studio)
   install(TARGETS fovea-studio RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fovea/models
-        FILES_MATCHING PATTERN "*.ckpt" PATTERN "*.md")
+        FILES_MATCHING PATTERN "*.ckpt" PATTERN "*.pt" PATTERN "*.md")
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/samples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fovea/samples)
 
 set(FOVEA_APP_ID io.github.fovea.Studio)

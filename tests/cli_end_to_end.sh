@@ -21,7 +21,7 @@ expect_error() {  # expect_error "text that must appear" command...
 # Epochs of two steps: --lr-decay 1, or the per-epoch decay leaves no learning rate after ~40 steps
 # and the models learn nothing (the hard model then captioned with an empty sentence now and then).
 # fp32: the same numerics on every machine.
-TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
+TINY=(--backbone none --image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
       --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --precision fp32 --pretrain-steps 0)
 
 echo "== train --help: each setting once, at most 41 options, the same keys as the run's config"
@@ -131,6 +131,20 @@ jq -e 'length == 3 and (.[0] | has("image_id") and has("caption"))' results.json
 "$FOVEA" score --refs refs.json --results results.json --json > score.json
 jq -e --slurpfile e eval2.json '((.Bleu_4 - $e[0].Bleu_4) | fabs) < 1e-9 and ((.CIDEr - $e[0].CIDEr) | fabs) < 1e-9' score.json \
   > /dev/null || fail "fovea score on eval's results differs from fovea eval"
+
+echo "== pretrain-encoder: an encoder file that fovea train starts from; interrupted, the same command goes on"
+"$FOVEA" pretrain-encoder --out enc.pt --run encrun --steps 10 --precision fp32 > enc1.log 2>&1 || { cat enc1.log; fail "pretrain-encoder failed"; }
+"$FOVEA" pretrain-encoder --out enc.pt --run encrun --steps 20 --precision fp32 > enc2.log 2>&1 || { cat enc2.log; fail "pretrain-encoder did not go on"; }
+jq -s -e '[.[] | select(.kind=="pretrain") | .pretrain_step] == [10, 20]' encrun/metrics.jsonl > /dev/null \
+  || { cat encrun/metrics.jsonl; fail "the second pretrain-encoder did not go on from step 10"; }
+grep -q "encoder written to enc.pt: the built-in CNN (widths 16 32 64 128 128 128 128 128) pretrained 20 steps" enc2.log \
+  || { cat enc2.log; fail "pretrain-encoder did not describe what it wrote"; }
+"$FOVEA" train --out fromenc --backbone enc.pt --train-scenes 64 --val-scenes 8 --batch 32 --max-steps 2 --precision fp32 \
+  > fromenc.log 2>&1 || { cat fromenc.log; fail "training from the encoder file failed"; }
+grep -q "encoder: the built-in CNN .* pretrained 20 steps" fromenc.log || { cat fromenc.log; fail "the run did not say its encoder"; }
+grep -q "Encoder at the start: the built-in CNN .* pretrained 20 steps" fromenc/MODEL_CARD.md || fail "the model card lacks the encoder"
+expect_error "enc.pt: is an encoder file" "$FOVEA" caption --model enc.pt scenes/test_00000.png
+expect_error "leave --encoder-widths out" "$FOVEA" train --out badenc --backbone enc.pt --encoder-widths 8,16,32 --max-steps 1
 
 echo "== bad input"
 head -c 1000 run/best.ckpt > cut.ckpt

@@ -13,7 +13,7 @@ cd "$WORK"
 export OMP_WAIT_POLICY=PASSIVE
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-TINY=(--image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
+TINY=(--backbone none --image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
       --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --precision fp32 --pretrain-steps 0)
 train_steps() { jq -s '[.[] | select(.kind=="train") | .step]' "$1/metrics.jsonl"; }
 # Waits until run $1, trained by process $3 (logging to $4), has a checkpoint and more than $2

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$BUILD" --prefix "$WORK/prefix" > "$WORK/install.log" || { cat "$WORK/install.log"; fail "cmake --install"; }
 P="$WORK/prefix"
 for f in bin/fovea share/fovea/models/fashion-soft.ckpt share/fovea/models/fashion-soft.md share/fovea/models/fashion-hard.ckpt \
-         share/fovea/samples/captions.json share/fovea/samples/test_00000.png share/doc/fovea/copyright; do
+         share/fovea/models/fashion-encoder.pt share/fovea/samples/captions.json share/fovea/samples/test_00000.png share/doc/fovea/copyright; do
   [ -f "$P/$f" ] || fail "not installed: $f"
 done
 
@@ -21,6 +21,9 @@ caption=$(env -u FOVEA_MODEL "$P/bin/fovea" caption "$P/share/fovea/samples/test
 echo "$caption" | grep -q -E "test_00000.png	a .+" || fail "no caption: $caption"
 env -u FOVEA_MODEL "$P/bin/fovea" info > info.json || fail "fovea info without --model"
 grep -q "\"path\": \"$P/share/fovea/models/fashion-soft.ckpt\"" info.json || { cat info.json; fail "the default model is not the installed one"; }
+"$P/bin/fovea" train --help > train-help.txt || fail "installed fovea train --help failed"
+grep -q -F "=$(realpath "$P")/share/fovea/models/fashion-encoder.pt" train-help.txt \
+  || { cat train-help.txt; fail "the recipe does not start from the installed encoder"; }
 FOVEA_MODEL="$P/share/fovea/models/fashion-hard.ckpt" "$P/bin/fovea" info | grep -q '"attention": "hard"' || fail "FOVEA_MODEL is not used"
 
 if [ -f "$P/bin/fovea-studio" ]; then

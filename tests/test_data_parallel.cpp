@@ -131,7 +131,7 @@ TEST(DataParallel, TwoProcessesTakeTheStepOneProcessTakesWithTheWholeBatch) {
 TEST(DataParallel, ABatchThatDoesNotDivideAmongTheProcessesIsNamed) {
   test::TempDir dir("data-parallel-batch");
   const int rc = run_fovea("--processes 2 --out " + dir / "run" +
-                               " --image-size 32 --encoder-widths 8,16,32 --train-scenes 32 --val-scenes 8 --batch 15 "
+                               " --backbone none --image-size 32 --encoder-widths 8,16,32 --train-scenes 32 --val-scenes 8 --batch 15 "
                                "--pretrain-steps 0 --max-steps 1",
                            dir / "log");
   EXPECT_NE(rc, 0);

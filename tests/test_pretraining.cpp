@@ -7,6 +7,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "core/io/encoder_file.h"
 #include "core/train/encoder_pretraining.h"
 #include "core/train/run_log.h"
 #include "core/train/trainer.h"
@@ -132,4 +133,77 @@ TEST(Training, MaxStepsBoundsTheWholeRunPretrainingIncluded) {
   const auto more = resume_training(config.out_dir, {}, make_train_data(config), 0, 30);
   EXPECT_EQ(more.pretrain_steps, 10);
   EXPECT_EQ(more.steps, 20);
+}
+
+TEST(EncoderFile, APretrainingIsResumedWrittenAndStartsARunWithItsWeights) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("encoder-file");
+  auto config = tiny_pretraining(dir / "pretraining");
+  config.pretrain_steps = 300;
+  const std::string file = dir / "encoder.pt";
+  std::atomic<bool> stop{false};
+  TrainCallbacks cb;
+  cb.stop = &stop;
+  cb.on_progress = [&](const TrainProgress& p) {
+    if (p.pretrain_step == 50) stop = true;
+  };
+  EXPECT_TRUE(pretrain_encoder_to_file(config, file, cb).interrupted);
+  EXPECT_FALSE(fs::exists(file)) << "written before the pretraining ended";
+  const auto done = pretrain_encoder_to_file(config, file);  // the same call goes on from step 50
+  EXPECT_FALSE(done.interrupted);
+  EXPECT_EQ(done.pretrain_steps, 300);
+  std::int64_t last = 0;
+  for (const auto& line : test::read_metrics(config.out_dir)) {
+    if (line["kind"] != "pretrain") continue;
+    EXPECT_GT(line["pretrain_step"].get<std::int64_t>(), last) << "a pretraining step logged twice";
+    last = line["pretrain_step"];
+  }
+  EXPECT_EQ(last, 300);
+
+  ASSERT_TRUE(is_encoder_file(file));
+  const auto info = read_encoder_file_info(file);
+  EXPECT_EQ(info.widths, config.model.encoder_widths);
+  EXPECT_EQ(info.pretraining.at("steps"), 300);
+  EXPECT_DOUBLE_EQ(info.pretraining.at("held_out_accuracy").get<double>(), done.pretrain_held_out_accuracy);
+  EXPECT_NE(describe_backbone(file).find("pretrained 300 steps"), std::string::npos) << describe_backbone(file);
+  EXPECT_NE(test::error_message([&] { load_checkpoint(file); }).find("is an encoder file"), std::string::npos);
+
+  // A run from the file: at its first checkpoint (stopped before its first step) the CNN and the
+  // auxiliary heads are the file's, and they name the validation scenes' objects well above chance
+  // (0.1) and above an untrained CNN.
+  auto run = test::tiny_training(dir / "run");
+  run.scenes.image_size = run.model.image_size = 48;
+  run.backbone = file;
+  run.val_scenes = 64;
+  std::atomic<bool> at_once{true};
+  TrainCallbacks stop_at_once;
+  stop_at_once.stop = &at_once;
+  EXPECT_TRUE(train(run, stop_at_once).interrupted);
+  auto started = load_checkpoint(last_checkpoint_path(run.out_dir));
+  auto pretrained = CaptionModel::create(started.model.config, started.model.vocab, torch::kCPU);
+  load_encoder_file(file, pretrained);
+  auto untrained = CaptionModel::create(started.model.config, started.model.vocab, torch::kCPU);
+  const auto params = started.model.net->named_parameters();
+  const auto expected = pretrained.net->named_parameters();
+  std::size_t compared = 0;
+  for (const auto& p : params) {
+    const bool encoder = p.key().rfind("encoder.", 0) == 0 || p.key().rfind("aux_", 0) == 0;
+    if (!encoder) continue;
+    EXPECT_TRUE(torch::equal(p.value(), expected[p.key()])) << p.key();
+    ++compared;
+  }
+  EXPECT_GE(compared, 2 * run.model.encoder_widths.size());
+  const auto data = make_train_data(run);
+  const auto from_file = name_objects_with_class_head(started.model.net, started.model.vocab, *data.val, 64, 48, torch::kCPU);
+  const auto from_scratch = name_objects_with_class_head(untrained.net, untrained.vocab, *data.val, 64, 48, torch::kCPU);
+  EXPECT_GT(from_file.accuracy, 0.25) << "chance is 0.1";
+  EXPECT_GT(from_file.accuracy, from_scratch.accuracy + 0.1);
+
+  // A CNN of other blocks cannot start from it: the error names the file and the way out.
+  auto other = run;
+  other.out_dir = dir / "other";
+  other.model.encoder_widths = {8, 16, 16};
+  const auto error = test::error_message([&] { train(other); });
+  EXPECT_NE(error.find(file), std::string::npos) << error;
+  EXPECT_NE(error.find("leave --encoder-widths out"), std::string::npos) << error;
 }

@@ -126,7 +126,9 @@ TEST(TrainSettings, ARunSavedBeforeTheTableIsReadThroughOneMigration) {
 TEST(TrainSettings, ThePapersObjectiveTurnsOffEveryAdditionAndKeepsTheRest) {
   auto c = recommended_train_config();
   c.epochs = 9;
+  c.pretrain_steps = 100;
   apply_paper_objective(c);
+  EXPECT_EQ(c.backbone, recommended_train_config().backbone) << "the paper, too, starts from a pretrained CNN";
   EXPECT_EQ(c.aux_weight, 0);
   EXPECT_EQ(c.attention_supervision, 0);
   EXPECT_EQ(c.pretrain_steps, 0);

@@ -54,7 +54,7 @@ struct Parsed {
 Parsed parse(const std::string& path, const std::string& bytes) {
   const std::size_t fixed = sizeof(kMagic) + 4 + 8;
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    fail(path, "not a Fovea checkpoint (the file does not start with FOVEACKP)");
+    fail(path, "not a Fovea checkpoint or encoder file (the file does not start with FOVEACKP)");
   }
   if (bytes.size() < fixed) fail(path, "truncated: the file ends inside the header");
   std::size_t pos = sizeof(kMagic);
@@ -102,26 +102,10 @@ std::vector<std::pair<std::string, torch::Tensor>> named_state(CaptionModel& m) 
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOptions& options) {
-  torch::serialize::OutputArchive archive;
-  for (auto& [name, t] : named_state(model)) archive.write("model/" + name, t.detach().to(torch::kCPU));
-  if (options.optimizer) {
-    torch::serialize::OutputArchive opt;
-    options.optimizer->save(opt);
-    archive.write("optimizer", opt);
-  }
-  if (options.rng_state) archive.write("rng/cpu", compat::cpu_rng_state());
-  for (const auto& [name, t] : options.extra) archive.write("extra/" + name, t.detach().to(torch::kCPU));
+void write_fovea_file(const std::string& path, const nlohmann::json& header, torch::serialize::OutputArchive& archive) {
   std::ostringstream blob_stream;
   archive.save_to(blob_stream);
   const std::string blob = blob_stream.str();
-
-  nlohmann::json header = {{"format", "fovea-checkpoint"},
-                           {"model", to_json(model.config)},
-                           {"vocabulary", model.vocab.to_json()},
-                           {"has_optimizer", options.optimizer != nullptr},
-                           {"training", options.training},
-                           {"torch_version", compat::torch_version()}};
   const std::string header_text = header.dump();
   std::string bytes(kMagic, sizeof(kMagic));
   put<std::uint32_t>(bytes, kVersion);
@@ -135,10 +119,38 @@ void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOpt
   write_file_atomically(path, bytes);
 }
 
+FoveaFile read_fovea_file(const std::string& path) {
+  auto p = parse(path, read_whole_file(path));
+  return {std::move(p.header), std::move(p.archive)};
+}
+
+void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOptions& options) {
+  torch::serialize::OutputArchive archive;
+  for (auto& [name, t] : named_state(model)) archive.write("model/" + name, t.detach().to(torch::kCPU));
+  if (options.optimizer) {
+    torch::serialize::OutputArchive opt;
+    options.optimizer->save(opt);
+    archive.write("optimizer", opt);
+  }
+  if (options.rng_state) archive.write("rng/cpu", compat::cpu_rng_state());
+  for (const auto& [name, t] : options.extra) archive.write("extra/" + name, t.detach().to(torch::kCPU));
+  const nlohmann::json header = {{"format", "fovea-checkpoint"},
+                                 {"model", to_json(model.config)},
+                                 {"vocabulary", model.vocab.to_json()},
+                                 {"has_optimizer", options.optimizer != nullptr},
+                                 {"training", options.training},
+                                 {"torch_version", compat::torch_version()}};
+  write_fovea_file(path, header, archive);
+}
+
 nlohmann::json read_checkpoint_header(const std::string& path) { return parse(path, read_whole_file(path)).header; }
 
 LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device) {
   Parsed p = parse(path, read_whole_file(path));
+  if (p.header.value("format", std::string()) == "fovea-encoder") {
+    fail(path, "is an encoder file (fovea pretrain-encoder), not a captioning model: train from it with "
+               "fovea train --backbone " + path);
+  }
   LoadedCheckpoint out;
   out.path = path;
   ModelConfig config;

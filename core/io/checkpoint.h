@@ -46,6 +46,16 @@ LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device =
 std::vector<torch::Tensor> read_checkpoint_extra(const LoadedCheckpoint& ckpt, const std::vector<std::string>& names,
                                                  torch::Device device = torch::kCPU);
 
+/// The layout above for the other files Fovea writes in it (an encoder file, core/io/encoder_file.h):
+/// `header` and the archive, written atomically.
+void write_fovea_file(const std::string& path, const nlohmann::json& header, torch::serialize::OutputArchive& archive);
+struct FoveaFile {
+  nlohmann::json header;
+  std::string archive;  ///< the raw torch archive
+};
+/// Reads and checks (magic, version, lengths, checksum) a file in the layout above.
+FoveaFile read_fovea_file(const std::string& path);
+
 /// Restores optimizer state and RNG state saved with the checkpoint (for --resume).
 void restore_training_state(const LoadedCheckpoint& ckpt, torch::optim::Optimizer& optimizer, torch::Device device);
 

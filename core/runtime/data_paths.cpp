@@ -50,6 +50,11 @@ std::string default_model_path() {
   return shipped.empty() ? "models/fashion-soft.ckpt" : shipped;
 }
 
+std::string default_encoder_path() {
+  const auto shipped = shipped_model_path("fashion-encoder.pt");
+  return shipped.empty() ? "models/fashion-encoder.pt" : shipped;
+}
+
 std::string samples_dir() { return first_existing(candidates("samples", "resources/samples")); }
 
 }  // namespace fovea

@@ -18,6 +18,10 @@ std::string shipped_model_path(const std::string& file_name);
 /// (which then names what is missing when it is opened).
 std::string default_model_path();
 
+/// The encoder the shipped recipe starts from: the shipped "fashion-encoder.pt", else
+/// "models/fashion-encoder.pt" (which then names what is missing when it is opened).
+std::string default_encoder_path();
+
 /// The folder of the sample scenes (PNG files and their captions.json), or empty.
 std::string samples_dir();
 

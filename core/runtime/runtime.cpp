@@ -66,6 +66,17 @@ void set_blas_threads(int n) {
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(n);
 }
 
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    auto name = line.substr(line.find(':') + 1);
+    name.erase(0, name.find_first_not_of(' '));
+    return name;
+  }
+  return {};
+}
+
 std::vector<std::string> cpu_flags() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -123,7 +134,9 @@ std::string describe_runtime(const torch::Device& device) {
                   std::to_string(torch::get_num_threads()) + " thread(s)";
   if (device.is_cpu()) {
     const auto k = cpu_kernels();
+    if (const auto cpu = cpu_model_name(); !cpu.empty()) s += ", " + cpu;
     s += ", ATen " + k.aten_capability + (k.blas_core.empty() ? ", " + k.blas : ", OpenBLAS core " + k.blas_core);
+    if (!k.dnnl_max_isa.empty()) s += ", oneDNN up to " + k.dnnl_max_isa;
   }
   return s;
 }

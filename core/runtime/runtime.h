@@ -22,6 +22,9 @@ void set_operator_threads(int threads);
 /// OpenBLAS's thread count alone (one pool for the whole process; nothing when the BLAS is not OpenBLAS).
 void set_blas_threads(int threads);
 
+/// The first CPU's model name in /proc/cpuinfo ("AMD EPYC 9R45 ..."), empty where there is none.
+std::string cpu_model_name();
+
 /// The flags of the first CPU in /proc/cpuinfo (empty where there is none).
 std::vector<std::string> cpu_flags();
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/io/atomic_file.h"
+#include "core/io/encoder_file_header.h"
 #include "core/runtime/runtime.h"
 #include "core/train/trainer.h"
 
@@ -38,7 +39,12 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
      << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n";
   md << "\n";
   md << "## Training\n\n";
-  if (pretrains_encoder(config)) {
+  if (!config.init_from.empty()) {
+    md << "- Started from the weights of " << config.init_from << "\n";
+  } else {
+    md << "- Encoder at the start: " << describe_backbone(config.backbone) << "\n";
+  }
+  if (pretrains_encoder(config) && result.pretrain_steps > 0) {
     md << "- Encoder pretraining: " << result.pretrain_steps << " steps of " << kPretrainBatch
        << " single training items, named by the auxiliary class head (peak learning rate " << kPretrainLr << ", cosine)";
     if (result.pretrain_held_out_accuracy >= 0) {

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "core/data/dataset_source.h"
+#include "core/io/encoder_file_header.h"
+#include "core/runtime/data_paths.h"
 #include "core/train/train_settings.h"
 
 namespace fovea {
@@ -17,6 +20,16 @@ void TrainConfig::validate() const {
   if (out_dir.empty()) throw std::invalid_argument("an output folder is required (out)");
   if (!is_builtin_dataset(dataset) && images_dir.empty()) {
     throw std::invalid_argument(dataset + " needs the folder of its images (images)");
+  }
+  if (!backbone.empty()) {
+    if (!std::filesystem::exists(backbone)) {
+      throw std::invalid_argument(backbone + ": file not found (backbone: an encoder file, a TorchScript CNN, or none)");
+    }
+    if (is_encoder_file(backbone)) {
+      const auto error = encoder_file_mismatch(backbone, read_encoder_file_info(backbone), model.encoder_widths,
+                                               model.block_strides(), model.centred_cells);
+      if (!error.empty()) throw std::invalid_argument(error);
+    }
   }
   if (is_builtin_dataset(dataset) && train_scenes < std::size_t(batch_size)) {
     throw std::invalid_argument("train_scenes (" + std::to_string(train_scenes) + ") must be at least the batch (" +
@@ -40,10 +53,15 @@ RunPlan plan_run(const TrainConfig& c, std::int64_t steps_per_epoch, std::int64_
 double captioning_lr(const TrainConfig& c, std::int64_t epoch) { return c.lr * std::pow(c.lr_decay, double(epoch)); }
 
 bool pretrains_encoder(const TrainConfig& c) {
-  return c.pretrain_steps > 0 && c.init_from.empty() && is_builtin_dataset(c.dataset) && c.model.backbone_path.empty();
+  return c.pretrain_steps > 0 && c.init_from.empty() && is_builtin_dataset(c.dataset) &&
+         (c.backbone.empty() || is_encoder_file(c.backbone));
 }
 
-TrainConfig recommended_train_config() { return TrainConfig{}; }
+TrainConfig recommended_train_config() {
+  TrainConfig c;
+  c.backbone = default_encoder_path();
+  return c;
+}
 
 void apply_paper_objective(TrainConfig& c) {
   c.aux_weight = 0;

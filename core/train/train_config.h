@@ -45,9 +45,15 @@ struct TrainConfig {
   /// over the box of the object each colour word and noun names (needs object boxes); 0 = off,
   /// the paper's setting.
   double attention_supervision = 1.0;
+  /// The encoder the run starts from: an encoder file (`fovea pretrain-encoder`: the built-in CNN
+  /// pretrained, then fine-tuned with the decoder), a TorchScript CNN returning (B, D, H, W)
+  /// (model.backbone_path, trained only with model.backbone_trainable), or empty: the built-in
+  /// CNN, untrained. The shipped recipe starts from the shipped encoder file.
+  std::string backbone;
   /// Encoder pretraining: before captioning, this many steps on single Fashion-MNIST items named
-  /// by the auxiliary class head (built-in scenes and the built-in CNN only); 0 = off.
-  std::int64_t pretrain_steps = 14000;
+  /// by the auxiliary class head (built-in scenes and the built-in CNN, untrained or from an
+  /// encoder file); 0 = off.
+  std::int64_t pretrain_steps = 0;
   double expected_context_prob = 0.5;  ///< hard: chance a sequence uses the expected context
   double baseline_decay = 0.9;         ///< hard: b_k = decay b_{k-1} + (1 - decay) reward
   std::uint64_t seed = 1;
@@ -75,10 +81,12 @@ inline constexpr std::int64_t kCheckpointEvery = 200;   ///< steps between check
 inline constexpr std::int64_t kSampleEvery = 100;       ///< steps between caption + α snapshots
 inline constexpr std::int64_t kSampleCount = 4;         ///< validation images in those snapshots
 inline constexpr std::int64_t kPretrainBatch = 128;     ///< single items per pretraining step
+inline constexpr std::int64_t kEncoderPretrainSteps = 14000;  ///< `fovea pretrain-encoder`'s steps (the shipped encoder's)
 inline constexpr double kPretrainLr = 2e-3;             ///< peak learning rate of the pretraining
 
 /// Whether a run of `c` pretrains its encoder: pretrain_steps > 0, built-in scenes, Fovea's own
-/// encoder, and not starting from another model's weights (whose encoder is trained already).
+/// CNN (not a TorchScript backbone), and not starting from another model's weights (whose encoder
+/// is trained already).
 bool pretrains_encoder(const TrainConfig& c);
 
 /// The steps a run of `c` takes: its encoder pretraining, then its captioning steps. With
@@ -94,7 +102,8 @@ RunPlan plan_run(const TrainConfig& c, std::int64_t steps_per_epoch, std::int64_
 /// The learning rate of captioning epoch `epoch`: lr * lr_decay^epoch.
 double captioning_lr(const TrainConfig& c, std::int64_t epoch);
 
-/// The shipped recipe (what `fovea train` does without options).
+/// The shipped recipe (what `fovea train` does without options): the defaults above, starting
+/// from the shipped encoder file (default_encoder_path()).
 TrainConfig recommended_train_config();
 
 /// The paper's exact objective: no auxiliary loss, no encoder pretraining, no attention

@@ -71,9 +71,16 @@ const std::vector<TrainSetting>& train_settings() {
          c.model.encoder_widths = std::get<std::vector<std::int64_t>>(v);
          c.model.fit_strides_to_widths(false);
        }},
-      {"backbone", "Model", "TorchScript encoder file returning (B, D, H, W) instead of the built-in CNN",
-       FOVEA_FIELD(model.backbone_path)},
-      {"finetune_backbone", "Model", "Train the TorchScript backbone too", FOVEA_FIELD(model.backbone_trainable)},
+      {"backbone", "Model",
+       "The encoder to start from: an encoder file (fovea pretrain-encoder: the built-in CNN, pretrained), a "
+       "TorchScript CNN returning (B, D, H, W), or none: the built-in CNN, untrained",
+       [](const TrainConfig& c) -> SettingValue { return c.backbone; },
+       [](TrainConfig& c, const SettingValue& v) {
+         const auto& path = std::get<std::string>(v);
+         c.backbone = path == "none" ? std::string() : path;
+       }},
+      {"finetune_backbone", "Model", "Train a TorchScript backbone too (an encoder file's CNN always trains)",
+       FOVEA_FIELD(model.backbone_trainable)},
       {"embed_dim", "Model", "Word embedding size m", FOVEA_FIELD(model.embed_dim), 1, 8192},
       {"attention_dim", "Model", "Attention MLP size", FOVEA_FIELD(model.attention_dim), 1, 8192},
       {"hidden_dim", "Model", "LSTM size n", FOVEA_FIELD(model.hidden_dim), 1, 8192},
@@ -299,7 +306,8 @@ std::vector<std::string> train_arguments(const TrainConfig& config) {
       exact << std::setprecision(17) << *real;
       text = exact.str();
     }
-    if (text.empty()) continue;  // no --init-from, no --backbone
+    if (text.empty() && format_setting(s.default_value()).empty()) continue;  // no --init-from
+    if (text.empty()) text = "none";  // --backbone none: not the shipped encoder
     args.push_back(s.cli_name());
     args.push_back(text);
   }

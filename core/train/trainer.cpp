@@ -12,6 +12,7 @@
 #include "core/datasets/fashion_scenes.h"
 #include "core/io/atomic_file.h"
 #include "core/io/checkpoint.h"
+#include "core/io/encoder_file.h"
 #include "core/model/module_state.h"
 #include "core/runtime/runtime.h"
 #include "core/train/data_parallel.h"
@@ -87,11 +88,18 @@ void TrainingSession::start_new() {
   auto vocab = Vocabulary::build(captions, config_.min_count);
   std::optional<LoadedCheckpoint> source;
   if (!config_.init_from.empty()) source = load_checkpoint(config_.init_from);
+  const bool encoder_file = !config_.backbone.empty() && is_encoder_file(config_.backbone);
+  config_.model.backbone_path = encoder_file ? std::string() : config_.backbone;
   model_ = CaptionModel::create(config_.model, std::move(vocab), device_);
   config_.model = model_.config;
-  if (source) initialise_from(*source);
+  if (source) {
+    initialise_from(*source);
+  } else if (!config_.backbone.empty()) {
+    if (encoder_file) load_encoder_file(config_.backbone, model_);
+    message("encoder: " + describe_backbone(config_.backbone));
+  }
   if (config_.pretrain_steps > 0 && !pretrains_encoder(config_)) {
-    message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder, untrained");
+    message("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder");
   }
   broadcast_weights(group_, *model_.net, model_.net->trainable_parameters());  // every replica starts from the first's
   make_optimizer();
@@ -126,11 +134,14 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
     write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
     write_sample_images();
   }
-  message("resuming at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_) + "; " +
-          describe_runtime(device_) + ", " + describe_precision() + describe_processes());
+  const bool pretraining = state_.step == 0 && pretrain_steps_ > 0;
+  message("resuming " + (pretraining ? "the encoder pretraining at step " + std::to_string(state_.pretrain_step) + " of " +
+                                           std::to_string(pretrain_steps_)
+                                     : "at step " + std::to_string(state_.step) + " of " + std::to_string(total_steps_)) +
+          "; " + describe_runtime(device_) + ", " + describe_precision() + describe_processes());
 }
 
-TrainResult TrainingSession::run() {
+std::function<double()> TrainingSession::begin_run() {
   if (writes_run()) {  // the other processes of a group leave both closed
     metrics_.open(metrics_path(config_.out_dir), std::ios::app);
     samples_.open(samples_path(config_.out_dir), std::ios::app);
@@ -142,11 +153,28 @@ TrainResult TrainingSession::run() {
   const auto started = Clock::now();
   const double elapsed_before = state_.elapsed_s;
   paused_s_ = 0;
-  auto elapsed = [&] {
+  window_start_ = Clock::now();
+  return [this, started, elapsed_before] {
     return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count() - paused_s_;
   };
+}
+
+void TrainingSession::fill_result(TrainResult& result) const {
+  result.steps = state_.step;
+  result.epochs_completed = state_.validated_epochs;
+  result.best_bleu4 = std::max(0.0, state_.best_bleu4);
+  result.best_step = state_.best_step;
+  result.stopped_early = state_.stopped_early;
+  result.elapsed_s = state_.elapsed_s;
+  result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
+  result.pretrain_steps = state_.pretrain_step;
+  result.last_checkpoint = last_checkpoint_path(config_.out_dir);
+  result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+}
+
+TrainResult TrainingSession::run() {
+  const auto elapsed = begin_run();
   TrainResult result;
-  window_start_ = Clock::now();
   if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
     result.interrupted = true;
   }
@@ -169,16 +197,7 @@ TrainResult TrainingSession::run() {
     }
   }
   state_.elapsed_s = elapsed();
-  result.steps = state_.step;
-  result.epochs_completed = state_.validated_epochs;
-  result.best_bleu4 = std::max(0.0, state_.best_bleu4);
-  result.best_step = state_.best_step;
-  result.stopped_early = state_.stopped_early;
-  result.elapsed_s = state_.elapsed_s;
-  result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
-  result.pretrain_steps = state_.pretrain_step;
-  result.last_checkpoint = last_checkpoint_path(config_.out_dir);
-  result.best_checkpoint = best_checkpoint_path(config_.out_dir);
+  fill_result(result);
   if (!writes_run()) return result;
   if (!result.interrupted && fs::exists(result.best_checkpoint)) {
     if (data_.train->size() < 2 || data_.val->size() < 2) {
@@ -350,6 +369,40 @@ TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks, Tr
   TrainingSession session(config, callbacks, std::move(data));
   session.start_new();
   return session.run();
+}
+
+TrainResult pretrain_encoder_to_file(const TrainConfig& config, const std::string& encoder_out,
+                                     const TrainCallbacks& callbacks, TrainData data) {
+  if (!pretrains_encoder(config)) {
+    throw std::invalid_argument("pretraining an encoder needs the built-in scenes, Fovea's own CNN and steps > 0");
+  }
+  config.validate();
+  const auto path = last_checkpoint_path(config.out_dir);
+  if (!fs::exists(path)) {
+    TrainingSession session(config, callbacks, std::move(data));
+    session.start_new();
+    return session.run_pretraining_only(encoder_out);
+  }
+  // Goes on with the run folder's pretraining, to the steps asked for now.
+  TrainConfig stored;
+  std::int64_t captioning_steps = 0;
+  try {
+    const auto training = read_checkpoint_header(path).at("training");
+    stored = train_config_from_json(training.at("config"));
+    captioning_steps = training.value("step", std::int64_t(0));
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": bad training state: " + e.what());
+  }
+  if (captioning_steps > 0) {
+    throw std::invalid_argument(config.out_dir + ": holds a captioning run (step " + std::to_string(captioning_steps) +
+                                "), not an encoder pretraining: choose another run folder");
+  }
+  stored.out_dir = config.out_dir;
+  stored.pretrain_steps = config.pretrain_steps;
+  stored.max_steps = 0;
+  TrainingSession session(stored, callbacks, std::move(data));
+  session.start_resumed(load_checkpoint(path, torch::kCPU));
+  return session.run_pretraining_only(encoder_out);
 }
 
 TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& callbacks, TrainData data,

@@ -3,6 +3,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "core/io/encoder_file.h"
 #include "core/train/training_session.h"
 
 namespace fovea {
@@ -90,6 +93,27 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
   }
   pretraining_ = false;
   return true;
+}
+
+TrainResult TrainingSession::run_pretraining_only(const std::string& encoder_out) {
+  const auto elapsed = begin_run();
+  TrainResult result;
+  if (state_.pretrain_step < pretrain_steps_) result.interrupted = !pretrain_encoder(elapsed);
+  state_.elapsed_s = elapsed();
+  fill_result(result);
+  if (result.interrupted || !writes_run()) return result;
+  const nlohmann::json pretraining = {
+      {"steps", state_.pretrain_step},
+      {"items", "single Fashion-MNIST training items"},
+      {"batch", kPretrainBatch},
+      {"peak_lr", kPretrainLr},
+      {"held_out_accuracy", state_.pretrain_held_out_accuracy},
+      {"seed", config_.seed},
+      {"precision", precision_},
+      {"elapsed_s", state_.elapsed_s}};
+  save_encoder_file(encoder_out, model_, pretraining);
+  message("encoder written to " + encoder_out + ": " + describe_backbone(encoder_out));
+  return result;
 }
 
 double TrainingSession::score_held_out_items(EncoderPretraining& pretraining) {

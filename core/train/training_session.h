@@ -41,9 +41,17 @@ class TrainingSession {
   void start_resumed(LoadedCheckpoint ckpt);
   /// Pretrains (if asked and not done), then captions until the last step, an early stop or the stop flag.
   TrainResult run();
+  /// Pretrains the encoder (the steps left of the plan) and writes it to `encoder_out` as an
+  /// encoder file (core/io/encoder_file.h); no captioning. Stops on the stop flag, resumable.
+  TrainResult run_pretraining_only(const std::string& encoder_out);
 
  private:
   void message(const std::string& m) const;
+  /// Opens the logs (first process) and starts the run's clock: the returned function gives the
+  /// run's training time so far, paused time excluded, resumed runs' earlier time included.
+  std::function<double()> begin_run();
+  /// The result's counters from state_.
+  void fill_result(TrainResult& result) const;
   /// Whether this process writes the run folder (logs, checkpoints, samples): the first process
   /// of a group, or the only one.
   bool writes_run() const { return group_ == nullptr || group_->rank() == 0; }

@@ -85,6 +85,7 @@ fovea::TrainConfig tiny(const QString& out, fovea::AttentionKind kind, std::int6
   c.epochs = 100000;
   c.max_steps = max_steps;
   c.pretrain_steps = 0;
+  c.backbone.clear();  // the tiny CNN, untrained
   c.patience = 100000;
   c.device = "cpu";
   c.precision = "fp32";  // the same numerics on every CPU
@@ -98,6 +99,8 @@ void fill_dialog(NewRunDialog* d, const QString& out, std::int64_t max_steps) {
   QVERIFY(d->setValue("out", out));
   QVERIFY(d->setValue("attention", "soft"));
   QVERIFY(d->setValue("image-size", 32));
+  QVERIFY(d->setValue("backbone", ""));  // the tiny CNN from scratch, not the shipped encoder
+  QVERIFY(d->findChild<QWidget*>("encoder-widths")->isEnabled());
   QVERIFY(d->setValue("encoder-widths", "8,16,32"));
   QVERIFY(d->setValue("embed-dim", 16));
   QVERIFY(d->setValue("attention-dim", 16));
@@ -449,14 +452,18 @@ class TrainingWindowTest : public QObject {
     NewRunDialog d(runs_);
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
-    // The recipe: pretraining and captioning steps, before Start.
-    QVERIFY2(d.planText().contains("14000 pretraining + 2500 captioning steps (4 epochs of 625)"), qPrintable(d.planText()));
+    // The recipe: captioning steps from the shipped pretrained encoder, before Start.
+    QVERIFY2(d.planText().contains("2500 captioning steps (4 epochs of 625)") && !d.planText().contains("pretraining"),
+             qPrintable(d.planText()));
+    QVERIFY2(d.encoderText().contains("pretrained") && d.encoderText().contains("fashion-encoder.pt"),
+             qPrintable(d.encoderText()));
+    QVERIFY(!d.findChild<QWidget*>("encoder-widths")->isEnabled());  // the encoder file's blocks
     // What does not apply is disabled.
     QVERIFY(d.setValue("attention", "soft"));
     QVERIFY(!d.findChild<QWidget*>("lambda-r")->isEnabled());
     QVERIFY(d.findChild<QWidget*>("beta")->isEnabled());
     QVERIFY(!d.findChild<QWidget*>("images")->isEnabled());
-    QVERIFY(!d.findChild<QWidget*>("finetune-backbone")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("finetune-backbone")->isEnabled());  // an encoder file's CNN always trains
     QVERIFY(d.findChild<QWidget*>("pretrain-steps")->isEnabled());
     QVERIFY(d.setValue("dataset", "karpathy:data/dataset_flickr8k.json"));
     QVERIFY(d.findChild<QWidget*>("images")->isEnabled());
@@ -465,7 +472,13 @@ class TrainingWindowTest : public QObject {
     QVERIFY(d.setValue("backbone", "resnet.pt"));
     QVERIFY(d.findChild<QWidget*>("finetune-backbone")->isEnabled());
     QVERIFY(!d.findChild<QWidget*>("encoder-widths")->isEnabled());
+    QVERIFY2(d.encoderText().contains("resnet.pt: file not found"), qPrintable(d.encoderText()));
     QVERIFY(d.setValue("backbone", ""));
+    QVERIFY2(d.encoderText().contains("untrained"), qPrintable(d.encoderText()));
+    QVERIFY(!d.findChild<QWidget*>("finetune-backbone")->isEnabled());
+    QVERIFY(d.findChild<QWidget*>("encoder-widths")->isEnabled());
+    QVERIFY(d.setValue("pretrain-steps", 14000));
+    QVERIFY2(d.planText().contains("14000 pretraining + 2500 captioning steps (4 epochs of 625)"), qPrintable(d.planText()));
     // Quick test: a few hundred steps.
     auto* quick = [&] {
       for (auto* b : d.findChildren<QPushButton*>()) {
@@ -616,7 +629,7 @@ class TrainingWindowTest : public QObject {
         {"image_size", "32"}, {"encoder_widths", "8,16,32"}, {"embed_dim", "16"}, {"attention_dim", "16"},
         {"hidden_dim", "48"}, {"dropout", "0"}, {"train_scenes", "32"}, {"val_scenes", "8"}, {"batch", "16"},
         {"lr", "0.01"}, {"lr_decay", "1"}, {"epochs", "1000"}, {"patience", "1000"}, {"max_steps", "20"},
-        {"pretrain_steps", "0"}, {"device", "cpu"},
+        {"pretrain_steps", "0"}, {"backbone", "none"}, {"device", "cpu"},
         {"precision", "fp32"}};
     for (const auto& [key, value] : settings) {
       const auto& s = fovea::train_setting(key);

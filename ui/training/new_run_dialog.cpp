@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data/dataset_source.h"
+#include "core/io/encoder_file_header.h"
 #include "core/train/run_log.h"
 #include "core/train/train_settings.h"
 #include "ui/training/run_estimate.h"
@@ -55,19 +56,23 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       tabs_(new QTabWidget),
       error_(new QLabel),
       plan_(new QLabel),
+      encoder_(new QLabel),
       estimate_(std::make_unique<RunEstimate>(runs_root)) {
   setWindowTitle(tr("New training run"));
   plan_->setObjectName("plan");
   plan_->setWordWrap(true);
+  encoder_->setObjectName("encoder");
+  encoder_->setWordWrap(true);
   error_->setStyleSheet("color: #b00020");
   error_->setWordWrap(true);
   error_->hide();
 
   auto* recommended = new QPushButton(tr("Recommended recipe"));
-  recommended->setToolTip(tr("The shipped recipe: encoder pretraining, auxiliary loss, attention supervision, learned h0/c0"));
+  recommended->setToolTip(tr("The shipped recipe: the shipped pretrained encoder, auxiliary loss, attention supervision, learned h0/c0"));
   auto* paper = new QPushButton(tr("Paper's objective"));
-  paper->setToolTip(tr("Xu et al. 2015 exactly: no auxiliary loss, encoder pretraining or attention supervision, h0/c0 "
-                       "from the mean annotation, penalty summed over cells"));
+  paper->setToolTip(tr("Xu et al. 2015's objective: no auxiliary loss, encoder pretraining or attention supervision, "
+                       "h0/c0 from the mean annotation, penalty summed over cells; the encoder still starts pretrained, "
+                       "as the paper's VGG did"));
   auto* quick = new QPushButton(tr("Quick test"));
   quick->setToolTip(tr("This model on a small budget: a few minutes, to check a setup end to end"));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -83,6 +88,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(presets);
   layout->addWidget(tabs_, 1);
+  layout->addWidget(encoder_);
   layout->addWidget(plan_);
   layout->addWidget(error_);
   layout->addWidget(buttons);
@@ -179,7 +185,14 @@ void NewRunDialog::applyQuickTest(fovea::TrainConfig& c) {
 
 QString NewRunDialog::planText() const { return plan_->text(); }
 
+QString NewRunDialog::encoderText() const { return encoder_->text(); }
+
 void NewRunDialog::updatePlan() {
+  const auto init_from = value("init-from").toString().trimmed();
+  encoder_->setText(init_from.isEmpty()
+                        ? tr("Encoder: %1").arg(QString::fromStdString(fovea::describe_backbone(
+                              value("backbone").toString().trimmed().toStdString())))
+                        : tr("Encoder: the weights of %1").arg(init_from));
   try {
     plan_->setText(tr("Plan: %1").arg(estimate_->describe(config())));
   } catch (const std::exception&) {
@@ -280,7 +293,7 @@ QWidget* NewRunDialog::browseButton(const QString& name) {
       return;
     }
     const auto filter = name == "dataset" ? tr("Caption datasets (*.json);;All files (*)")
-                        : name == "backbone" ? tr("TorchScript modules (*.pt *.pth);;All files (*)")
+                        : name == "backbone" ? tr("Encoder files and TorchScript modules (*.pt *.pth);;All files (*)")
                                              : tr("Fovea checkpoints (*.ckpt);;All files (*)");
     const auto file = QFileDialog::getOpenFileName(this, tr("Choose a file"), runs_root_, filter);
     if (file.isEmpty()) return;
@@ -360,12 +373,13 @@ void NewRunDialog::updateApplicable() {
   enable("beta", !hard);
   const bool builtin = fovea::is_builtin_dataset(value("dataset").toString().trimmed().toStdString());
   enable("images", !builtin);
-  const bool backbone = !value("backbone").toString().trimmed().isEmpty();
-  enable("finetune-backbone", backbone);
-  enable("encoder-widths", !backbone);
+  const auto backbone = value("backbone").toString().trimmed().toStdString();
+  const bool untrained = backbone.empty() || backbone == "none";
+  enable("finetune-backbone", !untrained && !fovea::is_encoder_file(backbone));  // a TorchScript CNN
+  enable("encoder-widths", untrained);  // an encoder file's blocks are its own
   fovea::TrainConfig probe;  // would a pretraining run? (pretrains_encoder, with pretraining asked for)
   probe.dataset = value("dataset").toString().trimmed().toStdString();
-  probe.model.backbone_path = value("backbone").toString().trimmed().toStdString();
+  probe.backbone = untrained ? std::string() : backbone;
   probe.init_from = value("init-from").toString().trimmed().toStdString();
   probe.pretrain_steps = 1;
   enable("pretrain-steps", fovea::pretrains_encoder(probe));
@@ -381,6 +395,9 @@ void NewRunDialog::accept() {
     }
     if (!c.init_from.empty() && !QFileInfo::exists(QString::fromStdString(c.init_from))) {
       throw std::invalid_argument(c.init_from + ": no such checkpoint to initialise from");
+    }
+    if (!c.backbone.empty() && !QFileInfo::exists(QString::fromStdString(c.backbone))) {
+      throw std::invalid_argument(c.backbone + ": no such encoder file or TorchScript CNN (backbone; none: untrained)");
     }
     error_->hide();
     auto remembered = fovea::to_json(c);

@@ -40,6 +40,9 @@ class NewRunDialog : public QDialog {
   static void applyQuickTest(fovea::TrainConfig& config);
   /// The plan and time estimate shown above the buttons.
   QString planText() const;
+  /// "Encoder: ...": what the run's encoder starts from (the backbone field's file described, or
+  /// the init-from checkpoint's weights).
+  QString encoderText() const;
 
   /// The settings as the fields hold them; throws std::invalid_argument naming a field that
   /// does not parse.
@@ -84,6 +87,7 @@ class NewRunDialog : public QDialog {
   QTabWidget* tabs_;
   QLabel* error_;
   QLabel* plan_;
+  QLabel* encoder_;
   QList<Field> fields_;
   QSpinBox* processes_ = nullptr;
   std::unique_ptr<RunEstimate> estimate_;

@@ -21,7 +21,7 @@ bool same_speed(const fovea::TrainConfig& a, const fovea::TrainConfig& b) {
   return a.model.image_size == b.model.image_size && a.model.encoder_widths == b.model.encoder_widths &&
          a.model.embed_dim == b.model.embed_dim && a.model.attention_dim == b.model.attention_dim &&
          a.model.hidden_dim == b.model.hidden_dim && a.model.attention == b.model.attention &&
-         a.model.backbone_path == b.model.backbone_path && a.batch_size == b.batch_size && a.device == b.device &&
+         a.backbone == b.backbone && a.batch_size == b.batch_size && a.device == b.device &&
          a.precision == b.precision;
 }
 
