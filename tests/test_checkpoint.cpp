@@ -32,6 +32,15 @@ std::string load_error(const std::string& path) {
   return "NO ERROR";
 }
 
+std::string header_error(const std::string& path) {
+  try {
+    read_checkpoint_header(path);
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  return "NO ERROR";
+}
+
 class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -92,7 +101,11 @@ TEST_F(CheckpointTest, TruncatedFilesAreRejectedWithThePath) {
     EXPECT_NE(msg.find(p), std::string::npos) << msg;
     EXPECT_TRUE(msg.find("truncated") != std::string::npos || msg.find("not a Fovea checkpoint") != std::string::npos)
         << cut << ": " << msg;
+    // Reading the header alone (run browsers, the New run dialog) names the cut as the load does.
+    EXPECT_EQ(header_error(p), msg) << cut;
   }
+  spit(dir / "long.ckpt", bytes + "xy");
+  EXPECT_NE(header_error(dir / "long.ckpt").find("2 unexpected bytes after the checksum"), std::string::npos);
 }
 
 TEST_F(CheckpointTest, FlippedByteFailsTheChecksum) {
@@ -101,6 +114,8 @@ TEST_F(CheckpointTest, FlippedByteFailsTheChecksum) {
   spit(path, bytes);
   const auto msg = load_error(path);
   EXPECT_NE(msg.find("checksum"), std::string::npos) << msg;
+  // The header alone does not read the weights, so it still describes the file; the load refuses it.
+  EXPECT_EQ(read_checkpoint_header(path)["training"]["note"], "test");
 }
 
 TEST_F(CheckpointTest, ForeignFilesAreNotCheckpoints) {

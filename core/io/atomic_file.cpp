@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <stdexcept>
 
 namespace fovea {
@@ -32,6 +33,18 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     fs::remove(tmp, ec);
     throw std::runtime_error(path + ": cannot replace file (" + ec.message() + ")");
   }
+}
+
+std::vector<std::string> remove_unfinished_writes(const std::string& folder) {
+  static const std::regex temporary(R"(.+\.tmp-[0-9]+)");
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const auto name = entry.path().filename().string();
+    if (!entry.is_regular_file(ec) || !std::regex_match(name, temporary)) continue;
+    if (fs::remove(entry.path(), ec)) removed.push_back(name);
+  }
+  return removed;
 }
 
 }  // namespace fovea

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "core/io/atomic_file.h"
@@ -36,14 +37,63 @@ T get(const std::string& in, std::size_t& pos) {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
-std::string read_whole_file(const std::string& path) {
+void check_is_file(const std::string& path) {
   if (!fs::exists(path)) fail(path, "file not found");
   if (fs::is_directory(path)) fail(path, "is a folder, expected a checkpoint file");
+}
+
+std::string read_whole_file(const std::string& path) {
+  check_is_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open for reading");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+constexpr std::size_t kFixed = sizeof(kMagic) + 4 + 8;  // magic, version, header length
+
+/// Checks the magic and version at the start of `bytes` (at least kFixed of them, or the whole
+/// file when it is shorter) and returns the header's length.
+std::uint64_t header_length(const std::string& path, const std::string& bytes) {
+  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    fail(path, "not a Fovea checkpoint or encoder file (the file does not start with FOVEACKP)");
+  }
+  if (bytes.size() < kFixed) fail(path, "truncated: the file ends inside the header");
+  std::size_t pos = sizeof(kMagic);
+  const auto version = get<std::uint32_t>(bytes, pos);
+  if (version != kVersion) {
+    fail(path, "checkpoint format version " + std::to_string(version) + " is not supported (expected " +
+                   std::to_string(kVersion) + ")");
+  }
+  return get<std::uint64_t>(bytes, pos);
+}
+
+/// Checks that a file of `size` bytes holds the header, the weights' length, the weights and the
+/// checksum; `left` bytes follow the header's length field.
+void check_lengths(const std::string& path, std::uint64_t header_len, std::uint64_t left,
+                   const std::function<std::uint64_t()>& read_blob_len) {
+  if (header_len > left) {
+    fail(path, "truncated: header of " + std::to_string(header_len) + " bytes but only " + std::to_string(left) +
+                   " bytes left");
+  }
+  left -= header_len;
+  if (left < 8) fail(path, "truncated: the file ends before the weights");
+  const auto blob_len = read_blob_len();
+  left -= 8;
+  if (blob_len > left || left - blob_len < 4) {
+    fail(path, "truncated: weights of " + std::to_string(blob_len) + " bytes plus checksum expected, " +
+                   std::to_string(left) + " bytes left (was the file cut short while copying?)");
+  }
+  if (left - blob_len > 4) fail(path, std::to_string(left - blob_len - 4) + " unexpected bytes after the checksum");
+}
+
+nlohmann::json parse_header(const std::string& path, const std::string& header_text) {
+  try {
+    return nlohmann::json::parse(header_text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("corrupt header JSON: ") + e.what());
+  }
 }
 
 struct Parsed {
@@ -52,43 +102,23 @@ struct Parsed {
 };
 
 Parsed parse(const std::string& path, const std::string& bytes) {
-  const std::size_t fixed = sizeof(kMagic) + 4 + 8;
-  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    fail(path, "not a Fovea checkpoint or encoder file (the file does not start with FOVEACKP)");
-  }
-  if (bytes.size() < fixed) fail(path, "truncated: the file ends inside the header");
-  std::size_t pos = sizeof(kMagic);
-  const auto version = get<std::uint32_t>(bytes, pos);
-  if (version != kVersion) {
-    fail(path, "checkpoint format version " + std::to_string(version) + " is not supported (expected " +
-                   std::to_string(kVersion) + ")");
-  }
-  const auto header_len = get<std::uint64_t>(bytes, pos);
-  if (header_len > bytes.size() - pos) {
-    fail(path, "truncated: header of " + std::to_string(header_len) + " bytes but only " +
-                   std::to_string(bytes.size() - pos) + " bytes left");
-  }
+  const auto header_len = header_length(path, bytes);
+  std::size_t pos = kFixed;
+  std::uint64_t blob_len = 0;
+  check_lengths(path, header_len, bytes.size() - pos, [&] {
+    std::size_t at = pos + header_len;
+    return blob_len = get<std::uint64_t>(bytes, at);
+  });
   Parsed p;
   const std::string header_text = bytes.substr(pos, header_len);
-  pos += header_len;
-  if (bytes.size() - pos < 8) fail(path, "truncated: the file ends before the weights");
-  const auto blob_len = get<std::uint64_t>(bytes, pos);
-  if (blob_len > bytes.size() - pos || bytes.size() - pos - blob_len < 4) {
-    fail(path, "truncated: weights of " + std::to_string(blob_len) + " bytes plus checksum expected, " +
-                   std::to_string(bytes.size() - pos) + " bytes left (was the file cut short while copying?)");
-  }
+  pos += header_len + 8;
   p.archive = bytes.substr(pos, blob_len);
   pos += blob_len;
   const auto stored_crc = get<std::uint32_t>(bytes, pos);
-  if (pos != bytes.size()) fail(path, std::to_string(bytes.size() - pos) + " unexpected bytes after the checksum");
   const auto crc = crc32(crc32(0L, reinterpret_cast<const Bytef*>(header_text.data()), uInt(header_text.size())),
                          reinterpret_cast<const Bytef*>(p.archive.data()), uInt(p.archive.size()));
   if (crc != stored_crc) fail(path, "corrupt: checksum mismatch (the file was modified or damaged)");
-  try {
-    p.header = nlohmann::json::parse(header_text);
-  } catch (const nlohmann::json::exception& e) {
-    fail(path, std::string("corrupt header JSON: ") + e.what());
-  }
+  p.header = parse_header(path, header_text);
   return p;
 }
 
@@ -143,7 +173,29 @@ void save_checkpoint(const std::string& path, CaptionModel& model, const SaveOpt
   write_fovea_file(path, header, archive);
 }
 
-nlohmann::json read_checkpoint_header(const std::string& path) { return parse(path, read_whole_file(path)).header; }
+nlohmann::json read_checkpoint_header(const std::string& path) {
+  // Reads the fixed fields and the header only: the file's lengths are checked, the checksum over
+  // the weights is left to the load that reads them.
+  check_is_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open for reading");
+  const std::uint64_t size = fs::file_size(path);
+  auto read = [&](std::size_t n) {
+    std::string bytes(n, '\0');
+    in.read(bytes.data(), std::streamsize(n));
+    bytes.resize(std::size_t(in.gcount()));
+    return bytes;
+  };
+  const auto header_len = header_length(path, read(kFixed));
+  std::string header_text;
+  check_lengths(path, header_len, size - kFixed, [&] {
+    header_text = read(header_len);
+    const auto field = read(8);
+    std::size_t at = 0;
+    return get<std::uint64_t>(field, at);
+  });
+  return parse_header(path, header_text);
+}
 
 LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device) {
   Parsed p = parse(path, read_whole_file(path));

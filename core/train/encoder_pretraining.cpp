@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "core/data/batching.h"
 #include "core/train/data_parallel.h"
@@ -39,6 +40,12 @@ EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& voc
     if (p.requires_grad()) trainable.push_back(p);
   }
   optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(options.lr));
+  if (options.group != nullptr && options.batch % options.group->size() != 0) {
+    throw std::invalid_argument("the encoder pretraining's batch (" + std::to_string(options.batch) +
+                                " items) does not divide among " + std::to_string(options.group->size()) +
+                                " processes: pretrain with a number of processes that divides " +
+                                std::to_string(options.batch));
+  }
 }
 
 EncoderPretraining::~EncoderPretraining() = default;

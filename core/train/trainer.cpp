@@ -129,6 +129,9 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   plan_steps();  // with the steps already taken
   saved_step_ = state_.step;
   if (writes_run()) {
+    for (const auto& name : remove_unfinished_writes(config_.out_dir)) {
+      message("removed " + name + ", a file the interrupted run did not finish writing");
+    }
     truncate_metrics(metrics_path(config_.out_dir), state_.step, state_.pretrain_step);
     truncate_metrics(samples_path(config_.out_dir), state_.step, state_.pretrain_step);
     write_file_atomically(config_path(config_.out_dir), fovea::to_json(config_).dump(2) + "\n");
