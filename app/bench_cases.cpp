@@ -149,9 +149,11 @@ void bench_decoder_train_step(const BenchArgs* a, const torch::Device& device, A
   std::uniform_int_distribution<int> len(8, 22);
   std::vector<std::vector<std::int64_t>> caps;
   double tokens = 0;
+  std::vector<int> words;  // reported, so that another program can decode the same captions
   for (int i = 0; i < B; ++i) {
     std::vector<std::int64_t> c = {Vocabulary::kStart};
     const int n = len(rng);
+    words.push_back(n);
     for (int k = 0; k < n; ++k) c.push_back(4 + std::int64_t(rng() % (cfg.vocab_size - 4)));
     c.push_back(Vocabulary::kEnd);
     tokens += n + 1;
@@ -197,7 +199,7 @@ void bench_decoder_train_step(const BenchArgs* a, const torch::Device& device, A
   const double flops = 3 * decoder_forward_flops(cfg, tokens, B);  // forward + backward ~ 3x forward
   auto j = report(name, t,
                   {{"batch", B}, {"grid", "14x14"}, {"D", 512}, {"embed", 512}, {"attention", 512}, {"hidden", 512},
-                   {"vocab", 10000}, {"caption_len", "8..22 uniform, seed 7"}, {"tokens", tokens},
+                   {"vocab", 10000}, {"caption_len", "8..22 uniform, seed 7"}, {"caption_lengths", words}, {"tokens", tokens},
                    {"penalty", "doubly stochastic, mean over cells"}, {"precision", a->precision}, {"parts", parts}},
                   a->threads, device);
   auto median = [](std::vector<double> v) {

@@ -108,19 +108,21 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
 }
 
 torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
-                                     const torch::Tensor& projection_sink) {
-  auto e = additive_attention_scores(projected, float_if_bf16(linear_for_decoding(att_hidden_, h)),
+                                     const torch::Tensor& projection_sink, const StepWeights* steps) {
+  const auto query = steps ? steps->att_hidden(h) : linear_for_decoding(att_hidden_, h);
+  auto e = additive_attention_scores(projected, float_if_bf16(query),
                                      att_score_->weight.view({-1}), att_score_->bias, projection_sink);
   return torch::softmax(e, 1);
 }
 
 AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
                                           const torch::Tensor& gates_from_word, const DecoderState& state,
-                                          const torch::Tensor& sample, const torch::Tensor& projection_sink) {
+                                          const torch::Tensor& sample, const torch::Tensor& projection_sink,
+                                          const StepWeights* steps) {
   const auto b = state.h.size(0);
   auto a = annotations.narrow(0, 0, b);
   AttendResult r;
-  r.alpha = attention(projected, state.h, projection_sink);
+  r.alpha = attention(projected, state.h, projection_sink, steps);
   // (b, D). Beam search expands one image over its beams (stride 0): one matmul, no copy of a.
   auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
   const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
@@ -142,7 +144,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
     r.glimpse = torch::where(rows, cells, r.glimpse);
     r.log_alpha_glimpse = torch::where(rows, log_alpha, r.log_alpha_glimpse);
   }
-  r.state = lstm_step(gates_from_word, r.context, state);
+  r.state = lstm_step(gates_from_word, r.context, state, steps);
   return r;
 }
 
@@ -168,8 +170,9 @@ AttendResult DecoderImpl::attend_forced(const torch::Tensor& annotations, const 
 }
 
 DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context,
-                                    const DecoderState& state) {
-  auto gates = gates_from_word + linear_for_decoding(context_gates_, context) + linear_for_decoding(hidden_gates_, state.h);
+                                    const DecoderState& state, const StepWeights* steps) {
+  auto gates = gates_from_word + (steps ? steps->context_gates(context) : linear_for_decoding(context_gates_, context)) +
+               (steps ? steps->hidden_gates(state.h) : linear_for_decoding(hidden_gates_, state.h));
   auto chunks = gates.chunk(4, 1);
   auto i = torch::sigmoid(chunks[0]), f = torch::sigmoid(chunks[1]);
   auto g = torch::tanh(chunks[2]), o = torch::sigmoid(chunks[3]);
@@ -216,6 +219,8 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   // added it into the total (44 full-size fills and adds per training step at the reference sizes).
   const auto gates_at = gates_words.unbind(1);
   const auto embedded_at = embedded.unbind(1);
+  const StepWeights step_weights{StepWeight(att_hidden_->weight), StepWeight(context_gates_->weight),
+                                 StepWeight(hidden_gates_->weight)};
 
   std::vector<torch::Tensor> hs, zs, es, alphas, betas, glimpses, log_alpha, targets, rows, steps;
   for (std::int64_t t = 0; t < T; ++t) {
@@ -223,7 +228,7 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
     while (b < B && len[order[b]] > t) ++b;
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
     auto r = attend_and_step(a, projected.values, gates_at[std::size_t(t)].narrow(0, 0, b), s,
-                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), projected.sink);
+                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), projected.sink, &step_weights);
     // Rows past b are finished: they keep their old state (never read again).
     state = r.state;
     hs.push_back(r.state.h);

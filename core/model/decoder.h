@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/model/model_config.h"
+#include "core/model/step_weight.h"
 #include "core/runtime/torch_compat.h"
 
 namespace fovea {
@@ -46,6 +47,12 @@ struct DecoderOutput {
   torch::Tensor lengths;       ///< (B) number of predicted tokens (words + <end>)
 };
 
+/// The weights a training forward multiplies by at every step, each wrapped so that its gradient
+/// is one product over all steps (core/model/step_weight.h).
+struct StepWeights {
+  StepWeight att_hidden, context_gates, hidden_gates;
+};
+
 class DecoderImpl : public torch::nn::Module {
  public:
   explicit DecoderImpl(const ModelConfig& config);
@@ -63,14 +70,17 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded);
 
   /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L).
-  /// projection_sink: where the projection's gradient collects (ProjectionGradient), during training.
-  torch::Tensor attention(const torch::Tensor& projected, const torch::Tensor& h, const torch::Tensor& projection_sink = {});
+  /// projection_sink: where the projection's gradient collects (ProjectionGradient), during
+  /// training; `steps`: the training forward's step weights (null: the weights themselves).
+  torch::Tensor attention(const torch::Tensor& projected, const torch::Tensor& h, const torch::Tensor& projection_sink = {},
+                          const StepWeights* steps = nullptr);
 
   /// Attention, context and one LSTM step for the first b rows. `sample` (b, bool) selects rows
   /// that draw a hard glimpse; undefined = none (expected / soft context everywhere).
   AttendResult attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
                                const torch::Tensor& gates_from_word, const DecoderState& state,
-                               const torch::Tensor& sample, const torch::Tensor& projection_sink = {});
+                               const torch::Tensor& sample, const torch::Tensor& projection_sink = {},
+                               const StepWeights* steps = nullptr);
 
   /// attend_and_step with α given instead of computed: the context Σ α_i a_i (times β where the
   /// model has the gate; a one-hot α is a hard model's glimpse at that cell) and one LSTM step.
@@ -79,7 +89,8 @@ class DecoderImpl : public torch::nn::Module {
                              const torch::Tensor& gates_from_word, const DecoderState& state);
 
   /// One LSTM step with input [E y_{t-1}; ẑ_t]; gates_from_word = word_gates(E y_{t-1}).
-  DecoderState lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context, const DecoderState& state);
+  DecoderState lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context, const DecoderState& state,
+                         const StepWeights* steps = nullptr);
 
   /// Deep output layer: logits = L_o(dropout(E y_{t-1} + L_h h_t + L_z ẑ_t)).
   torch::Tensor output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h, const torch::Tensor& context);

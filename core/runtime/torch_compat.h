@@ -29,6 +29,15 @@ inline void set_cpu_rng_state(const torch::Tensor& state) {
   gen.set_state(state);
 }
 
+/// Whether CPU autocast (CpuBf16Autocast) is on in this thread.
+inline bool cpu_autocast_enabled() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  return at::autocast::is_autocast_enabled(at::kCPU);
+#else
+  return at::autocast::is_cpu_enabled();
+#endif
+}
+
 /// While alive, CPU operators on autocast's lower-precision list (matrix products, convolutions)
 /// run in bfloat16 with float accumulation, like Python's torch.autocast("cpu"). Used by
 /// `fovea train/bench --precision bf16` around the forward only (backward and Adam stay float).

@@ -1,0 +1,69 @@
+#include "core/model/step_weight.h"
+
+#include "core/model/small_batch_linear.h"
+#include "core/runtime/torch_compat.h"
+
+namespace fovea {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+/// x Wᵀ whose backward returns x's gradient only and records (x, ∂y) for the weight's.
+struct StepProduct : torch::autograd::Function<StepProduct> {
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, torch::Tensor weight,
+                               c10::List<torch::Tensor> record) {
+    ctx->save_for_backward({x, weight});
+    ctx->saved_data["record"] = record;
+    return torch::mm(x, weight.t());
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& dy = grads[0];
+    auto record = ctx->saved_data["record"].toTensorList();
+    record.push_back(saved[0]);
+    record.push_back(dy);
+    return {torch::mm(dy, saved[1]), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+/// Stands for the weight in the steps' products; its backward, which autograd runs once every step
+/// that read it has run its own, is the weight's gradient over all steps in one product.
+struct StepWeightGradient : torch::autograd::Function<StepWeightGradient> {
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor weight, c10::List<torch::Tensor> record) {
+    ctx->saved_data["record"] = record;
+    ctx->set_materialize_grads(false);
+    return weight;  // a returned input becomes a view carrying this node
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    auto record = ctx->saved_data["record"].toTensorList();
+    std::vector<torch::Tensor> xs, dys;
+    for (std::size_t i = 0; i + 1 < record.size(); i += 2) {
+      xs.push_back(record.get(i));
+      dys.push_back(record.get(i + 1));
+    }
+    record.clear();
+    torch::Tensor grad = grads[0];  // a use of the weight outside the steps (none in the decoder)
+    if (!xs.empty()) {
+      auto from_steps = torch::mm(torch::cat(dys).t(), torch::cat(xs));
+      grad = grad.defined() ? grad + from_steps : from_steps;
+    }
+    return {grad, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+StepWeight::StepWeight(const torch::Tensor& weight) : weight_(weight) {
+  collects_ = torch::GradMode::is_enabled() && weight.requires_grad() && weight.scalar_type() == torch::kFloat &&
+              !(weight.device().is_cpu() && compat::cpu_autocast_enabled());
+  if (collects_) weight_ = StepWeightGradient::apply(weight, record_);
+}
+
+torch::Tensor StepWeight::operator()(const torch::Tensor& x) const {
+  if (!collects_ || x.scalar_type() != torch::kFloat) return linear_for_decoding(x, weight_, {});
+  return StepProduct::apply(x, weight_, record_);
+}
+
+}  // namespace fovea
