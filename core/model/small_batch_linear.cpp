@@ -2,7 +2,12 @@
 
 #include <ATen/Parallel.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "core/model/vector_clones.h"
+#include "core/runtime/runtime.h"
 
 namespace fovea {
 
@@ -33,10 +38,96 @@ FOVEA_VECTOR_CLONES void rows_times_weights(const float* x, const float* W, cons
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FOVEA_X86_KERNELS 1
+
+/// The same with 8 (AVX2) or 16 (AVX-512) lanes written out: one accumulator register per input
+/// row, each weight vector loaded once and multiplied into all R rows. GCC's vectorisation of the
+/// loop above spilled the accumulators to the stack and built the input vectors from scalars.
+__attribute__((target("avx2,fma"))) inline float sum_lanes(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+template <int R>
+__attribute__((target("avx2,fma"))) void rows_times_weights_avx2(const float* x, const float* W, const float* bias,
+                                                                 float* y, std::int64_t K, std::int64_t N,
+                                                                 std::int64_t j0, std::int64_t j1) {
+  const std::int64_t K8 = K / 8 * 8;
+  for (std::int64_t j = j0; j < j1; ++j) {
+    const float* w = W + j * K;
+    __m256 acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+    for (std::int64_t k = 0; k < K8; k += 8) {
+      const __m256 wk = _mm256_loadu_ps(w + k);
+      for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * K + k), wk, acc[r]);
+    }
+    for (int r = 0; r < R; ++r) {
+      float s = (bias ? bias[j] : 0.0f) + sum_lanes(acc[r]);
+      for (std::int64_t k = K8; k < K; ++k) s += x[r * K + k] * w[k];
+      y[r * N + j] = s;
+    }
+  }
+}
+
+// GCC 12's AVX-512 headers start the shuffle and the cast from _mm512_undefined_ps(), which
+// -Wmaybe-uninitialized reports (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <int R>
+__attribute__((target("avx512f,avx2,fma"))) void rows_times_weights_avx512(const float* x, const float* W, const float* bias,
+                                                                 float* y, std::int64_t K, std::int64_t N,
+                                                                 std::int64_t j0, std::int64_t j1) {
+  const std::int64_t K16 = K / 16 * 16;
+  for (std::int64_t j = j0; j < j1; ++j) {
+    const float* w = W + j * K;
+    __m512 acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    for (std::int64_t k = 0; k < K16; k += 16) {
+      const __m512 wk = _mm512_loadu_ps(w + k);
+      for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(x + r * K + k), wk, acc[r]);
+    }
+    for (int r = 0; r < R; ++r) {
+      const __m512 halves = _mm512_add_ps(acc[r], _mm512_shuffle_f32x4(acc[r], acc[r], 0x4e));  // lanes 0-7 + 8-15
+      float s = (bias ? bias[j] : 0.0f) + sum_lanes(_mm512_castps512_ps256(halves));
+      for (std::int64_t k = K16; k < K; ++k) s += x[r * K + k] * w[k];
+      y[r * N + j] = s;
+    }
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
+enum class Lanes { Portable, Avx2, Avx512 };
+
+/// The instruction set ATen dispatches its own kernels to (ATEN_CPU_CAPABILITY caps it), so that
+/// Fovea and LibTorch run on the same one.
+Lanes lanes() {
+  static const Lanes chosen = [] {
+#ifdef FOVEA_X86_KERNELS
+    const auto aten = cpu_kernels().aten_capability;
+    if (aten == "AVX512" && __builtin_cpu_supports("avx512f")) return Lanes::Avx512;
+    if ((aten == "AVX512" || aten == "AVX2") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return Lanes::Avx2;
+    }
+#endif
+    return Lanes::Portable;
+  }();
+  return chosen;
+}
+
 template <int R>
 void run(const float* x, const float* W, const float* bias, float* y, std::int64_t K, std::int64_t N) {
   const std::int64_t grain = std::max<std::int64_t>(16, 65536 / std::max<std::int64_t>(K, 1));
-  at::parallel_for(0, N, grain, [&](std::int64_t j0, std::int64_t j1) { rows_times_weights<R>(x, W, bias, y, K, N, j0, j1); });
+  const auto isa = lanes();
+  at::parallel_for(0, N, grain, [&](std::int64_t j0, std::int64_t j1) {
+#ifdef FOVEA_X86_KERNELS
+    if (isa == Lanes::Avx512) return rows_times_weights_avx512<R>(x, W, bias, y, K, N, j0, j1);
+    if (isa == Lanes::Avx2) return rows_times_weights_avx2<R>(x, W, bias, y, K, N, j0, j1);
+#endif
+    rows_times_weights<R>(x, W, bias, y, K, N, j0, j1);
+  });
 }
 
 bool applies(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
