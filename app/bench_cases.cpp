@@ -358,7 +358,8 @@ int run_bench(const BenchArgs& args) {
                                {"blas_core", kernels.blas_core},
                                {"openblas_coretype_env", std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : ""},
                                {"dnnl_max_cpu_isa", kernels.dnnl_max_isa},
-                               {"native_bf16", kernels.native_bf16}})
+                               {"native_bf16", kernels.native_bf16},
+                               {"glibc_tunables", std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : ""}})
                    .dump()
             << std::endl;
   double sgemm_gflops = 0;

@@ -29,6 +29,14 @@ echo "== train --help: each setting once, at most 41 options, the same keys as t
 options=$(grep -o -E '^ +(-h,)?--[a-z0-9-]+' help.txt | sed -E 's/^ +(-h,)?--//' | sort -u)
 [ "$(echo "$options" | wc -l)" -le 41 ] || { cat help.txt; fail "fovea train --help lists more than 41 options"; }
 
+echo "== start-up: malloc in transparent huge pages, the user's GLIBC_TUNABLES kept"
+GLIBC_TUNABLES=glibc.malloc.arena_max=4 "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 > env.jsonl
+jq -s -e 'map(select(.case=="environment"))[0].glibc_tunables == "glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1"' env.jsonl > /dev/null \
+  || { cat env.jsonl; fail "start-up did not add glibc.malloc.hugetlb=1 to the user's GLIBC_TUNABLES"; }
+GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 > env.jsonl
+jq -s -e 'map(select(.case=="environment"))[0].glibc_tunables == "glibc.malloc.hugetlb=0"' env.jsonl > /dev/null \
+  || { cat env.jsonl; fail "start-up overrode the user's glibc.malloc.hugetlb"; }
+
 echo "== train, kill -9, resume"
 "$FOVEA" train --out run "${TINY[@]}" --max-steps 3000 > train1.log 2>&1 &
 pid=$!
