@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/model/additive_attention.h"
+#include "core/model/step_gradient_sink.h"
 
 using namespace fovea;
 
@@ -30,7 +31,7 @@ Params make_params(std::int64_t B, std::int64_t L, std::int64_t D, std::int64_t 
 /// way the decoder trims finished captions. Fused or reference, the same graph otherwise.
 torch::Tensor unrolled_loss(const Params& p, bool fused) {
   const auto projected = torch::matmul(p.annotations, p.w_a.t()) + p.b_a;
-  const auto collected = fused ? collect_projection_gradient(projected) : ProjectionGradient{projected, {}};
+  const auto collected = fused ? collect_step_gradient(projected) : StepGradientSink{projected, {}};
   torch::Tensor loss = torch::zeros({});
   for (std::int64_t t = 0; t < p.hs.size(0); ++t) {
     const auto b = p.hs.size(1) - t;

@@ -101,30 +101,15 @@ torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor&
   return e;
 }
 
-/// Hands the buffer the steps' backward passes filled to the projection, once, after all of them
-/// (autograd runs this node only when every step that read `values` has run its backward).
-struct ProjectionSink : torch::autograd::Function<ProjectionSink> {
-  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor sink) {
-    ctx->saved_data["sink"] = sink;
-    ctx->set_materialize_grads(false);
-    return projected;  // returned inputs become views carrying this node
-  }
-  static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    auto sink = ctx->saved_data["sink"].toTensor();
-    // Gradient reaching `values` by another path than the fused scores (none in the decoder).
-    if (grads[0].defined()) sink = sink + grads[0];
-    return {sink, torch::Tensor()};
-  }
-};
-
 struct AttentionScores : torch::autograd::Function<AttentionScores> {
+  // The sink is optional: autograd cannot register an undefined tensor as an input.
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor q, torch::Tensor w,
-                               torch::Tensor bias, torch::Tensor sink) {
+                               torch::Tensor bias, c10::optional<torch::Tensor> sink) {
     auto kept = torch::empty({q.size(0), projected.size(1), projected.size(2)}, q.options());
     auto e = fused_forward(projected, q, w, bias, kept);
     ctx->saved_data["kept"] = kept;
     ctx->saved_data["w"] = w.contiguous();
-    ctx->saved_data["sink"] = sink;
+    ctx->saved_data["sink"] = sink.value_or(torch::Tensor());
     ctx->set_materialize_grads(false);
     return e;
   }
@@ -173,15 +158,6 @@ torch::Tensor additive_attention_scores_reference(const torch::Tensor& projected
   return torch::matmul(torch::tanh(projected.narrow(0, 0, b) + q.unsqueeze(1)), w) + bias;
 }
 
-ProjectionGradient collect_projection_gradient(const torch::Tensor& projected) {
-  if (!torch::GradMode::is_enabled() || !projected.requires_grad() || !fusable(projected, projected.select(1, 0))) {
-    return {projected, torch::Tensor()};
-  }
-  auto contiguous = projected.contiguous();
-  auto sink = torch::zeros_like(contiguous);
-  return {ProjectionSink::apply(contiguous, sink), sink};
-}
-
 torch::Tensor additive_attention_scores(const torch::Tensor& projected, const torch::Tensor& q, const torch::Tensor& w,
                                         const torch::Tensor& bias, const torch::Tensor& sink) {
   TORCH_CHECK(projected.dim() == 3 && q.dim() == 2 && q.size(1) == projected.size(2) && q.size(0) <= projected.size(0),
@@ -193,7 +169,7 @@ torch::Tensor additive_attention_scores(const torch::Tensor& projected, const to
     return additive_attention_scores_reference(projected, q, w, bias);
   }
   if (!grad) return fused_forward(projected, q, w, bias, torch::Tensor());
-  return AttentionScores::apply(projected, q, w, bias, sink);
+  return AttentionScores::apply(projected, q, w, bias, sink.defined() ? c10::optional<torch::Tensor>(sink) : c10::nullopt);
 }
 
 }  // namespace fovea

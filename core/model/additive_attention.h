@@ -7,27 +7,15 @@
 /// narrowed projection (zero-filled at full size every step, then added into the projection's
 /// gradient): about a dozen passes over 12.8 MB per step at the benchmark's sizes. The fused
 /// kernel makes one pass forward and one backward, and every step's gradient of the projection
-/// is added in place into one buffer that is handed to autograd once (ProjectionGradient).
+/// is added in place into one buffer that is handed to autograd once (core/model/step_gradient_sink.h).
 /// Other devices and dtypes run the LibTorch operators.
 #include <torch/torch.h>
 
 namespace fovea {
 
-/// The projection W_a a + b as the fused attention consumes it during training: `values` is what
-/// the steps read (same numbers as the projection), `sink` the buffer their backward passes add
-/// into; autograd hands the buffer on to the projection after every step's backward has run.
-struct ProjectionGradient {
-  torch::Tensor values;  ///< (B, L, A)
-  torch::Tensor sink;    ///< (B, L, A), undefined when the projection needs no gradient
-};
-
-/// Wraps the projection for a training forward; without autograd (inference) it returns the
-/// projection itself and no sink.
-ProjectionGradient collect_projection_gradient(const torch::Tensor& projected);
-
 /// Scores (b, L) for the first b = q.size(0) rows of `projected` (B, L, A; any stride over B, so an
 /// expanded projection works), q = W_h h (b, A), w (A) and bias (1). `sink` is the buffer from
-/// collect_projection_gradient when `projected` needs a gradient.
+/// collect_step_gradient when `projected` needs a gradient.
 torch::Tensor additive_attention_scores(const torch::Tensor& projected, const torch::Tensor& q, const torch::Tensor& w,
                                         const torch::Tensor& bias, const torch::Tensor& sink = {});
 

@@ -1,7 +1,9 @@
 #include "core/model/decoder.h"
 
 #include "core/model/additive_attention.h"
+#include "core/model/attention_context.h"
 #include "core/model/small_batch_linear.h"
+#include "core/model/step_gradient_sink.h"
 #include "core/train/thread_generator.h"
 
 #include <algorithm>
@@ -117,14 +119,14 @@ torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch
 
 AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
                                           const torch::Tensor& gates_from_word, const DecoderState& state,
-                                          const torch::Tensor& sample, const torch::Tensor& projection_sink,
+                                          const torch::Tensor& sample, const StepSinks& sinks,
                                           const StepWeights* steps) {
   const auto b = state.h.size(0);
   auto a = annotations.narrow(0, 0, b);
   AttendResult r;
-  r.alpha = attention(projected, state.h, projection_sink, steps);
+  r.alpha = attention(projected, state.h, sinks.projection, steps);
   // (b, D). Beam search expands one image over its beams (stride 0): one matmul, no copy of a.
-  auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
+  auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : attention_context(r.alpha, annotations, sinks.annotations);
   const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
   if (gated) {
     r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
@@ -205,12 +207,15 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto order_t = torch::tensor(order, torch::kLong).to(device);
   const auto T = len[order[0]];
 
-  auto a = annotations.index_select(0, order_t);
+  const auto a = annotations.index_select(0, order_t);
   auto tok = tokens.to(device).index_select(0, order_t);
   auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
 
-  // W_a·a once per image; its gradient collects in one buffer across the steps (core/model/additive_attention.h).
-  const auto projected = collect_projection_gradient(float_if_bf16(project_annotations(a)));
+  // W_a·a once per image. The gradients of the projection and of a collect in one buffer each
+  // across the steps (core/model/step_gradient_sink.h).
+  const auto projected = collect_step_gradient(float_if_bf16(project_annotations(a)));
+  const auto steps_a = collect_step_gradient(a);
+  const StepSinks sinks{projected.sink, steps_a.sink};
   auto state = initial_state(a);
   auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
   auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps
@@ -227,8 +232,8 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
     std::int64_t b = 0;
     while (b < B && len[order[b]] > t) ++b;
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
-    auto r = attend_and_step(a, projected.values, gates_at[std::size_t(t)].narrow(0, 0, b), s,
-                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), projected.sink, &step_weights);
+    auto r = attend_and_step(steps_a.values, projected.values, gates_at[std::size_t(t)].narrow(0, 0, b), s,
+                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), sinks, &step_weights);
     // Rows past b are finished: they keep their old state (never read again).
     state = r.state;
     hs.push_back(r.state.h);

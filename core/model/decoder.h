@@ -53,6 +53,13 @@ struct StepWeights {
   StepWeight att_hidden, context_gates, hidden_gates;
 };
 
+/// Where a training forward's steps add the gradients of the tensors every step reads, in place
+/// (core/model/step_gradient_sink.h); undefined: through autograd, step by step.
+struct StepSinks {
+  torch::Tensor projection;   ///< of project_annotations(a), read by the attention scores
+  torch::Tensor annotations;  ///< of a, read by the context
+};
+
 class DecoderImpl : public torch::nn::Module {
  public:
   explicit DecoderImpl(const ModelConfig& config);
@@ -70,7 +77,7 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded);
 
   /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L).
-  /// projection_sink: where the projection's gradient collects (ProjectionGradient), during
+  /// projection_sink: where the projection's gradient collects (StepSinks::projection), during
   /// training; `steps`: the training forward's step weights (null: the weights themselves).
   torch::Tensor attention(const torch::Tensor& projected, const torch::Tensor& h, const torch::Tensor& projection_sink = {},
                           const StepWeights* steps = nullptr);
@@ -79,7 +86,7 @@ class DecoderImpl : public torch::nn::Module {
   /// that draw a hard glimpse; undefined = none (expected / soft context everywhere).
   AttendResult attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
                                const torch::Tensor& gates_from_word, const DecoderState& state,
-                               const torch::Tensor& sample, const torch::Tensor& projection_sink = {},
+                               const torch::Tensor& sample, const StepSinks& sinks = {},
                                const StepWeights* steps = nullptr);
 
   /// attend_and_step with α given instead of computed: the context Σ α_i a_i (times β where the

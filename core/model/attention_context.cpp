@@ -1,0 +1,117 @@
+#include "core/model/attention_context.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+
+#include "core/model/vector_clones.h"
+
+namespace fovea {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+constexpr int kLanes = 16;
+
+/// out = Σ_l alpha[l] a[l] over L rows of D.
+FOVEA_VECTOR_CLONES void context_row(const float* alpha, const float* a, float* out, std::int64_t L, std::int64_t D) {
+  std::fill(out, out + D, 0.0f);
+  for (std::int64_t l = 0; l < L; ++l) {
+    const float w = alpha[l];
+    const float* row = a + l * D;
+    for (std::int64_t d = 0; d < D; ++d) out[d] += w * row[d];
+  }
+}
+
+/// x · y over D, in kLanes partial sums so that the loop vectorises.
+FOVEA_VECTOR_CLONES float dot(const float* x, const float* y, std::int64_t D) {
+  float lanes[kLanes] = {};
+  std::int64_t d = 0;
+  for (; d + kLanes <= D; d += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] += x[d + j] * y[d + j];
+  }
+  float s = 0;
+  for (; d < D; ++d) s += x[d] * y[d];
+  for (int j = 0; j < kLanes; ++j) s += lanes[j];
+  return s;
+}
+
+/// y += s · x over D.
+FOVEA_VECTOR_CLONES void add_scaled(float s, const float* x, float* y, std::int64_t D) {
+  for (std::int64_t d = 0; d < D; ++d) y[d] += s * x[d];
+}
+
+bool fusable(const torch::Tensor& alpha, const torch::Tensor& annotations) {
+  auto cpu_float = [](const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; };
+  return cpu_float(alpha) && cpu_float(annotations) && annotations.stride(2) == 1 &&
+         annotations.stride(1) == annotations.size(2);
+}
+
+torch::Tensor fused_forward(const torch::Tensor& alpha_in, const torch::Tensor& annotations) {
+  const auto alpha = alpha_in.contiguous();
+  const std::int64_t b = alpha.size(0), L = annotations.size(1), D = annotations.size(2), stride = annotations.stride(0);
+  auto out = torch::empty({b, D}, alpha.options());
+  const float* AL = alpha.data_ptr<float>();
+  const float* A = annotations.data_ptr<float>();
+  float* O = out.data_ptr<float>();
+  at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) context_row(AL + i * L, A + i * stride, O + i * D, L, D);
+  });
+  return out;
+}
+
+struct AttentionContext : torch::autograd::Function<AttentionContext> {
+  // The sink is optional: autograd cannot register an undefined tensor as an input.
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor alpha, torch::Tensor annotations,
+                               c10::optional<torch::Tensor> sink) {
+    ctx->save_for_backward({alpha, annotations});
+    ctx->saved_data["sink"] = sink.value_or(torch::Tensor());
+    ctx->set_materialize_grads(false);
+    return fused_forward(alpha, annotations);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    const auto saved = ctx->get_saved_variables();
+    const auto alpha = saved[0].contiguous(), annotations = saved[1];
+    const auto sink = ctx->saved_data["sink"].toTensor();
+    const auto g = grads[0].contiguous();
+    const std::int64_t b = alpha.size(0), L = annotations.size(1), D = annotations.size(2), stride = annotations.stride(0);
+    auto grad_alpha = torch::empty({b, L}, alpha.options());
+    const float* AL = alpha.data_ptr<float>();
+    const float* A = annotations.data_ptr<float>();
+    const float* G = g.data_ptr<float>();
+    float* GA = grad_alpha.data_ptr<float>();
+    float* S = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, D), contiguous
+    at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        for (std::int64_t l = 0; l < L; ++l) {
+          GA[i * L + l] = dot(G + i * D, A + i * stride + l * D, D);
+          if (S) add_scaled(AL[i * L + l], G + i * D, S + (i * L + l) * D, D);
+        }
+      }
+    });
+    torch::Tensor grad_annotations;  // delivered through the sink
+    return {grad_alpha, grad_annotations, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor attention_context(const torch::Tensor& alpha, const torch::Tensor& annotations, const torch::Tensor& sink) {
+  TORCH_CHECK(alpha.dim() == 2 && annotations.dim() == 3 && alpha.size(0) <= annotations.size(0) &&
+                  alpha.size(1) == annotations.size(1),
+              "attention context: alpha (b, L) and annotations (B >= b, L, D) do not match: ", alpha.sizes(), " and ",
+              annotations.sizes());
+  const auto b = alpha.size(0);
+  const bool grad = torch::GradMode::is_enabled() && (alpha.requires_grad() || annotations.requires_grad());
+  if (!fusable(alpha, annotations) || (grad && annotations.requires_grad() && !sink.defined())) {
+    return torch::bmm(alpha.unsqueeze(1), annotations.narrow(0, 0, b)).squeeze(1);
+  }
+  if (!grad) return fused_forward(alpha, annotations);
+  return AttentionContext::apply(alpha, annotations, sink.defined() ? c10::optional<torch::Tensor>(sink) : c10::nullopt);
+}
+
+}  // namespace fovea
