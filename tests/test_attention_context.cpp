@@ -39,6 +39,10 @@ TEST(AttentionContext, MatchesBmmWithAndWithoutGradients) {
     const auto fused = attention_context(alpha, annotations);
     ASSERT_EQ(fused.sizes(), (std::vector<std::int64_t>{4, 37}));
     EXPECT_TRUE(torch::allclose(fused, torch::bmm(alpha.unsqueeze(1), annotations.narrow(0, 0, 4)).squeeze(1), 1e-5, 1e-5));
+    // Beam search: one image expanded over the beams (row stride 0).
+    const auto one = annotations.narrow(0, 2, 1).expand({4, -1, -1});
+    EXPECT_TRUE(torch::allclose(attention_context(alpha, one), torch::bmm(alpha.unsqueeze(1), one.contiguous()).squeeze(1),
+                                1e-5, 1e-5));
   }
   const auto logits = torch::randn({4, 6, 13}).requires_grad_();
   const auto a = annotations.clone().requires_grad_();

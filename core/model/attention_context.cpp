@@ -106,6 +106,8 @@ torch::Tensor attention_context(const torch::Tensor& alpha, const torch::Tensor&
               "attention context: alpha (b, L) and annotations (B >= b, L, D) do not match: ", alpha.sizes(), " and ",
               annotations.sizes());
   const auto b = alpha.size(0);
+  // Beam search expands one image over its beams (stride 0): one product, no copy of the image.
+  if (annotations.stride(0) == 0) return torch::mm(alpha, annotations[0]);
   const bool grad = torch::GradMode::is_enabled() && (alpha.requires_grad() || annotations.requires_grad());
   if (!fusable(alpha, annotations) || (grad && annotations.requires_grad() && !sink.defined())) {
     return torch::bmm(alpha.unsqueeze(1), annotations.narrow(0, 0, b)).squeeze(1);

@@ -12,7 +12,8 @@
 
 namespace fovea {
 
-/// Context (b, D) for α (b, L) and the first b rows of `annotations` (B, L, D; any stride over B).
+/// Context (b, D) for α (b, L) and the first b rows of `annotations` (B, L, D; any stride over B,
+/// so beam search's one image expanded over its beams works).
 /// `sink` is the buffer from collect_step_gradient when `annotations` needs a gradient.
 torch::Tensor attention_context(const torch::Tensor& alpha, const torch::Tensor& annotations,
                                 const torch::Tensor& sink = {});

@@ -125,8 +125,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
   auto a = annotations.narrow(0, 0, b);
   AttendResult r;
   r.alpha = attention(projected, state.h, sinks.projection, steps);
-  // (b, D). Beam search expands one image over its beams (stride 0): one matmul, no copy of a.
-  auto expected = a.stride(0) == 0 ? torch::mm(r.alpha, a[0]) : attention_context(r.alpha, annotations, sinks.annotations);
+  auto expected = attention_context(r.alpha, annotations, sinks.annotations);  // (b, D)
   const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
   if (gated) {
     r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
@@ -158,7 +157,7 @@ AttendResult DecoderImpl::attend_forced(const torch::Tensor& annotations, const 
   auto a = annotations.narrow(0, 0, b);
   AttendResult r;
   r.alpha = alpha.to(a.device(), a.scalar_type());
-  r.context = torch::bmm(r.alpha.unsqueeze(1), a).squeeze(1);
+  r.context = attention_context(r.alpha, annotations);
   if (config_.use_beta && config_.attention == AttentionKind::Soft) {
     r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
     r.context = r.context * r.beta.unsqueeze(1);
