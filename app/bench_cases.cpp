@@ -356,7 +356,11 @@ int run_bench(const BenchArgs& args) {
                                {"aten_cpu_capability", kernels.aten_capability},
                                {"blas", kernels.blas},
                                {"blas_core", kernels.blas_core},
-                               {"openblas_coretype_env", std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : ""},
+                               // As the user's environment had it: empty where Fovea chose the core.
+                               {"openblas_coretype_env", std::getenv("OPENBLAS_CORETYPE") && kernels.blas_core_fallback.empty()
+                                                             ? std::getenv("OPENBLAS_CORETYPE")
+                                                             : ""},
+                               {"blas_core_fallback", kernels.blas_core_fallback},
                                {"dnnl_max_cpu_isa", kernels.dnnl_max_isa},
                                {"native_bf16", kernels.native_bf16},
                                {"glibc_tunables", std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : ""}})

@@ -12,7 +12,7 @@
 #include <iostream>
 
 #include "app/commands.h"
-#include "app/process_startup.h"
+#include "core/runtime/process_startup.h"
 #include "app/progress_bar.h"
 #include "core/io/checkpoint.h"
 #include "core/train/data_parallel.h"

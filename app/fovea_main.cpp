@@ -5,7 +5,7 @@
 #include <map>
 
 #include "app/commands.h"
-#include "app/process_startup.h"
+#include "core/runtime/process_startup.h"
 #include "core/runtime/runtime.h"
 
 int main(int argc, char** argv) {

@@ -8,7 +8,7 @@
 
 #include <cstdio>
 
-#include "app/process_startup.h"
+#include "core/runtime/process_startup.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/process_startup.h"
+#include "core/runtime/process_startup.h"
 #include "core/train/train_config.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"

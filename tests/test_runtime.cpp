@@ -3,6 +3,11 @@
 
 #include <algorithm>
 
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/runtime/blas_core.h"
 #include "core/runtime/runtime.h"
 
 // The flags come from /proc/cpuinfo on Linux.
@@ -13,4 +18,32 @@ TEST(Runtime, ReadsTheCpuFlags) {
 #else
   GTEST_SKIP() << "x86 Linux only";
 #endif
+}
+
+// OpenBLAS's fall-back to pre-AVX2 kernels on a CPU it does not know is replaced by the core of
+// the CPU's instruction set; a choice with AVX2 or AVX-512 kernels is kept.
+TEST(OpenblasCore, ReplacesAFallBackOlderThanTheCpu) {
+  const std::vector<std::string> avx512 = {"sse2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"};
+  const std::vector<std::string> avx2 = {"sse2", "avx", "avx2", "fma"};
+  const std::vector<std::string> avx = {"sse2", "avx"};
+  EXPECT_EQ(fovea::openblas_core_for("Prescott", avx512), "SkylakeX");
+  EXPECT_EQ(fovea::openblas_core_for("Nehalem", avx2), "Haswell");
+  EXPECT_EQ(fovea::openblas_core_for("Sandybridge", avx2), "Haswell");
+  // AVX-512 without BW/DQ/VL (Knights Landing) is not what SkylakeX's kernels need.
+  EXPECT_EQ(fovea::openblas_core_for("Prescott", {"avx2", "fma", "avx512f"}), "Haswell");
+  EXPECT_EQ(fovea::openblas_core_for("Haswell", avx512), "");
+  EXPECT_EQ(fovea::openblas_core_for("Zen", avx2), "");
+  EXPECT_EQ(fovea::openblas_core_for("Cooperlake", avx512), "");
+  EXPECT_EQ(fovea::openblas_core_for("Sandybridge", avx), "");
+  EXPECT_EQ(fovea::openblas_core_for("Prescott", {}), "");
+}
+
+// OPENBLAS_CORETYPE set by the environment is never overridden.
+TEST(OpenblasCore, RespectsTheEnvironment) {
+  const char* before = std::getenv("OPENBLAS_CORETYPE");
+  const std::string saved = before ? before : "";
+  setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+  EXPECT_EQ(fovea::openblas_core_to_choose(), "");
+  if (before) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
+  else unsetenv("OPENBLAS_CORETYPE");
 }

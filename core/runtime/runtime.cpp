@@ -1,5 +1,7 @@
 #include "core/runtime/runtime.h"
 
+#include "core/runtime/blas_core.h"
+
 #include <ATen/Version.h>
 
 #include <malloc.h>
@@ -121,6 +123,7 @@ CpuKernels cpu_kernels() {
   if (openblas_get_config != nullptr) {
     k.blas = std::string("OpenBLAS ") + openblas_get_config();
     k.blas_core = openblas_get_corename != nullptr ? openblas_get_corename() : "";
+    if (const char* fell_back = std::getenv(kOpenblasFallbackVariable)) k.blas_core_fallback = fell_back;
   } else {
     k.blas = "not OpenBLAS";
   }
@@ -136,6 +139,7 @@ std::string describe_runtime(const torch::Device& device) {
     const auto k = cpu_kernels();
     if (const auto cpu = cpu_model_name(); !cpu.empty()) s += ", " + cpu;
     s += ", ATen " + k.aten_capability + (k.blas_core.empty() ? ", " + k.blas : ", OpenBLAS core " + k.blas_core);
+    if (!k.blas_core_fallback.empty()) s += " (not its own " + k.blas_core_fallback + ", older than this CPU)";
     if (!k.dnnl_max_isa.empty()) s += ", oneDNN up to " + k.dnnl_max_isa;
   }
   return s;

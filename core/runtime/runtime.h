@@ -48,6 +48,9 @@ struct CpuKernels {
   std::string aten_capability;  ///< as ATen reports it ("?" when it does not say)
   std::string blas;             ///< "OpenBLAS <config>", or "not OpenBLAS"
   std::string blas_core;        ///< OpenBLAS's core (e.g. "Haswell", "SkylakeX", "Zen"), "" otherwise
+  /// The older core OpenBLAS had chosen itself when Fovea gave it blas_core instead
+  /// (core/runtime/blas_core.h); "" when OpenBLAS's own choice or OPENBLAS_CORETYPE's runs.
+  std::string blas_core_fallback;
   std::string dnnl_max_isa;     ///< $DNNL_MAX_CPU_ISA, "" when unset
   bool native_bf16 = false;     ///< cpu_has_native_bf16()
 };

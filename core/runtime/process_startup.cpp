@@ -1,4 +1,4 @@
-#include "app/process_startup.h"
+#include "core/runtime/process_startup.h"
 
 #include <unistd.h>
 
@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/runtime/blas_core.h"
 #include "core/runtime/runtime.h"
 
 namespace fovea {
@@ -31,6 +32,13 @@ void prepare_process(int argc, char** argv) {
       setenv(name, value, 1);
       changed = true;
     }
+  }
+  // OpenBLAS fell back to kernels older than the CPU (it did not know the CPU's model): give it
+  // the core of the CPU's instruction set, and say which one it had chosen.
+  if (const auto core = openblas_core_to_choose(); !core.empty()) {
+    setenv(kOpenblasFallbackVariable, openblas_core_name().c_str(), 1);
+    setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+    changed = true;
   }
   // Transparent huge pages for malloc's memory: the encoder's activations (51 MB for a batch of
   // 64 at 112 px) are larger than glibc's largest mmap threshold, so each step maps them afresh,

@@ -12,7 +12,9 @@ namespace fovea {
 /// Call first thing in main(): when either variable is unset it sets OMP_WAIT_POLICY=PASSIVE and
 /// OPENBLAS_THREAD_TIMEOUT=4 (values the user exported are kept) and re-executes the program once,
 /// so users never have to export them. OPENBLAS_CORETYPE is left as the environment has it: some
-/// machines set it because OpenBLAS computes wrong results on them otherwise. It also adds
+/// machines set it because OpenBLAS computes wrong results on them otherwise. Where it is unset
+/// and OpenBLAS, not knowing the CPU, fell back to kernels older than the CPU's instruction set,
+/// it sets it to the core that fits (core/runtime/blas_core.h). It also adds
 /// glibc.malloc.hugetlb=1 to GLIBC_TUNABLES unless that names it (malloc's memory in transparent
 /// huge pages: a fresh 4 KB page costs ~14 µs to fault in on small VMs), and keeps freed tensor
 /// memory in the heap (configure_allocator()). Returns normally when nothing needed doing.
