@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/model/encoder.h"
@@ -110,6 +111,49 @@ TEST(Encoder, ConfigsSavedBeforeCentredCellsKeepTheirPadding) {
   b.centred_cells = false;
   Encoder ea(a), eb(b);
   EXPECT_EQ(ea->named_parameters().keys(), eb->named_parameters().keys());
+}
+
+// Frozen blocks compute what they did, but a backward stops above them: their parameters get no
+// gradient (and so no Adam update), the blocks above get the same gradients as before.
+TEST(Encoder, FrozenBlocksGiveTheSameAnnotationsAndNoGradient) {
+  torch::manual_seed(3);
+  ModelConfig config;
+  config.image_size = 32;
+  config.encoder_widths = {4, 8, 8, 8, 8};
+  Encoder encoder(config);
+  encoder->train();
+  ASSERT_EQ(encoder->blocks(), 5);
+  const auto images = torch::rand({2, 3, 32, 32});
+  const auto weights = torch::randn({2, config.cells(), config.annotation_dim});
+  auto backward = [&] {
+    encoder->zero_grad();
+    const auto a = encoder->forward(images);
+    if (a.requires_grad()) (a * weights).sum().backward();
+    return a.detach();
+  };
+  const auto all = backward();
+  std::map<std::string, torch::Tensor> grads;
+  for (const auto& p : encoder->named_parameters()) grads[p.key()] = p.value().grad().clone();
+
+  encoder->freeze_blocks(3);  // blocks 0-2: modules cnn.0 to cnn.8
+  const auto frozen = backward();
+  EXPECT_TRUE(torch::allclose(frozen, all, 1e-5, 1e-6)) << "freezing changed the forward";
+  std::size_t trained = 0;
+  for (const auto& p : encoder->named_parameters()) {
+    const auto module = std::stoi(p.key().substr(std::string("cnn.").size()));
+    if (module < 9) {
+      EXPECT_FALSE(p.value().grad().defined()) << p.key() << " got a gradient (or kept an earlier one)";
+    } else {
+      ASSERT_TRUE(p.value().grad().defined()) << p.key();
+      EXPECT_TRUE(torch::allclose(p.value().grad(), grads[p.key()], 1e-4, 1e-6)) << p.key();
+      ++trained;
+    }
+  }
+  EXPECT_EQ(trained, 6u) << "two blocks: a convolution's weight, a batch norm's weight and bias each";
+
+  encoder->freeze_blocks(5);  // all: nothing to differentiate
+  EXPECT_FALSE(encoder->forward(images).requires_grad());
+  EXPECT_THROW(encoder->freeze_blocks(6), c10::Error);
 }
 
 }  // namespace

@@ -199,6 +199,28 @@ TEST(EncoderFile, APretrainingIsResumedWrittenAndStartsARunWithItsWeights) {
   EXPECT_GT(from_file.accuracy, 0.25) << "chance is 0.1";
   EXPECT_GT(from_file.accuracy, from_scratch.accuracy + 0.1);
 
+  // Captioning on from there: the blocks below the top trainable_blocks keep the file's weights,
+  // the top ones train.
+  ASSERT_LT(run.trainable_blocks, std::int64_t(run.model.encoder_widths.size()));
+  EXPECT_FALSE(resume_training(run.out_dir, {}, make_train_data(run), 0, 8).interrupted);
+  auto trained = load_checkpoint(last_checkpoint_path(run.out_dir));
+  EXPECT_EQ(trained.training.at("step"), 8);
+  const auto frozen_modules = 3 * (std::int64_t(run.model.encoder_widths.size()) - run.trainable_blocks);
+  std::size_t kept = 0, moved = 0;
+  for (const auto& p : trained.model.net->named_parameters()) {
+    const std::string prefix = "encoder.cnn.";
+    if (p.key().rfind(prefix, 0) != 0) continue;
+    if (std::stoi(p.key().substr(prefix.size())) < frozen_modules) {
+      EXPECT_TRUE(torch::equal(p.value(), expected[p.key()])) << p.key() << " moved in a frozen block";
+      ++kept;
+    } else {
+      EXPECT_FALSE(torch::equal(p.value(), expected[p.key()])) << p.key() << " did not train";
+      ++moved;
+    }
+  }
+  EXPECT_EQ(kept, 3u);
+  EXPECT_EQ(moved, 6u);
+
   // A CNN of other blocks cannot start from it: the error names the file and the way out.
   auto other = run;
   other.out_dir = dir / "other";

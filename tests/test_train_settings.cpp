@@ -24,7 +24,7 @@ TEST(TrainSettings, TheConfigJsonCarriesExactlyTheTablesKeys) {
   json.erase("version");
   EXPECT_EQ(table, json);
   EXPECT_EQ(j.at("version"), kTrainConfigVersion);
-  EXPECT_LE(table.size(), 37u) << "fovea train --help: these, --resume, --paper, --processes and --help, at most 41";
+  EXPECT_LE(table.size(), 38u) << "fovea train --help: these, --resume, --paper, --processes and --help, at most 42";
 }
 
 TEST(TrainSettings, EverySettingSurvivesTheJsonRoundTrip) {
@@ -121,6 +121,35 @@ TEST(TrainSettings, ARunSavedBeforeTheTableIsReadThroughOneMigration) {
   auto newer = to_json(c);
   newer["version"] = kTrainConfigVersion + 1;
   EXPECT_NE(test::error_message([&] { train_config_from_json(newer); }).find("newer"), std::string::npos);
+}
+
+TEST(TrainSettings, AVersionTwoRunTrainsEveryBlockOfItsCnnAsItDid) {
+  TrainConfig c;
+  c.pretrain_steps = 100;  // a CNN that is trained before captioning
+  c.model.encoder_widths = {8, 16, 32, 32, 32};
+  c.model.fit_strides_to_widths(false);
+  auto v2 = to_json(c);
+  v2["version"] = 2;
+  v2.erase("trainable_blocks");
+  const auto read = train_config_from_json(v2);
+  EXPECT_EQ(read.trainable_blocks, 5);
+  EXPECT_EQ(frozen_encoder_blocks(read), 0);
+  EXPECT_EQ(frozen_encoder_blocks(c), 5 - c.trainable_blocks);
+}
+
+TEST(TrainSettings, OnlyACnnThatStartsTrainedKeepsBlocksFrozen) {
+  TrainConfig c;  // the built-in CNN, untrained: every block trains whatever trainable_blocks says
+  c.trainable_blocks = 1;
+  EXPECT_EQ(frozen_encoder_blocks(c), 0);
+  c.pretrain_steps = 100;  // pretrained in the run: then all but the top block keep their weights
+  EXPECT_EQ(frozen_encoder_blocks(c), std::int64_t(c.model.encoder_widths.size()) - 1);
+  c.pretrain_steps = 0;
+  c.init_from = "soft.ckpt";  // another model's trained encoder
+  EXPECT_EQ(frozen_encoder_blocks(c), std::int64_t(c.model.encoder_widths.size()) - 1);
+  c.trainable_blocks = 64;  // more than it has: all
+  EXPECT_EQ(frozen_encoder_blocks(c), 0);
+  c.trainable_blocks = 0;
+  EXPECT_EQ(frozen_encoder_blocks(c), std::int64_t(c.model.encoder_widths.size()));
 }
 
 TEST(TrainSettings, ThePapersObjectiveTurnsOffEveryAdditionAndKeepsTheRest) {

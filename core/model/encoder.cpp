@@ -2,6 +2,7 @@
 
 #include <torch/script.h>
 
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -107,12 +108,26 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
     if (fm.is_cpu()) fm = fm.contiguous(at::MemoryFormat::ChannelsLast);
     std::size_t index = 0;
     for (auto& layer : *cnn_) {
+      std::optional<torch::NoGradGuard> frozen;
+      if (index < frozen_modules_) frozen.emplace();
       if (centred_cells_ && index == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
       fm = layer.forward(fm);
       ++index;
     }
   }
   return fm.flatten(2).transpose(1, 2).contiguous();  // (B, L, D)
+}
+
+std::int64_t EncoderImpl::blocks() const { return cnn_ ? std::int64_t(cnn_->size() / kModulesPerBlock) : 0; }
+
+void EncoderImpl::freeze_blocks(std::int64_t blocks) {
+  TORCH_CHECK(blocks >= 0 && blocks <= this->blocks(), "cannot freeze ", blocks, " blocks of an encoder with ",
+              this->blocks());
+  frozen_modules_ = std::size_t(blocks) * kModulesPerBlock;
+  // Gradients an earlier phase left (the encoder pretraining) would still move them through Adam.
+  for (std::size_t i = 0; i < frozen_modules_; ++i) {
+    for (auto& p : cnn_->ptr(i)->parameters()) p.mutable_grad() = torch::Tensor();
+  }
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> EncoderImpl::backbone_parameters() const {

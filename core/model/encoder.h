@@ -26,6 +26,11 @@ class EncoderImpl : public torch::nn::Module {
   /// torch::nn::Module, so they are listed here for the optimizer and the checkpoint).
   std::vector<std::pair<std::string, torch::Tensor>> backbone_parameters() const;
   bool has_backbone() const { return backbone_ != nullptr; }
+  /// Built-in CNN: the first `blocks` blocks keep their weights. forward() runs them without
+  /// gradients, so a backward stops above them (and costs only the blocks that train); their
+  /// batch norms behave as the rest of the network's. 0 (the default): every block trains.
+  void freeze_blocks(std::int64_t blocks);
+  std::int64_t blocks() const;
   void to_device(const torch::Device& device);
 
  private:
@@ -33,7 +38,8 @@ class EncoderImpl : public torch::nn::Module {
   std::unique_ptr<torch::jit::Module> backbone_;
   bool trainable_ = false;
   bool centred_cells_ = true;
-  std::size_t third_strided_conv_ = 0;  ///< module index in cnn_ padded on one side with centred cells
+  std::size_t third_strided_conv_ = 0;
+  std::size_t frozen_modules_ = 0;  ///< modules at the start of cnn_ that run without gradients  ///< module index in cnn_ padded on one side with centred cells
 };
 TORCH_MODULE(Encoder);
 

@@ -53,6 +53,10 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
     }
     md << "\n";
   }
+  if (const auto frozen = frozen_encoder_blocks(config); frozen > 0) {
+    md << "- Encoder while captioning: the first " << frozen << " blocks kept their weights, the top "
+       << std::int64_t(model.config.encoder_widths.size()) - frozen << " trained\n";
+  }
   md << "- Captioning learning rate: " << config.lr << ", times " << config.lr_decay << " after every epoch\n";
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";

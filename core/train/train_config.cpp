@@ -57,6 +57,13 @@ bool pretrains_encoder(const TrainConfig& c) {
          (c.backbone.empty() || is_encoder_file(c.backbone));
 }
 
+std::int64_t frozen_encoder_blocks(const TrainConfig& c) {
+  const bool builtin_cnn = c.backbone.empty() || is_encoder_file(c.backbone);
+  const bool starts_trained = !c.backbone.empty() || pretrains_encoder(c) || !c.init_from.empty();
+  if (!builtin_cnn || !starts_trained) return 0;
+  return std::max<std::int64_t>(0, std::int64_t(c.model.encoder_widths.size()) - c.trainable_blocks);
+}
+
 TrainConfig recommended_train_config() {
   TrainConfig c;
   c.backbone = default_encoder_path();

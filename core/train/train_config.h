@@ -50,6 +50,11 @@ struct TrainConfig {
   /// (model.backbone_path, trained only with model.backbone_trainable), or empty: the built-in
   /// CNN, untrained. The shipped recipe starts from the shipped encoder file.
   std::string backbone;
+  /// A built-in CNN that starts trained (an encoder file, the encoder pretraining, or init_from's
+  /// model): how many of its top blocks train while captioning. The blocks below keep their
+  /// weights and run without gradients, so a step skips their backward. An untrained CNN trains
+  /// all its blocks; more than the CNN has means all.
+  std::int64_t trainable_blocks = 5;
   /// Encoder pretraining: before captioning, this many steps on single Fashion-MNIST items named
   /// by the auxiliary class head (built-in scenes and the built-in CNN, untrained or from an
   /// encoder file); 0 = off.
@@ -88,6 +93,10 @@ inline constexpr double kPretrainLr = 2e-3;             ///< peak learning rate 
 /// CNN (not a TorchScript backbone), and not starting from another model's weights (whose encoder
 /// is trained already).
 bool pretrains_encoder(const TrainConfig& c);
+
+/// How many of the built-in CNN's first blocks a run of `c` keeps frozen while captioning (see
+/// trainable_blocks); 0 for a TorchScript backbone or an untrained CNN.
+std::int64_t frozen_encoder_blocks(const TrainConfig& c);
 
 /// The steps a run of `c` takes: its encoder pretraining, then its captioning steps. With
 /// max_steps the two stay within it, the pretraining taking at most half; a resumed run passes

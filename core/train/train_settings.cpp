@@ -79,8 +79,12 @@ const std::vector<TrainSetting>& train_settings() {
          const auto& path = std::get<std::string>(v);
          c.backbone = path == "none" ? std::string() : path;
        }},
-      {"finetune_backbone", "Model", "Train a TorchScript backbone too (an encoder file's CNN always trains)",
+      {"finetune_backbone", "Model", "Train a TorchScript backbone too (an encoder file's CNN trains its top trainable_blocks)",
        FOVEA_FIELD(model.backbone_trainable)},
+      {"trainable_blocks", "Model",
+       "Built-in CNN starting trained (encoder file, pretraining, init_from): its top blocks that train; the blocks "
+       "below keep their weights and skip the backward (an untrained CNN trains all)",
+       FOVEA_FIELD(trainable_blocks), 0, 64},
       {"embed_dim", "Model", "Word embedding size m", FOVEA_FIELD(model.embed_dim), 1, 8192},
       {"attention_dim", "Model", "Attention MLP size", FOVEA_FIELD(model.attention_dim), 1, 8192},
       {"hidden_dim", "Model", "LSTM size n", FOVEA_FIELD(model.hidden_dim), 1, 8192},
@@ -249,11 +253,19 @@ nlohmann::json migrate_train_config(const nlohmann::json& j) {
                                 std::to_string(kTrainConfigVersion) + ")");
   }
   if (version == kTrainConfigVersion) return j;
+  if (version == 2) {
+    // Version 2 predates trainable_blocks: every block of the CNN trained.
+    auto out = j;
+    out["version"] = kTrainConfigVersion;
+    out["trainable_blocks"] = j.at("encoder_widths").size();
+    return out;
+  }
   // Version 1: the model's and the scenes' settings nested, some keys named otherwise, and
   // settings since removed (ignored: a run resumes with the current recipe's fixed parts).
   const auto& m = j.at("model");
   nlohmann::json out = {{"version", kTrainConfigVersion},
                         {"out", j.value("out_dir", std::string())},
+                        {"trainable_blocks", m.at("encoder_widths").size()},
                         {"init_from", j.value("init_from", std::string())},
                         {"dataset", j.at("dataset")},
                         {"images", j.value("images_dir", std::string())},

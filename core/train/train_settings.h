@@ -50,8 +50,9 @@ SettingValue parse_setting(const TrainSetting& s, const std::string& text);
 std::vector<std::string> train_arguments(const TrainConfig& config);
 
 /// The version to_json(TrainConfig) writes. Version 1 (no "version" key) nested the model and
-/// scene settings and had options since removed; migrate_train_config() reads it.
-inline constexpr int kTrainConfigVersion = 2;
+/// scene settings and had options since removed; version 2 had no trainable_blocks (every block
+/// of the CNN trained). migrate_train_config() reads both.
+inline constexpr int kTrainConfigVersion = 3;
 /// A config JSON of any earlier version as the current version's flat {key: value}.
 nlohmann::json migrate_train_config(const nlohmann::json& j);
 

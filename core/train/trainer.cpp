@@ -182,6 +182,11 @@ TrainResult TrainingSession::run() {
     result.interrupted = true;
   }
   broadcast_weights(group_, *model_.net, model_.net->trainable_parameters());
+  if (const auto frozen = frozen_encoder_blocks(config_); frozen > 0 && !result.interrupted) {
+    model_.net->encoder->freeze_blocks(frozen);
+    message("encoder: its first " + std::to_string(frozen) + " blocks keep their weights, the top " +
+            std::to_string(model_.net->encoder->blocks() - frozen) + " train");
+  }
   window_start_ = Clock::now();  // the first captioning window starts after the pretraining
   bool starting = state_.step == 0;
   while (!result.interrupted) {
