@@ -458,6 +458,8 @@ class TrainingWindowTest : public QObject {
     QVERIFY2(d.encoderText().contains("pretrained") && d.encoderText().contains("fashion-encoder.pt"),
              qPrintable(d.encoderText()));
     QVERIFY(!d.findChild<QWidget*>("encoder-widths")->isEnabled());  // the encoder file's blocks
+    QVERIFY(d.findChild<QWidget*>("trainable-blocks")->isEnabled());
+    QVERIFY2(d.encoderText().contains("first 3 of 8 blocks keep their weights"), qPrintable(d.encoderText()));
     // What does not apply is disabled.
     QVERIFY(d.setValue("attention", "soft"));
     QVERIFY(!d.findChild<QWidget*>("lambda-r")->isEnabled());
@@ -471,13 +473,17 @@ class TrainingWindowTest : public QObject {
     QVERIFY(d.setValue("dataset", "fashion-scenes"));
     QVERIFY(d.setValue("backbone", "resnet.pt"));
     QVERIFY(d.findChild<QWidget*>("finetune-backbone")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("trainable-blocks")->isEnabled());  // a TorchScript CNN has no blocks to count
     QVERIFY(!d.findChild<QWidget*>("encoder-widths")->isEnabled());
     QVERIFY2(d.encoderText().contains("resnet.pt: file not found"), qPrintable(d.encoderText()));
     QVERIFY(d.setValue("backbone", ""));
     QVERIFY2(d.encoderText().contains("untrained"), qPrintable(d.encoderText()));
     QVERIFY(!d.findChild<QWidget*>("finetune-backbone")->isEnabled());
     QVERIFY(d.findChild<QWidget*>("encoder-widths")->isEnabled());
+    QVERIFY(!d.findChild<QWidget*>("trainable-blocks")->isEnabled());  // an untrained CNN trains every block
+    QVERIFY(!d.encoderText().contains("keep their weights"));
     QVERIFY(d.setValue("pretrain-steps", 14000));
+    QVERIFY(d.findChild<QWidget*>("trainable-blocks")->isEnabled());  // pretrained in the run, then partly frozen
     QVERIFY2(d.planText().contains("14000 pretraining + 2500 captioning steps (4 epochs of 625)"), qPrintable(d.planText()));
     // Quick test: a few hundred steps.
     auto* quick = [&] {

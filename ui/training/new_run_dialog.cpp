@@ -114,7 +114,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   // Any change: what applies and the plan follow. Enter in a field never starts a run.
   for (const auto& f : fields_) {
     if (auto* box = qobject_cast<QCheckBox*>(f.editor)) connect(box, &QCheckBox::toggled, this, &NewRunDialog::updateApplicable);
-    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) connect(spin, &QSpinBox::valueChanged, this, &NewRunDialog::updatePlan);
+    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) connect(spin, &QSpinBox::valueChanged, this, &NewRunDialog::updateApplicable);
     else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) connect(combo, &QComboBox::currentTextChanged, this, &NewRunDialog::updateApplicable);
     else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) connect(edit, &QLineEdit::textChanged, this, &NewRunDialog::updateApplicable);
   }
@@ -189,15 +189,21 @@ QString NewRunDialog::encoderText() const { return encoder_->text(); }
 
 void NewRunDialog::updatePlan() {
   const auto init_from = value("init-from").toString().trimmed();
-  encoder_->setText(init_from.isEmpty()
-                        ? tr("Encoder: %1").arg(QString::fromStdString(fovea::describe_backbone(
-                              value("backbone").toString().trimmed().toStdString())))
-                        : tr("Encoder: the weights of %1").arg(init_from));
+  auto encoder = init_from.isEmpty() ? tr("Encoder: %1").arg(QString::fromStdString(fovea::describe_backbone(
+                                           value("backbone").toString().trimmed().toStdString())))
+                                     : tr("Encoder: the weights of %1").arg(init_from);
   try {
-    plan_->setText(tr("Plan: %1").arg(estimate_->describe(config())));
+    const auto c = config();
+    if (const auto frozen = fovea::frozen_encoder_blocks(c); frozen > 0) {
+      encoder += tr("; while captioning its first %1 of %2 blocks keep their weights")
+                     .arg(qlonglong(frozen))
+                     .arg(qlonglong(c.model.encoder_widths.size()));
+    }
+    plan_->setText(tr("Plan: %1").arg(estimate_->describe(c)));
   } catch (const std::exception&) {
     plan_->setText(tr("Plan: (a field does not parse yet)"));
   }
+  encoder_->setText(encoder);
 }
 
 void NewRunDialog::addProcessesField(QGridLayout* grid) {
@@ -383,6 +389,10 @@ void NewRunDialog::updateApplicable() {
   probe.init_from = value("init-from").toString().trimmed().toStdString();
   probe.pretrain_steps = 1;
   enable("pretrain-steps", fovea::pretrains_encoder(probe));
+  fovea::TrainConfig cnn = probe;  // does captioning start from a trained built-in CNN?
+  cnn.pretrain_steps = value("pretrain-steps").toInt();
+  cnn.trainable_blocks = 0;
+  enable("trainable-blocks", fovea::frozen_encoder_blocks(cnn) > 0);
   updatePlan();
 }
 
