@@ -2,8 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -38,12 +36,10 @@ TEST(OpenblasCore, ReplacesAFallBackOlderThanTheCpu) {
   EXPECT_EQ(fovea::openblas_core_for("Prescott", {}), "");
 }
 
-// OPENBLAS_CORETYPE set by the environment is never overridden.
+// OPENBLAS_CORETYPE set by the environment is never overridden, even to a core older than the CPU.
 TEST(OpenblasCore, RespectsTheEnvironment) {
-  const char* before = std::getenv("OPENBLAS_CORETYPE");
-  const std::string saved = before ? before : "";
-  setenv("OPENBLAS_CORETYPE", "Prescott", 1);
-  EXPECT_EQ(fovea::openblas_core_to_choose(), "");
-  if (before) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
-  else unsetenv("OPENBLAS_CORETYPE");
+  const std::vector<std::string> avx512 = {"avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"};
+  EXPECT_EQ(fovea::openblas_core_to_choose(nullptr, "Prescott", avx512), "SkylakeX");
+  EXPECT_EQ(fovea::openblas_core_to_choose("Prescott", "Prescott", avx512), "");
+  EXPECT_EQ(fovea::openblas_core_to_choose("", "Prescott", avx512), "") << "set, even empty";
 }

@@ -35,9 +35,14 @@ std::string openblas_core_for(const std::string& chosen, const std::vector<std::
 
 std::string openblas_core_name() { return openblas_get_corename != nullptr ? openblas_get_corename() : ""; }
 
+std::string openblas_core_to_choose(const char* coretype_env, const std::string& chosen,
+                                    const std::vector<std::string>& cpu_flags) {
+  return coretype_env != nullptr ? "" : openblas_core_for(chosen, cpu_flags);
+}
+
 std::string openblas_core_to_choose() {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || openblas_get_corename == nullptr) return "";
-  return openblas_core_for(openblas_core_name(), cpu_flags());
+  if (openblas_get_corename == nullptr) return "";
+  return openblas_core_to_choose(std::getenv("OPENBLAS_CORETYPE"), openblas_core_name(), cpu_flags());
 }
 
 }  // namespace fovea

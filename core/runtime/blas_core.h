@@ -17,6 +17,11 @@ std::string openblas_core_for(const std::string& chosen, const std::vector<std::
 /// The core this process's OpenBLAS runs ("" where the BLAS is not OpenBLAS).
 std::string openblas_core_name();
 
+/// openblas_core_for(chosen, cpu_flags) where OPENBLAS_CORETYPE is unset (`coretype_env` null);
+/// empty where the environment sets it.
+std::string openblas_core_to_choose(const char* coretype_env, const std::string& chosen,
+                                    const std::vector<std::string>& cpu_flags);
+
 /// openblas_core_for() this process's OpenBLAS and CPU. Empty where OPENBLAS_CORETYPE is set
 /// (some machines set it because OpenBLAS computes wrong results on them otherwise: it is
 /// respected), where the BLAS is not OpenBLAS, or where OpenBLAS's choice fits the CPU.
