@@ -38,8 +38,8 @@ class EncoderImpl : public torch::nn::Module {
   std::unique_ptr<torch::jit::Module> backbone_;
   bool trainable_ = false;
   bool centred_cells_ = true;
-  std::size_t third_strided_conv_ = 0;
-  std::size_t frozen_modules_ = 0;  ///< modules at the start of cnn_ that run without gradients  ///< module index in cnn_ padded on one side with centred cells
+  std::size_t third_strided_conv_ = 0;  ///< module index in cnn_ padded on one side with centred cells
+  std::size_t frozen_modules_ = 0;      ///< modules at the start of cnn_ that run without gradients
 };
 TORCH_MODULE(Encoder);
 
