@@ -18,7 +18,6 @@
 
 // Weak: resolved when the BLAS behind LibTorch is OpenBLAS, null otherwise (MKL, reference BLAS).
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
-extern "C" char* openblas_get_corename() __attribute__((weak));
 extern "C" char* openblas_get_config() __attribute__((weak));
 
 namespace fovea {
@@ -122,7 +121,7 @@ CpuKernels cpu_kernels() {
   k.aten_capability = at == std::string::npos ? "?" : config.substr(at + key.size(), config.find('\n', at) - at - key.size());
   if (openblas_get_config != nullptr) {
     k.blas = std::string("OpenBLAS ") + openblas_get_config();
-    k.blas_core = openblas_get_corename != nullptr ? openblas_get_corename() : "";
+    k.blas_core = openblas_core_name();
     if (const char* fell_back = std::getenv(kOpenblasFallbackVariable)) k.blas_core_fallback = fell_back;
   } else {
     k.blas = "not OpenBLAS";
