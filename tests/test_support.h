@@ -68,7 +68,7 @@ inline TrainConfig tiny_training(const std::string& out_dir, AttentionKind kind 
   t.pretrain_steps = 0;  // captioning steps alone (Training.PretrainsTheEncoder... turns it on)
   t.patience = 1000;
   t.device = "cpu";
-  t.precision = "fp32";  // the same numerics on every machine (auto picks bf16 where the CPU has it)
+  t.precision = "fp32";  // the same numerics on every machine (auto may pick bf16, by this CPU's times)
   t.out_dir = out_dir;
   return t;
 }

@@ -442,20 +442,6 @@ TEST(Training, TinySoftModelLearnsItsScenesWithBf16Products) {
   EXPECT_THROW(bad.validate(), std::invalid_argument);
 }
 
-// The default precision, auto, is bf16 only on a CPU that multiplies bf16 in hardware.
-TEST(Training, AutoPrecisionIsBf16OnlyOnCpusWithNativeBf16) {
-  TrainConfig defaults;
-  defaults.out_dir = "run";
-  EXPECT_EQ(defaults.precision, "auto");
-  EXPECT_NO_THROW(defaults.validate());
-  EXPECT_EQ(resolve_precision("auto", torch::kCPU), cpu_has_native_bf16() ? "bf16" : "fp32");
-  EXPECT_EQ(resolve_precision("auto", torch::Device(torch::kCUDA)), "fp32");
-  EXPECT_EQ(resolve_precision("fp32", torch::kCPU), "fp32");
-  EXPECT_EQ(resolve_precision("bf16", torch::kCPU), "bf16");
-  const auto message = test::error_message([] { resolve_precision("bf16", torch::Device(torch::kCUDA)); });
-  EXPECT_NE(message.find("CPU autocast"), std::string::npos) << message;
-}
-
 // The model saved as best.ckpt normalises with batch-norm statistics of its own weights (computed
 // on the training scenes when it was validated), not with the running averages that lag behind
 // the weights while training.

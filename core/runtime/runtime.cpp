@@ -105,7 +105,7 @@ bool cpu_has_native_bf16() {
 }
 
 std::string resolve_precision(const std::string& precision, const torch::Device& device) {
-  if (precision == "auto") return device.is_cpu() && cpu_has_native_bf16() ? "bf16" : "fp32";
+  if (precision == "auto") return "fp32";
   if (precision == "bf16" && !device.is_cpu()) {
     throw std::invalid_argument("precision bf16 is CPU autocast; on " + device.str() + " train with fp32 (or auto)");
   }

@@ -37,8 +37,9 @@ void configure_allocator();
 /// false where that file is absent, or where DNNL_MAX_CPU_ISA caps oneDNN below those kernels). Without it oneDNN emulates bf16 and it is slower than fp32.
 bool cpu_has_native_bf16();
 
-/// The precision a training run uses: "fp32" or "bf16" as asked, and for "auto" bf16 on a CPU
-/// with native bf16 products, fp32 elsewhere (CUDA included). Throws for bf16 on a non-CPU device.
+/// The precision a training run uses where it does not time them: "fp32" or "bf16" as asked, and
+/// fp32 for "auto" (which a training run on the CPU settles by timing both:
+/// core/train/precision_trial.h). Throws for bf16 on a non-CPU device.
 std::string resolve_precision(const std::string& precision, const torch::Device& device);
 
 /// The CPU kernels this process runs, which differ between machines and decide both speed and the

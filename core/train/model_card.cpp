@@ -60,9 +60,12 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "- Captioning learning rate: " << config.lr << ", times " << config.lr_decay << " after every epoch\n";
   md << "- Steps: " << result.steps << " (" << result.epochs_completed << " validated epochs"
      << (result.stopped_early ? ", stopped early" : "") << ")\n";
-  const auto precision = resolve_precision(config.precision, model.device);
-  md << "- Precision: " << precision << (precision == "bf16" ? " products in the forward (CPU autocast)" : "")
-     << (config.precision == "auto" ? " (auto)" : "") << "\n";
+  md << "- Precision: " << result.precision
+     << (result.precision == "bf16" ? " products in the forward (CPU autocast)" : "");
+  if (config.precision == "auto") {
+    md << " (auto" << (result.precision_trial.timed() ? ": " + describe(result.precision_trial) : std::string()) << ")";
+  }
+  md << "\n";
   md << "- Training time: " << std::setprecision(1) << result.elapsed_s / 60.0 << " min\n" << std::setprecision(4);
   md << "- Best validation BLEU-4 (greedy decoding): " << result.best_bleu4 << " at step " << result.best_step << "\n\n";
   md << "## Hyperparameters (the full training config)\n\n```json\n" << to_json(config).dump(2) << "\n```\n";

@@ -13,7 +13,8 @@ nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
           {"best_step", s.best_step},            {"bad_epochs", s.bad_epochs},
           {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early},
           {"pretrain_step", s.pretrain_step},    {"pretrain_held_out_accuracy", s.pretrain_held_out_accuracy},
-          {"lr_scale", s.lr_scale},              {"rollbacks", s.rollbacks}};
+          {"lr_scale", s.lr_scale},              {"rollbacks", s.rollbacks},
+          {"precision", s.precision},            {"precision_trial", to_json(s.precision_trial)}};
 }
 
 RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
@@ -32,6 +33,8 @@ RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
   s.pretrain_held_out_accuracy = j.value("pretrain_held_out_accuracy", -1.0);  // absent: saved before it was kept
   s.lr_scale = j.value("lr_scale", 1.0);
   s.rollbacks = j.value("rollbacks", std::int64_t(0));
+  s.precision = j.value("precision", std::string());
+  if (j.contains("precision_trial")) s.precision_trial = precision_trial_from_json(j.at("precision_trial"));
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/train/objectives.h"
+#include "core/train/precision_trial.h"
 #include "core/train/train_config.h"
 
 namespace fovea {
@@ -28,12 +29,16 @@ struct RunState {
   /// The learning rate's factor: 1, halved by each rollback after a non-finite step.
   double lr_scale = 1;
   std::int64_t rollbacks = 0;  ///< rollbacks after non-finite steps so far
+  /// The precision the run trains in ("fp32" or "bf16"; "" until chosen), and for
+  /// `--precision auto` on the CPU the times it was chosen by (core/train/precision_trial.h).
+  std::string precision;
+  PrecisionTrial precision_trial;
 };
 
 /// The checkpoint's "training" entry: the state and the run's full config.
 nlohmann::json to_json(const RunState& s, const TrainConfig& c);
-/// Throws nlohmann::json::exception on a missing or mistyped field (pretrain_step and
-/// pretrain_held_out_accuracy may be absent).
+/// Throws nlohmann::json::exception on a missing or mistyped field (the fields added since the
+/// first version, pretrain_step onwards, may be absent).
 RunState run_state_from_json(const nlohmann::json& j, double baseline_decay);
 
 /// Keeps the lines of a run's JSON-lines log (metrics.jsonl, samples.jsonl) up to `step` and

@@ -61,7 +61,11 @@ TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, T
     const auto gpus = std::max<std::int64_t>(1, std::int64_t(torch::cuda::device_count()));
     device_ = torch::Device(torch::kCUDA, torch::DeviceIndex(group_->environment().local_rank % gpus));
   }
-  precision_ = resolve_precision(config_.precision, device_);
+  // auto on a CPU with bf16 products: settle_precision() times both when the run starts. Elsewhere
+  // fp32: emulated bf16 is slower, and oneDNN capped below its bf16 kernels refuses some outright.
+  if (config_.precision != "auto" || !device_.is_cpu() || !cpu_has_native_bf16()) {
+    precision_ = resolve_precision(config_.precision, device_);
+  }
   configure_threads(0);
   steps_per_epoch_ = std::int64_t(data_.train->size()) / config_.batch_size;
   if (steps_per_epoch_ < 1) {
@@ -171,6 +175,8 @@ void TrainingSession::fill_result(TrainResult& result) const {
   result.elapsed_s = state_.elapsed_s;
   result.pretrain_held_out_accuracy = state_.pretrain_held_out_accuracy;
   result.pretrain_steps = state_.pretrain_step;
+  result.precision = state_.precision;
+  result.precision_trial = state_.precision_trial;
   result.last_checkpoint = last_checkpoint_path(config_.out_dir);
   result.best_checkpoint = best_checkpoint_path(config_.out_dir);
 }
@@ -178,8 +184,9 @@ void TrainingSession::fill_result(TrainResult& result) const {
 TrainResult TrainingSession::run() {
   const auto elapsed = begin_run();
   TrainResult result;
-  if (state_.step == 0 && state_.pretrain_step < pretrain_steps_ && !pretrain_encoder(elapsed)) {
-    result.interrupted = true;
+  if (state_.step == 0 && state_.pretrain_step < pretrain_steps_) {
+    settle_precision();  // with the whole encoder training, as the pretraining does
+    result.interrupted = !pretrain_encoder(elapsed);
   }
   broadcast_weights(group_, *model_.net, model_.net->trainable_parameters());
   if (const auto frozen = frozen_encoder_blocks(config_); frozen > 0 && !result.interrupted) {
@@ -187,6 +194,7 @@ TrainResult TrainingSession::run() {
     message("encoder: its first " + std::to_string(frozen) + " blocks keep their weights, the top " +
             std::to_string(model_.net->encoder->blocks() - frozen) + " train");
   }
+  if (!result.interrupted) settle_precision();
   window_start_ = Clock::now();  // the first captioning window starts after the pretraining
   bool starting = state_.step == 0;
   while (!result.interrupted) {
@@ -335,7 +343,12 @@ void TrainingSession::report_progress(std::int64_t epoch, bool paused) {
 }
 
 std::string TrainingSession::describe_precision() const {
-  return "precision " + precision_ + (config_.precision == "auto" ? " (auto)" : "");
+  if (!precision_.empty()) {
+    if (config_.precision != "auto") return "precision " + precision_;
+    return "precision " + precision_ + (device_.is_cpu() ? " (auto: this CPU has no bf16 products)" : " (auto)");
+  }
+  if (!state_.precision.empty()) return "precision " + state_.precision + " (auto, as chosen when the run started)";
+  return "precision auto (the faster of fp32 and bf16 here, timed before the first step)";
 }
 
 std::string TrainingSession::describe_training_scenes() const {

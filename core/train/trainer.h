@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/data/scene_source.h"
+#include "core/train/precision_trial.h"
 #include "core/train/run_log.h"
 #include "core/train/train_config.h"
 #include "core/train/train_records.h"
@@ -53,6 +54,8 @@ struct TrainResult {
   /// The pretrained encoder's held-out single items named right (RunState); -1: not scored.
   double pretrain_held_out_accuracy = -1;
   std::int64_t pretrain_steps = 0;  ///< encoder pretraining steps the run took
+  std::string precision;            ///< "fp32" or "bf16", as the run trained ("" before it chose)
+  PrecisionTrial precision_trial;   ///< for auto on the CPU, the times it chose by
   std::string last_checkpoint, best_checkpoint;
 };
 

@@ -98,7 +98,10 @@ bool TrainingSession::pretrain_encoder(const std::function<double()>& elapsed) {
 TrainResult TrainingSession::run_pretraining_only(const std::string& encoder_out) {
   const auto elapsed = begin_run();
   TrainResult result;
-  if (state_.pretrain_step < pretrain_steps_) result.interrupted = !pretrain_encoder(elapsed);
+  if (state_.pretrain_step < pretrain_steps_) {
+    settle_precision();
+    result.interrupted = !pretrain_encoder(elapsed);
+  }
   state_.elapsed_s = elapsed();
   fill_result(result);
   if (result.interrupted || !writes_run()) return result;
@@ -109,7 +112,7 @@ TrainResult TrainingSession::run_pretraining_only(const std::string& encoder_out
       {"peak_lr", kPretrainLr},
       {"held_out_accuracy", state_.pretrain_held_out_accuracy},
       {"seed", config_.seed},
-      {"precision", precision_},
+      {"precision", state_.precision},
       {"elapsed_s", state_.elapsed_s}};
   save_encoder_file(encoder_out, model_, pretraining);
   message("encoder written to " + encoder_out + ": " + describe_backbone(encoder_out));

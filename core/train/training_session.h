@@ -3,8 +3,8 @@
 /// Private to the trainer's files: trainer.cpp (the run loop, checkpoints, pausing),
 /// training_pretraining.cpp (the encoder's pretraining), training_nonfinite.cpp (non-finite steps
 /// and loss spikes),
-/// training_step.cpp (one captioning step) and training_validation.cpp (validation and caption
-/// snapshots).
+/// training_step.cpp (one captioning step), training_precision.cpp (what `--precision auto`
+/// chooses) and training_validation.cpp (validation and caption snapshots).
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -111,6 +111,22 @@ class TrainingSession {
   Batch next_batch(std::int64_t epoch);
   /// Forward (bf16 autocast if asked), the objective's terms, backward, clipping, Adam.
   StepOutcome optimize(const Batch& batch);
+  /// optimize() up to Adam: the forward, the objective's terms, the gradients (summed over the
+  /// group's processes) and their clipping. Updates the batch-norm statistics and, for hard
+  /// attention, draws glimpses and initialises the REINFORCE baseline on its first batch.
+  StepOutcome compute_gradients(const Batch& batch);
+  /// Copies of the model's buffers (the batch-norm statistics), and putting them back.
+  std::vector<torch::Tensor> copy_buffers();
+  void restore_buffers(const std::vector<torch::Tensor>& copies);
+  /// Sets precision_ where the constructor left it open (`--precision auto` on the CPU): the
+  /// precision a resumed run recorded; fp32 on a CPU without bf16 products; else the faster for
+  /// this run's step on this machine (core/train/precision_trial.h), timed on the next batch and
+  /// leaving no trace in the run.
+  void settle_precision();
+  /// The median time of compute_gradients(batch) in each precision, interleaved; every process
+  /// of a group the same (their means), so all choose alike. Where bf16 throws (in any process),
+  /// says why in `bf16_failed` and returns an untimed trial.
+  PrecisionTrial time_precisions(const Batch& batch, std::string& bf16_failed);
   /// The progress report, and every kLogEvery steps a metrics.jsonl record.
   void log_step(std::int64_t epoch, const StepOutcome& outcome, double now);
   /// Scores the validation scenes after `epoch` (greedy), keeps best.ckpt, stops early.
@@ -153,7 +169,8 @@ class TrainingSession {
   /// This run's captioning steps, and its pretraining steps (0 when it does not pretrain): with
   /// max_steps the two together stay within it, the pretraining taking at most half.
   std::int64_t total_steps_ = 0, pretrain_steps_ = 0;
-  std::string precision_;  ///< "fp32" or "bf16": config_.precision resolved for this machine
+  /// "fp32" or "bf16": config_.precision for this machine; "" until settle_precision() chose.
+  std::string precision_;
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
   std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_

@@ -54,14 +54,41 @@ Batch TrainingSession::next_batch(std::int64_t epoch) {
 
 TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
   model_.net->train();
+  // The forward updates the batch-norm statistics; a non-finite step puts them back.
+  const auto statistics_before = copy_buffers();
+  const auto baseline_before = state_.baseline;  // a non-finite step leaves it as it was
+  auto out = compute_gradients(batch);
+  if (out.nonfinite) {
+    optimizer_->zero_grad();
+    state_.baseline = baseline_before;
+    restore_buffers(statistics_before);
+    return out;
+  }
+  optimizer_->step();
+  broadcast_buffers(group_, *model_.net);  // the first process's batch-norm statistics everywhere
+  out.baseline_used = state_.baseline.value;
+  if (model_.config.attention == AttentionKind::Hard && out.terms.sampled > 0) state_.baseline.update(out.terms.reward);
+  return out;
+}
+
+std::vector<torch::Tensor> TrainingSession::copy_buffers() {
+  std::vector<torch::Tensor> copies;
+  for (const auto& b : model_.net->buffers()) copies.push_back(b.clone());
+  return copies;
+}
+
+void TrainingSession::restore_buffers(const std::vector<torch::Tensor>& copies) {
+  torch::NoGradGuard no_grad;
+  auto buffers = model_.net->buffers();
+  for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(copies[i]);
+}
+
+TrainingSession::StepOutcome TrainingSession::compute_gradients(const Batch& batch) {
   const bool hard = model_.config.attention == AttentionKind::Hard;
   const auto rows = batch.tokens.size(0);
   torch::Tensor sample;
   if (hard) sample = torch::bernoulli(torch::full({rows}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
   StepOutcome out;
-  // The forward updates the batch-norm statistics; a non-finite step puts them back.
-  std::vector<torch::Tensor> statistics_before;
-  for (const auto& b : model_.net->buffers()) statistics_before.push_back(b.clone());
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
   auto annotations = model_.net->encode(batch.images.to(device_));
   // The label terms read the annotations directly; the decoder's terms run in parts
@@ -109,7 +136,6 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
       for (std::size_t i = 0; i < values.size(); ++i) values[i] = t[std::int64_t(i)].item<double>();
     };
   }
-  const auto baseline_before = state_.baseline;  // a non-finite step leaves it as it was
   const auto pass = decoder_pass(model_.net->decoder, input, pass_options, &state_.baseline);
   out.terms = pass.terms;
   out.attention_loss = pass.supervision;
@@ -132,18 +158,6 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
                                    {"auxiliary loss", out.aux_loss},
                                    {"attention supervision loss", out.attention_loss},
                                    {"gradient norm", out.grad_norm}});
-  if (out.nonfinite) {
-    optimizer_->zero_grad();
-    state_.baseline = baseline_before;
-    torch::NoGradGuard no_grad;
-    auto buffers = model_.net->buffers();
-    for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(statistics_before[i]);
-    return out;
-  }
-  optimizer_->step();
-  broadcast_buffers(group_, *model_.net);  // the first process's batch-norm statistics everywhere
-  out.baseline_used = state_.baseline.value;
-  if (hard && out.terms.sampled > 0) state_.baseline.update(out.terms.reward);
   return out;
 }
 
