@@ -27,6 +27,7 @@
 #include "core/runtime/data_paths.h"
 #include "core/runtime/runtime.h"
 #include "core/train/decoder_pass.h"
+#include "core/train/fused_adam.h"
 #include "core/train/objectives.h"
 #include "core/train/trainer.h"
 
@@ -143,7 +144,7 @@ void bench_decoder_train_step(const BenchArgs* a, const torch::Device& device, A
   Decoder dec(cfg);
   dec->to(device);
   dec->train();
-  torch::optim::Adam opt(dec->parameters(), torch::optim::AdamOptions(1e-4));
+  FusedAdam opt(dec->parameters(), torch::optim::AdamOptions(1e-4));
   const int B = 32;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> len(8, 22);

@@ -40,20 +40,11 @@ std::vector<nlohmann::json> records(const std::string& path, const std::string& 
   return out;
 }
 
-/// Adam's first moment of `p`, (1 - beta1) * the step's clipped gradient after one step. The
-/// state's key is a string in LibTorch 1.x and a pointer in 2.x.
+/// Adam's first moment of `p`, (1 - beta1) * the step's clipped gradient after one step.
 template <class Optimizer>
 torch::Tensor first_moment(Optimizer& adam, const torch::Tensor& p) {
   auto& state = adam.state();
-  using Key = typename std::decay_t<decltype(state)>::key_type;
-  Key key;
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream address;  // what LibTorch 1.x's c10::guts::to_string writes
-    address << p.unsafeGetTensorImpl();
-    key = address.str();
-  } else {
-    key = p.unsafeGetTensorImpl();
-  }
+  const auto key = compat::optimizer_state_key(state, p);
   const auto it = state.find(key);
   if (it == state.end()) return {};
   return static_cast<torch::optim::AdamParamState&>(*it->second).exp_avg();

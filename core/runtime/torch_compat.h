@@ -2,6 +2,9 @@
 /// The one place where differences between LibTorch releases are absorbed.
 /// Fovea builds against Debian's LibTorch 1.13 (CPU) and the official 2.x distributions (CUDA).
 #include <ATen/autocast_mode.h>
+#include <sstream>
+#include <string>
+#include <type_traits>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -81,6 +84,20 @@ class CpuBf16Autocast {
   bool was_enabled_ = false;
   at::ScalarType was_dtype_ = at::kBFloat16;
 };
+
+/// The key of `p`'s entry in an optimizer's state(): a string (the TensorImpl's address as
+/// c10::guts::to_string writes it) in LibTorch 1.x, the TensorImpl pointer in 2.x.
+template <class StateMap>
+typename StateMap::key_type optimizer_state_key(const StateMap&, const torch::Tensor& p) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream address;
+    address << p.unsafeGetTensorImpl();
+    return address.str();
+  } else {
+    return Key(p.unsafeGetTensorImpl());
+  }
+}
 
 /// Whether a CUDA device can be used by this build.
 inline bool cuda_available() { return torch::cuda::is_available(); }

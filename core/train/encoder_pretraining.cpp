@@ -7,6 +7,7 @@
 
 #include "core/data/batching.h"
 #include "core/train/data_parallel.h"
+#include "core/train/fused_adam.h"
 #include "core/train/objectives.h"
 
 namespace fovea {
@@ -39,7 +40,7 @@ EncoderPretraining::EncoderPretraining(ShowAttendTell net, const Vocabulary& voc
   for (auto& p : params) {
     if (p.requires_grad()) trainable.push_back(p);
   }
-  optimizer_ = std::make_unique<torch::optim::Adam>(trainable, torch::optim::AdamOptions(options.lr));
+  optimizer_ = std::make_unique<FusedAdam>(trainable, torch::optim::AdamOptions(options.lr));
   if (options.group != nullptr && options.batch % options.group->size() != 0) {
     throw std::invalid_argument("the encoder pretraining's batch (" + std::to_string(options.batch) +
                                 " items) does not divide among " + std::to_string(options.group->size()) +

@@ -17,6 +17,7 @@
 #include "core/runtime/runtime.h"
 #include "core/train/data_parallel.h"
 #include "core/train/familiarity_calibration.h"
+#include "core/train/fused_adam.h"
 #include "core/train/model_card.h"
 #include "core/train/run_state.h"
 #include "core/train/training_session.h"
@@ -365,7 +366,7 @@ std::int64_t TrainingSession::parameter_count() {
 }
 
 void TrainingSession::make_optimizer() {
-  optimizer_ = std::make_unique<torch::optim::Adam>(model_.net->trainable_parameters(), torch::optim::AdamOptions(config_.lr));
+  optimizer_ = std::make_unique<FusedAdam>(model_.net->trainable_parameters(), torch::optim::AdamOptions(config_.lr));
 }
 
 void TrainingSession::save_last() {

@@ -1,8 +1,8 @@
 // What `--precision auto` trains in (TrainingSession::settle_precision).
 #include <algorithm>
-#include <ATen/CPUGeneratorImpl.h>
 
 #include "core/runtime/runtime.h"
+#include "core/runtime/torch_compat.h"
 #include "core/train/training_session.h"
 
 namespace fovea {
@@ -43,12 +43,7 @@ PrecisionTrial TrainingSession::time_precisions(const Batch& batch, std::string&
   model_.net->train();
   const auto statistics = copy_buffers();
   const auto baseline = state_.baseline;
-  auto generator = at::detail::getDefaultCPUGenerator();
-  at::Tensor random_state;
-  {
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    random_state = generator.get_state();
-  }
+  const auto random_state = compat::cpu_rng_state();
   std::vector<double> times[2];
   const std::string precisions[2] = {"fp32", "bf16"};
   for (int round = 0; round <= kTimedSteps && bf16_failed.empty(); ++round) {
@@ -66,8 +61,7 @@ PrecisionTrial TrainingSession::time_precisions(const Batch& batch, std::string&
       optimizer_->zero_grad();
       state_.baseline = baseline;
       restore_buffers(statistics);
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      generator.set_state(random_state);
+      compat::set_cpu_rng_state(random_state);
     }
   }
   precision_.clear();
