@@ -55,14 +55,15 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
       if (!p.grad().defined()) continue;
       auto& states = state();
       const auto key = compat::optimizer_state_key(states, p);
-      if (states.find(key) == states.end()) {  // as torch::optim::Adam starts a parameter's state
+      auto entry = states.find(key);
+      if (entry == states.end()) {  // as torch::optim::Adam starts a parameter's state
         auto fresh = std::make_unique<torch::optim::AdamParamState>();
         fresh->step(0);
         fresh->exp_avg(torch::zeros_like(p, at::MemoryFormat::Preserve));
         fresh->exp_avg_sq(torch::zeros_like(p, at::MemoryFormat::Preserve));
-        states[key] = std::move(fresh);
+        entry = states.emplace(key, std::move(fresh)).first;
       }
-      auto& s = static_cast<torch::optim::AdamParamState&>(*states[key]);
+      auto& s = static_cast<torch::optim::AdamParamState&>(*entry->second);
       s.step(s.step() + 1);
       const double correction1 = 1 - std::pow(beta1, double(s.step()));
       const double correction2 = 1 - std::pow(beta2, double(s.step()));

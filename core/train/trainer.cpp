@@ -344,11 +344,11 @@ void TrainingSession::report_progress(std::int64_t epoch, bool paused) {
 }
 
 std::string TrainingSession::describe_precision() const {
-  if (!precision_.empty()) {
-    if (config_.precision != "auto") return "precision " + precision_;
-    return "precision " + precision_ + (device_.is_cpu() ? " (auto: this CPU has no bf16 products)" : " (auto)");
-  }
-  if (!state_.precision.empty()) return "precision " + state_.precision + " (auto, as chosen when the run started)";
+  if (config_.precision != "auto") return "precision " + precision_;
+  if (!device_.is_cpu()) return "precision fp32 (auto)";
+  if (!cpu_has_native_bf16()) return "precision fp32 (auto: this CPU has no bf16 products)";
+  const auto& chosen = precision_.empty() ? state_.precision : precision_;
+  if (!chosen.empty()) return "precision " + chosen + " (auto, as chosen when the run started)";
   return "precision auto (the faster of fp32 and bf16 here, timed before the first step)";
 }
 

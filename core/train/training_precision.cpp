@@ -41,8 +41,7 @@ PrecisionTrial TrainingSession::time_precisions(const Batch& batch, std::string&
   // batch-norm statistics, the baseline, and the random numbers (dropout masks, glimpses), so the
   // run that follows is the one an explicit --precision would have trained.
   model_.net->train();
-  const auto statistics = copy_buffers();
-  const auto baseline = state_.baseline;
+  const auto before = snapshot_step();
   const auto random_state = compat::cpu_rng_state();
   std::vector<double> times[2];
   const std::string precisions[2] = {"fp32", "bf16"};
@@ -58,9 +57,7 @@ PrecisionTrial TrainingSession::time_precisions(const Batch& batch, std::string&
         if (p == 0) throw;
         bf16_failed = e.what();
       }
-      optimizer_->zero_grad();
-      state_.baseline = baseline;
-      restore_buffers(statistics);
+      undo_gradients(before);
       compat::set_cpu_rng_state(random_state);
     }
   }

@@ -115,13 +115,17 @@ class TrainingSession {
   /// group's processes) and their clipping. Updates the batch-norm statistics and, for hard
   /// attention, draws glimpses and initialises the REINFORCE baseline on its first batch.
   StepOutcome compute_gradients(const Batch& batch);
-  /// Copies of the model's buffers (the batch-norm statistics), and putting them back.
-  std::vector<torch::Tensor> copy_buffers();
-  void restore_buffers(const std::vector<torch::Tensor>& copies);
-  /// Sets precision_ where the constructor left it open (`--precision auto` on the CPU): the
-  /// precision a resumed run recorded; fp32 on a CPU without bf16 products; else the faster for
-  /// this run's step on this machine (core/train/precision_trial.h), timed on the next batch and
-  /// leaving no trace in the run.
+  /// What compute_gradients() changes besides the gradients: the batch-norm statistics and the
+  /// REINFORCE baseline. undo_gradients() puts them back as taken and clears the gradients.
+  struct StepSnapshot {
+    std::vector<torch::Tensor> buffers;
+    MovingBaseline baseline;
+  };
+  StepSnapshot snapshot_step();
+  void undo_gradients(const StepSnapshot& before);
+  /// Sets precision_ where the constructor left it open (`--precision auto` on a CPU with bf16
+  /// products): the precision a resumed run recorded, else the faster for this run's step on this
+  /// machine (core/train/precision_trial.h), timed on the next batch and leaving no trace in the run.
   void settle_precision();
   /// The median time of compute_gradients(batch) in each precision, interleaved; every process
   /// of a group the same (their means), so all choose alike. Where bf16 throws (in any process),

@@ -54,14 +54,10 @@ Batch TrainingSession::next_batch(std::int64_t epoch) {
 
 TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
   model_.net->train();
-  // The forward updates the batch-norm statistics; a non-finite step puts them back.
-  const auto statistics_before = copy_buffers();
-  const auto baseline_before = state_.baseline;  // a non-finite step leaves it as it was
+  const auto before = snapshot_step();  // a non-finite step leaves the model as it was
   auto out = compute_gradients(batch);
   if (out.nonfinite) {
-    optimizer_->zero_grad();
-    state_.baseline = baseline_before;
-    restore_buffers(statistics_before);
+    undo_gradients(before);
     return out;
   }
   optimizer_->step();
@@ -71,16 +67,19 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
   return out;
 }
 
-std::vector<torch::Tensor> TrainingSession::copy_buffers() {
-  std::vector<torch::Tensor> copies;
-  for (const auto& b : model_.net->buffers()) copies.push_back(b.clone());
-  return copies;
+TrainingSession::StepSnapshot TrainingSession::snapshot_step() {
+  StepSnapshot s;
+  for (const auto& b : model_.net->buffers()) s.buffers.push_back(b.clone());
+  s.baseline = state_.baseline;
+  return s;
 }
 
-void TrainingSession::restore_buffers(const std::vector<torch::Tensor>& copies) {
+void TrainingSession::undo_gradients(const StepSnapshot& before) {
+  optimizer_->zero_grad();
+  state_.baseline = before.baseline;
   torch::NoGradGuard no_grad;
   auto buffers = model_.net->buffers();
-  for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(copies[i]);
+  for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(before.buffers[i]);
 }
 
 TrainingSession::StepOutcome TrainingSession::compute_gradients(const Batch& batch) {
