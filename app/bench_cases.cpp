@@ -184,7 +184,7 @@ void bench_decoder_train_step(const BenchArgs* a, const torch::Device& device, A
     auto t0 = std::chrono::steady_clock::now();
     torch::Tensor sample;
     if (kind == AttentionKind::Hard) sample = torch::bernoulli(torch::full({B}, 0.5)).to(torch::kBool).to(device);
-    opt.zero_grad();
+    clear_gradients(opt);
     DecoderPassInput input;
     input.annotations = annotations, input.tokens = tok, input.lengths = lengths, input.sample = sample;
     const auto pass = decoder_pass(dec, input, pass_options, &baseline);

@@ -68,7 +68,7 @@ PretrainStep EncoderPretraining::step(std::int64_t k) {
   compat::CpuBf16Autocast autocast(bf16_);
   auto [loss, accuracy] = single_item_loss(net_, vocab_, *items_, idx, seed_, device_);
   autocast.end();
-  optimizer_->zero_grad();
+  clear_gradients(*optimizer_);
   loss.backward();
   // Single items: every share holds as many cells and items, so the mean of the shares'
   // gradients is the whole batch's.

@@ -87,4 +87,10 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
   return loss;
 }
 
+void clear_gradients(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups()) {
+    for (auto& p : group.params()) p.mutable_grad() = torch::Tensor();
+  }
+}
+
 }  // namespace fovea

@@ -16,4 +16,10 @@ class FusedAdam : public torch::optim::Adam {
   torch::Tensor step(LossClosure closure = nullptr) override;
 };
 
+/// Drops the optimizer's parameters' gradients (PyTorch 2.x's zero_grad(set_to_none=true); 1.13's
+/// zero_grad() writes zeros): the next backward then hands each weight its gradient instead of
+/// adding it into a zeroed one, which saves a pass over every gradient twice a step. Parameters
+/// that get no gradient in a step keep none, and Adam leaves them as they are.
+void clear_gradients(torch::optim::Optimizer& optimizer);
+
 }  // namespace fovea

@@ -4,6 +4,7 @@
 #include "core/train/batch_norm_calibration.h"
 #include "core/train/data_parallel.h"
 #include "core/train/decoder_pass.h"
+#include "core/train/fused_adam.h"
 #include "core/train/objectives.h"
 #include "core/train/training_session.h"
 
@@ -75,7 +76,7 @@ TrainingSession::StepSnapshot TrainingSession::snapshot_step() {
 }
 
 void TrainingSession::undo_gradients(const StepSnapshot& before) {
-  optimizer_->zero_grad();
+  clear_gradients(*optimizer_);
   state_.baseline = before.baseline;
   torch::NoGradGuard no_grad;
   auto buffers = model_.net->buffers();
@@ -113,7 +114,7 @@ TrainingSession::StepOutcome TrainingSession::compute_gradients(const Batch& bat
     label_loss = config_.aux_weight * aux_term;
   }
   bf16.end();
-  optimizer_->zero_grad();
+  clear_gradients(*optimizer_);
   DecoderPassInput input;
   input.annotations = annotations.detach().requires_grad_(annotations.requires_grad());
   input.tokens = batch.tokens.to(device_);
