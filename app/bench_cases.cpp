@@ -362,6 +362,7 @@ int run_bench(const BenchArgs& args) {
                                                              ? std::getenv("OPENBLAS_CORETYPE")
                                                              : ""},
                                {"blas_core_fallback", kernels.blas_core_fallback},
+                               {"blas_threads", kernels.blas_threads},
                                {"dnnl_max_cpu_isa", kernels.dnnl_max_isa},
                                {"native_bf16", kernels.native_bf16},
                                {"glibc_tunables", std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : ""}})

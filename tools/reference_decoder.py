@@ -11,6 +11,7 @@ Run it in the same shell as `fovea bench`, with the same variables (docs/perform
 Needs Debian's python3-torch.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -80,6 +81,19 @@ class DecoderWithAttention(nn.Module):
         return predictions, encoded_captions, decode_lengths, alphas, sort_ind
 
 
+def set_blas_threads(n):
+    """torch.set_num_threads does not reach OpenBLAS's own thread pool (Debian's torch links the
+    pthread OpenBLAS): without this the products of a `--threads 1` run use every core. `fovea
+    bench` sets the same limit. Returns the count OpenBLAS reports, or None without OpenBLAS."""
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "libopenblas" in line}
+    for path in paths:
+        blas = ctypes.CDLL(path)
+        blas.openblas_set_num_threads(n)
+        return blas.openblas_get_num_threads()
+    return None
+
+
 def time_it(fn, warmup, repeat):
     """Like fovea bench: `warmup` untimed runs and at least half a second of them, then `repeat` timed."""
     start = time.perf_counter()
@@ -106,6 +120,7 @@ def main():
     p.add_argument("--case", action="append", help="decoder_train_step, beam_search, greedy_batch (default all)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
+    blas_threads = set_blas_threads(args.threads)
     cases = args.case or ["decoder_train_step", "beam_search", "greedy_batch"]
     V, D, E, A, H, B, L = 10000, 512, 512, 512, 512, 32, 196
     env = {k: os.environ.get(k) for k in ("ATEN_CPU_CAPABILITY", "DNNL_MAX_CPU_ISA", "OPENBLAS_CORETYPE")}
@@ -113,7 +128,7 @@ def main():
     capability = next((line.split("CPU capability usage:")[1].strip() for line in config.splitlines()
                        if "CPU capability usage:" in line), None)
     print(json.dumps({"case": "environment", "program": "reference (PyTorch " + torch.__version__ + ")",
-                      "aten_cpu_capability": capability, **env}), flush=True)
+                      "aten_cpu_capability": capability, "blas_threads": blas_threads, **env}), flush=True)
 
     torch.manual_seed(7)
     dec = DecoderWithAttention(A, E, H, V, D)

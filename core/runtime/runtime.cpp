@@ -19,6 +19,7 @@
 // Weak: resolved when the BLAS behind LibTorch is OpenBLAS, null otherwise (MKL, reference BLAS).
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" char* openblas_get_config() __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
 
 namespace fovea {
 
@@ -122,6 +123,7 @@ CpuKernels cpu_kernels() {
   if (openblas_get_config != nullptr) {
     k.blas = std::string("OpenBLAS ") + openblas_get_config();
     k.blas_core = openblas_core_name();
+    if (openblas_get_num_threads != nullptr) k.blas_threads = openblas_get_num_threads();
     if (const char* fell_back = std::getenv(kOpenblasFallbackVariable)) k.blas_core_fallback = fell_back;
   } else {
     k.blas = "not OpenBLAS";

@@ -52,6 +52,7 @@ struct CpuKernels {
   /// The older core OpenBLAS had chosen itself when Fovea gave it blas_core instead
   /// (core/runtime/blas_core.h); "" when OpenBLAS's own choice or OPENBLAS_CORETYPE's runs.
   std::string blas_core_fallback;
+  int blas_threads = 0;         ///< the threads of OpenBLAS's own pool (its products), 0 when not OpenBLAS
   std::string dnnl_max_isa;     ///< $DNNL_MAX_CPU_ISA, "" when unset
   bool native_bf16 = false;     ///< cpu_has_native_bf16()
 };
