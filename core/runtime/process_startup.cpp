@@ -40,9 +40,9 @@ void prepare_process(int argc, char** argv) {
     setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
     changed = true;
   }
-  // Transparent huge pages for malloc's memory: the encoder's activations (51 MB for a batch of
-  // 64 at 112 px) are larger than glibc's largest mmap threshold, so each step maps them afresh,
-  // and faulting them in 4 KB at a time took 10-15% of a training step on a 2-core VM.
+  // Transparent huge pages for malloc's memory: a training step's activations are tens of MB
+  // (51 MB for the encoder's first blocks at a batch of 64), and faulting fresh memory in 4 KB at a
+  // time took 10-15% of a training step on a 2-core VM.
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const std::string current = tunables ? tunables : "";
   if (current.find("glibc.malloc.hugetlb") == std::string::npos) {

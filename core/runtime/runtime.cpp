@@ -44,6 +44,11 @@ void configure_allocator() {
   // (core/train/decoder_pass.h) then faulted ~120 MB of fresh pages in at every step (30k page faults,
   // expensive in these VMs). A top pad as large as a heap keeps the heaps mapped.
   mallopt(M_TOP_PAD, 64 * 1024 * 1024);
+  // Blocks over the largest threshold (the encoder's activations, 51 MB for a batch of 64 at
+  // 112 px) were still mapped afresh at every step and the kernel zeroed their pages again (5% of
+  // a recipe step): serve them from the heap too. Where a worker thread's heap cannot hold one
+  // (over 64 MiB), glibc still maps it.
+  mallopt(M_MMAP_MAX, 0);
 #endif
 }
 

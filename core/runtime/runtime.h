@@ -28,9 +28,9 @@ std::string cpu_model_name();
 /// The flags of the first CPU in /proc/cpuinfo (empty where there is none).
 std::vector<std::string> cpu_flags();
 
-/// Keeps freed tensor memory in the heap for reuse: glibc serves blocks over 128 KiB-32 MiB with
-/// fresh mmap()s and returns them on free, so every large activation and gradient of a training
-/// step paid page faults and kernel zeroing again. Safe to call more than once.
+/// Keeps freed tensor memory in the heap for reuse: glibc serves large blocks with fresh mmap()s
+/// and returns them on free, so every large activation and gradient of a training step paid page
+/// faults and kernel zeroing again. Safe to call more than once.
 void configure_allocator();
 
 /// Whether this CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX-BF16 in /proc/cpuinfo;
