@@ -37,6 +37,13 @@ GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$FOVEA" bench --case heatmap_render --rep
 jq -s -e 'map(select(.case=="environment"))[0].glibc_tunables == "glibc.malloc.hugetlb=0"' env.jsonl > /dev/null \
   || { cat env.jsonl; fail "start-up overrode the user's glibc.malloc.hugetlb"; }
 
+echo "== OpenBLAS's own thread pool held to --threads (it would otherwise use every core)"
+for t in 1 2; do
+  "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 --threads "$t" > env.jsonl
+  jq -s -e --argjson t "$t" 'map(select(.case=="environment"))[0] | (.blas | startswith("OpenBLAS") | not) or .blas_threads == $t' \
+    env.jsonl > /dev/null || { cat env.jsonl; fail "fovea bench --threads $t left OpenBLAS another thread count"; }
+done
+
 echo "== train, kill -9, resume"
 "$FOVEA" train --out run "${TINY[@]}" --max-steps 3000 > train1.log 2>&1 &
 pid=$!

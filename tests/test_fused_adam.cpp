@@ -98,3 +98,26 @@ TEST(FusedAdam, LeavesWhatItDoesNotFuseToAdam) {
   for (int s = 0; s < 5; ++s) step_both(fused, fused_params, adam, adam_params, s);
   for (std::size_t i = 0; i < fused_params.size(); ++i) EXPECT_TRUE(torch::equal(fused_params[i], adam_params[i])) << i;
 }
+
+// clear_gradients drops the gradients: the next backward hands each weight its own (nothing added
+// to the last step's), and a weight that gets none stays where it is, where Adam's momentum would
+// have moved it on after a zeroing zero_grad().
+TEST(FusedAdam, ClearedGradientsAreReplacedAndWeightsWithoutOneStay) {
+  auto used_first = torch::randn({40, 3}).requires_grad_(true);
+  auto used_second = torch::randn({7}).requires_grad_(true);
+  FusedAdam adam(std::vector<torch::Tensor>{used_first, used_second}, torch::optim::AdamOptions(1e-2));
+  (used_first * used_first).sum().backward();
+  adam.step();
+  clear_gradients(adam);
+  EXPECT_FALSE(used_first.grad().defined());
+  EXPECT_FALSE(used_second.grad().defined());
+
+  const auto first_before = used_first.detach().clone();
+  const auto second_before = used_second.detach().clone();
+  (used_second * 3.0).sum().backward();
+  EXPECT_TRUE(torch::equal(used_second.grad(), torch::full({7}, 3.0)));
+  EXPECT_FALSE(used_first.grad().defined());
+  adam.step();
+  EXPECT_TRUE(torch::equal(used_first, first_before)) << "a weight without a gradient moved";
+  EXPECT_GT((used_second - second_before).abs().min().item<double>(), 1e-3);
+}
