@@ -25,6 +25,7 @@
 #include "core/render/figure.h"
 #include "core/render/heatmap.h"
 #include "core/runtime/data_paths.h"
+#include "core/runtime/process_startup.h"
 #include "core/runtime/runtime.h"
 #include "core/train/decoder_pass.h"
 #include "core/train/fused_adam.h"
@@ -365,6 +366,7 @@ int run_bench(const BenchArgs& args) {
                                {"blas_threads", kernels.blas_threads},
                                {"dnnl_max_cpu_isa", kernels.dnnl_max_isa},
                                {"native_bf16", kernels.native_bf16},
+                               {"denormals_flushed", denormals_flushed()},
                                {"glibc_tunables", std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : ""}})
                    .dump()
             << std::endl;

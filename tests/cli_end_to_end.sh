@@ -37,6 +37,11 @@ GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$FOVEA" bench --case heatmap_render --rep
 jq -s -e 'map(select(.case=="environment"))[0].glibc_tunables == "glibc.malloc.hugetlb=0"' env.jsonl > /dev/null \
   || { cat env.jsonl; fail "start-up overrode the user's glibc.malloc.hugetlb"; }
 
+if [ "$(uname -m)" = x86_64 ]; then
+  jq -s -e 'map(select(.case=="environment"))[0].denormals_flushed == true' env.jsonl > /dev/null \
+    || { cat env.jsonl; fail "start-up did not flush subnormal floats to zero"; }
+fi
+
 echo "== OpenBLAS's own thread pool held to --threads (it would otherwise use every core)"
 for t in 1 2; do
   "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 --threads "$t" > env.jsonl

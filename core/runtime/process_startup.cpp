@@ -1,6 +1,9 @@
 #include "core/runtime/process_startup.h"
 
 #include <unistd.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,9 +25,30 @@ std::vector<std::string>& arguments() {
 
 const std::vector<std::string>& process_arguments() { return arguments(); }
 
+namespace {
+#if defined(__SSE__)
+constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;  // MXCSR bits
+#endif
+}  // namespace
+
+void flush_denormals() {
+#if defined(__SSE__)
+  _mm_setcsr(_mm_getcsr() | kFlushToZero | kDenormalsAreZero);
+#endif
+}
+
+bool denormals_flushed() {
+#if defined(__SSE__)
+  return (_mm_getcsr() & (kFlushToZero | kDenormalsAreZero)) == (kFlushToZero | kDenormalsAreZero);
+#else
+  return false;
+#endif
+}
+
 void prepare_process(int argc, char** argv) {
   arguments().assign(argv + std::min(argc, 1), argv + argc);
   configure_allocator();
+  flush_denormals();
   if (std::getenv("FOVEA_NO_REEXEC") != nullptr) return;
   bool changed = false;
   for (const auto& [name, value] : {std::pair{"OMP_WAIT_POLICY", "PASSIVE"}, std::pair{"OPENBLAS_THREAD_TIMEOUT", "4"}}) {
