@@ -87,11 +87,11 @@ def set_blas_threads(n):
     bench` sets the same limit. Returns the count OpenBLAS reports, or None without OpenBLAS."""
     with open("/proc/self/maps") as maps:
         paths = {line.split()[-1] for line in maps if "libopenblas" in line}
-    for path in paths:
-        blas = ctypes.CDLL(path)
-        blas.openblas_set_num_threads(n)
-        return blas.openblas_get_num_threads()
-    return None
+    if not paths:
+        return None
+    blas = ctypes.CDLL(paths.pop())
+    blas.openblas_set_num_threads(n)
+    return blas.openblas_get_num_threads()
 
 
 def time_it(fn, warmup, repeat):

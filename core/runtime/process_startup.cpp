@@ -21,25 +21,22 @@ std::vector<std::string>& arguments() {
   static std::vector<std::string> args;
   return args;
 }
+#if defined(__SSE__)
+constexpr unsigned kFlushDenormals = 0x8000 | 0x0040;  // MXCSR's flush-to-zero and denormals-are-zero bits
+#endif
 }  // namespace
 
 const std::vector<std::string>& process_arguments() { return arguments(); }
 
-namespace {
-#if defined(__SSE__)
-constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;  // MXCSR bits
-#endif
-}  // namespace
-
 void flush_denormals() {
 #if defined(__SSE__)
-  _mm_setcsr(_mm_getcsr() | kFlushToZero | kDenormalsAreZero);
+  _mm_setcsr(_mm_getcsr() | kFlushDenormals);
 #endif
 }
 
 bool denormals_flushed() {
 #if defined(__SSE__)
-  return (_mm_getcsr() & (kFlushToZero | kDenormalsAreZero)) == (kFlushToZero | kDenormalsAreZero);
+  return (_mm_getcsr() & kFlushDenormals) == kFlushDenormals;
 #else
   return false;
 #endif

@@ -48,12 +48,12 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
     at::AutoGradMode enable_grad(true);
     loss = closure();
   }
+  auto& states = state();
   for (auto& group : param_groups()) {
     const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
     const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& states = state();
       const auto key = compat::optimizer_state_key(states, p);
       auto entry = states.find(key);
       if (entry == states.end()) {  // as torch::optim::Adam starts a parameter's state
