@@ -366,6 +366,7 @@ int run_bench(const BenchArgs& args) {
                                {"blas_threads", kernels.blas_threads},
                                {"dnnl_max_cpu_isa", kernels.dnnl_max_isa},
                                {"native_bf16", kernels.native_bf16},
+                               {"vector_kernels", kernels.vector_kernels},
                                {"denormals_flushed", denormals_flushed()},
                                {"glibc_tunables", std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : ""}})
                    .dump()

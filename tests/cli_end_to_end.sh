@@ -42,6 +42,14 @@ if [ "$(uname -m)" = x86_64 ]; then
     || { cat env.jsonl; fail "start-up did not flush subnormal floats to zero"; }
 fi
 
+echo "== Fovea's own vector kernels no wider than ATEN_CPU_CAPABILITY where it is set"
+ATEN_CPU_CAPABILITY=avx2 "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 > env.jsonl
+jq -s -e 'map(select(.case=="environment"))[0].vector_kernels | . == "AVX2" or . == "portable"' env.jsonl > /dev/null \
+  || { cat env.jsonl; fail "ATEN_CPU_CAPABILITY=avx2 left Fovea's kernels on another instruction set"; }
+ATEN_CPU_CAPABILITY=default "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 > env.jsonl
+jq -s -e 'map(select(.case=="environment"))[0].vector_kernels == "portable"' env.jsonl > /dev/null \
+  || { cat env.jsonl; fail "ATEN_CPU_CAPABILITY=default left Fovea's kernels vectorised"; }
+
 echo "== OpenBLAS's own thread pool held to --threads (it would otherwise use every core)"
 for t in 1 2; do
   "$FOVEA" bench --case heatmap_render --repeat 1 --warmup 0 --threads "$t" > env.jsonl

@@ -7,7 +7,7 @@
 #endif
 
 #include "core/model/vector_clones.h"
-#include "core/runtime/runtime.h"
+#include "core/runtime/vector_lanes.h"
 
 namespace fovea {
 
@@ -38,9 +38,7 @@ FOVEA_VECTOR_CLONES void rows_times_weights(const float* x, const float* W, cons
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define FOVEA_X86_KERNELS 1
-
+#ifdef FOVEA_X86_KERNELS
 /// The same with 8 (AVX2) or 16 (AVX-512) lanes written out: one accumulator register per input
 /// row, each weight vector loaded once and multiplied into all R rows. GCC's vectorisation of the
 /// loop above spilled the accumulators to the stack and built the input vectors from scalars.
@@ -99,32 +97,14 @@ __attribute__((target("avx512f,avx2,fma"))) void rows_times_weights_avx512(const
 #pragma GCC diagnostic pop
 #endif
 
-enum class Lanes { Portable, Avx2, Avx512 };
-
-/// The instruction set ATen dispatches its own kernels to (ATEN_CPU_CAPABILITY caps it), so that
-/// Fovea and LibTorch run on the same one.
-Lanes lanes() {
-  static const Lanes chosen = [] {
-#ifdef FOVEA_X86_KERNELS
-    const auto aten = cpu_kernels().aten_capability;
-    if (aten == "AVX512" && __builtin_cpu_supports("avx512f")) return Lanes::Avx512;
-    if ((aten == "AVX512" || aten == "AVX2") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return Lanes::Avx2;
-    }
-#endif
-    return Lanes::Portable;
-  }();
-  return chosen;
-}
-
 template <int R>
 void run(const float* x, const float* W, const float* bias, float* y, std::int64_t K, std::int64_t N) {
   const std::int64_t grain = std::max<std::int64_t>(16, 65536 / std::max<std::int64_t>(K, 1));
-  const auto isa = lanes();
+  const auto isa = vector_lanes();
   at::parallel_for(0, N, grain, [&](std::int64_t j0, std::int64_t j1) {
 #ifdef FOVEA_X86_KERNELS
-    if (isa == Lanes::Avx512) return rows_times_weights_avx512<R>(x, W, bias, y, K, N, j0, j1);
-    if (isa == Lanes::Avx2) return rows_times_weights_avx2<R>(x, W, bias, y, K, N, j0, j1);
+    if (isa == VectorLanes::Avx512) return rows_times_weights_avx512<R>(x, W, bias, y, K, N, j0, j1);
+    if (isa == VectorLanes::Avx2) return rows_times_weights_avx2<R>(x, W, bias, y, K, N, j0, j1);
 #endif
     rows_times_weights<R>(x, W, bias, y, K, N, j0, j1);
   });

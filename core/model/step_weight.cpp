@@ -1,22 +1,38 @@
 #include "core/model/step_weight.h"
 
+#include "core/model/packed_matrix.h"
 #include "core/model/small_batch_linear.h"
 #include "core/runtime/torch_compat.h"
 
 namespace fovea {
 
+/// The weight packed for the steps' products: x Wᵀ forward, ∂y W backward.
+struct StepWeight::Packed {
+  PackedMatrix forward, backward;
+};
+
 namespace {
+
+/// Carries the packed weight from a step's forward to its backward (autograd's saved data holds
+/// IValues; a capsule needs no TorchScript class registration).
+struct PackedHolder : torch::CustomClassHolder {
+  explicit PackedHolder(std::shared_ptr<const StepWeight::Packed> p) : packed(std::move(p)) {}
+  std::shared_ptr<const StepWeight::Packed> packed;
+};
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-/// x Wᵀ whose backward returns x's gradient only and records (x, ∂y) for the weight's.
+/// x Wᵀ whose backward returns x's gradient only and records (x, ∂y) for the weight's. The
+/// products go through the weight's packed forms when it has them.
 struct StepProduct : torch::autograd::Function<StepProduct> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, torch::Tensor weight,
-                               c10::List<torch::Tensor> record) {
+                               c10::List<torch::Tensor> record, std::shared_ptr<const StepWeight::Packed> packed) {
     ctx->save_for_backward({x, weight});
     ctx->saved_data["record"] = record;
-    return torch::mm(x, weight.t());
+    if (!packed) return torch::mm(x, weight.t());
+    ctx->saved_data["packed"] = c10::IValue::make_capsule(c10::make_intrusive<PackedHolder>(packed));
+    return packed->forward.multiply(x);
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
@@ -24,7 +40,11 @@ struct StepProduct : torch::autograd::Function<StepProduct> {
     auto record = ctx->saved_data["record"].toTensorList();
     record.push_back(saved[0]);
     record.push_back(dy);
-    return {torch::mm(dy, saved[1]), torch::Tensor(), torch::Tensor()};
+    const auto packed = ctx->saved_data.find("packed");
+    auto dx = packed == ctx->saved_data.end()
+                  ? torch::mm(dy, saved[1])
+                  : c10::static_intrusive_pointer_cast<PackedHolder>(packed->second.toCapsule())->packed->backward.multiply(dy);
+    return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -58,12 +78,16 @@ struct StepWeightGradient : torch::autograd::Function<StepWeightGradient> {
 StepWeight::StepWeight(const torch::Tensor& weight) : weight_(weight) {
   collects_ = torch::GradMode::is_enabled() && weight.requires_grad() && weight.scalar_type() == torch::kFloat &&
               !(weight.device().is_cpu() && compat::cpu_autocast_enabled());
-  if (collects_) weight_ = StepWeightGradient::apply(weight, record_);
+  if (!collects_) return;
+  weight_ = StepWeightGradient::apply(weight, record_);
+  if (weight.device().is_cpu() && PackedMatrix::available()) {
+    packed_ = std::make_shared<const Packed>(Packed{PackedMatrix(weight, /*transposed=*/true), PackedMatrix(weight, false)});
+  }
 }
 
 torch::Tensor StepWeight::operator()(const torch::Tensor& x) const {
   if (!collects_ || x.scalar_type() != torch::kFloat) return linear_for_decoding(x, weight_, {});
-  return StepProduct::apply(x, weight_, record_);
+  return StepProduct::apply(x, weight_, record_, packed_);
 }
 
 }  // namespace fovea

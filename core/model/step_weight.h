@@ -22,9 +22,12 @@ class StepWeight {
   /// x Wᵀ for one step's rows x (b, K).
   torch::Tensor operator()(const torch::Tensor& x) const;
 
+  struct Packed;
+
  private:
   torch::Tensor weight_;              ///< the weight, or the alias whose backward computes its gradient
   c10::List<torch::Tensor> record_;   ///< x_t, ∂y_t of every step, appended by the steps' backward
+  std::shared_ptr<const Packed> packed_;  ///< null without a packed kernel
   bool collects_ = false;
 };
 

@@ -1,6 +1,7 @@
 #include "core/runtime/runtime.h"
 
 #include "core/runtime/blas_core.h"
+#include "core/runtime/vector_lanes.h"
 
 #include <ATen/Version.h>
 
@@ -135,6 +136,7 @@ CpuKernels cpu_kernels() {
   }
   if (const char* isa = std::getenv("DNNL_MAX_CPU_ISA")) k.dnnl_max_isa = isa;
   k.native_bf16 = cpu_has_native_bf16();
+  k.vector_kernels = vector_lanes_name(vector_lanes());
   return k;
 }
 
@@ -147,6 +149,7 @@ std::string describe_runtime(const torch::Device& device) {
     s += ", ATen " + k.aten_capability + (k.blas_core.empty() ? ", " + k.blas : ", OpenBLAS core " + k.blas_core);
     if (!k.blas_core_fallback.empty()) s += " (not its own " + k.blas_core_fallback + ", older than this CPU)";
     if (!k.dnnl_max_isa.empty()) s += ", oneDNN up to " + k.dnnl_max_isa;
+    s += ", Fovea's kernels " + k.vector_kernels;
   }
   return s;
 }

@@ -44,7 +44,8 @@ std::string resolve_precision(const std::string& precision, const torch::Device&
 
 /// The CPU kernels this process runs, which differ between machines and decide both speed and the
 /// last bits of results: ATen's vector capability (AVX512, AVX2 or DEFAULT; ATEN_CPU_CAPABILITY
-/// caps it), the BLAS and the core it chose (OPENBLAS_CORETYPE forces it), and oneDNN's ISA cap.
+/// caps it), the BLAS and the core it chose (OPENBLAS_CORETYPE forces it), oneDNN's ISA cap and
+/// Fovea's own vector kernels.
 struct CpuKernels {
   std::string aten_capability;  ///< as ATen reports it ("?" when it does not say)
   std::string blas;             ///< "OpenBLAS <config>", or "not OpenBLAS"
@@ -55,6 +56,7 @@ struct CpuKernels {
   int blas_threads = 0;         ///< the threads of OpenBLAS's own pool (its products), 0 when not OpenBLAS
   std::string dnnl_max_isa;     ///< $DNNL_MAX_CPU_ISA, "" when unset
   bool native_bf16 = false;     ///< cpu_has_native_bf16()
+  std::string vector_kernels;   ///< Fovea's own kernels: vector_lanes_name(vector_lanes())
 };
 CpuKernels cpu_kernels();
 
