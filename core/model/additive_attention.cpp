@@ -36,35 +36,28 @@ inline float fast_tanh(float x) {
 
 constexpr int kLanes = 16;
 
-/// Σ_a w[a] tanh(p[a] + q[a]); with kKeep also stores the tanh values in t.
-template <bool kKeep>
-FOVEA_VECTOR_CLONES float score_row(const float* p, const float* q, const float* w, float* t, std::int64_t A) {
+/// Σ_a w[a] tanh(p[a] + q[a]).
+FOVEA_VECTOR_CLONES float score_row(const float* p, const float* q, const float* w, std::int64_t A) {
   float lanes[kLanes] = {};
   std::int64_t a = 0;
   for (; a + kLanes <= A; a += kLanes) {
-    for (int j = 0; j < kLanes; ++j) {
-      const float v = fast_tanh(p[a + j] + q[a + j]);
-      if constexpr (kKeep) t[a + j] = v;
-      lanes[j] += w[a + j] * v;
-    }
+    for (int j = 0; j < kLanes; ++j) lanes[j] += w[a + j] * fast_tanh(p[a + j] + q[a + j]);
   }
   float s = 0;
-  for (; a < A; ++a) {
-    const float v = fast_tanh(p[a] + q[a]);
-    if constexpr (kKeep) t[a] = v;
-    s += w[a] * v;
-  }
+  for (; a < A; ++a) s += w[a] * fast_tanh(p[a] + q[a]);
   for (int j = 0; j < kLanes; ++j) s += lanes[j];
   return s;
 }
 
-/// One (row, cell) of the backward: g = de · w ⊙ (1 − t²) into the projection's and q's gradients,
+/// One (row, cell) of the backward: with t = tanh(p + q) computed again (the same kernel as the
+/// forward's, so the same numbers), g = de · w ⊙ (1 − t²) into the projection's and q's gradients,
 /// de · t into w's.
 template <bool kProjection>
-FOVEA_VECTOR_CLONES void score_row_backward(const float* t, float de, const float* w, float* grad_p, float* grad_q,
-                                            float* grad_w, std::int64_t A) {
+FOVEA_VECTOR_CLONES void score_row_backward(const float* __restrict p, const float* __restrict q, float de,
+                                            const float* __restrict w, float* __restrict grad_p,
+                                            float* __restrict grad_q, float* __restrict grad_w, std::int64_t A) {
   for (std::int64_t a = 0; a < A; ++a) {
-    const float v = t[a];
+    const float v = fast_tanh(p[a] + q[a]);
     const float g = de * w[a] * (1.0f - v * v);
     if constexpr (kProjection) grad_p[a] += g;
     grad_q[a] += g;
@@ -78,9 +71,9 @@ bool fusable(const torch::Tensor& projected, const torch::Tensor& q) {
          q.size(0) <= projected.size(0) && projected.stride(2) == 1 && projected.stride(1) == projected.size(2);
 }
 
-/// Scores (b, L); `kept` (b, L, A) receives the tanh values when defined.
+/// Scores (b, L).
 torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor& q_in, const torch::Tensor& w_in,
-                            const torch::Tensor& bias, const torch::Tensor& kept) {
+                            const torch::Tensor& bias) {
   const auto q = q_in.contiguous(), w = w_in.contiguous();
   const std::int64_t b = q.size(0), L = projected.size(1), A = projected.size(2), row_stride = projected.stride(0);
   auto e = torch::empty({b, L}, q.options());
@@ -89,26 +82,27 @@ torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor&
   const float* W = w.data_ptr<float>();
   const float B0 = bias.item<float>();
   float* E = e.data_ptr<float>();
-  float* T = kept.defined() ? kept.data_ptr<float>() : nullptr;
   const std::int64_t grain = std::max<std::int64_t>(1, 32768 / std::max<std::int64_t>(A, 1));
   at::parallel_for(0, b * L, grain, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t k = begin; k < end; ++k) {
       const std::int64_t i = k / L, l = k % L;
       const float* p = P + i * row_stride + l * A;
-      E[k] = B0 + (T ? score_row<true>(p, Q + i * A, W, T + k * A, A) : score_row<false>(p, Q + i * A, W, nullptr, A));
+      E[k] = B0 + score_row(p, Q + i * A, W, A);
     }
   });
   return e;
 }
 
+/// The backward computes tanh again rather than keeping it: kept, the (b, L, A) values were a
+/// 12.8 MB store per step at the benchmark's sizes (200 MB a training step) that the backward read
+/// back from memory, where reading the projection again costs the same and the tanh is cheap.
 struct AttentionScores : torch::autograd::Function<AttentionScores> {
   // The sink is optional: autograd cannot register an undefined tensor as an input.
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor q, torch::Tensor w,
                                torch::Tensor bias, c10::optional<torch::Tensor> sink) {
-    auto kept = torch::empty({q.size(0), projected.size(1), projected.size(2)}, q.options());
-    auto e = fused_forward(projected, q, w, bias, kept);
-    ctx->saved_data["kept"] = kept;
-    ctx->saved_data["w"] = w.contiguous();
+    q = q.contiguous(), w = w.contiguous();
+    auto e = fused_forward(projected, q, w, bias);
+    ctx->save_for_backward({projected, q, w});
     ctx->saved_data["sink"] = sink.value_or(torch::Tensor());
     ctx->set_materialize_grads(false);
     return e;
@@ -117,14 +111,15 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     const auto de = grads[0].contiguous();
-    const auto kept = ctx->saved_data["kept"].toTensor();
-    const auto w = ctx->saved_data["w"].toTensor();
+    const auto saved = ctx->get_saved_variables();
+    const auto &projected = saved[0], &q = saved[1], &w = saved[2];
     const auto sink = ctx->saved_data["sink"].toTensor();
-    const std::int64_t b = kept.size(0), L = kept.size(1), A = kept.size(2);
-    auto grad_q = torch::zeros({b, A}, kept.options());
+    const std::int64_t b = q.size(0), L = projected.size(1), A = projected.size(2), row_stride = projected.stride(0);
+    auto grad_q = torch::zeros({b, A}, q.options());
     const int threads = at::get_num_threads();
-    auto partial_w = torch::zeros({threads, A}, kept.options());  // one row per worker, summed below
-    const float* T = kept.data_ptr<float>();
+    auto partial_w = torch::zeros({threads, A}, q.options());  // one row per worker, summed below
+    const float* P = projected.data_ptr<float>();
+    const float* Q = q.data_ptr<float>();
     const float* DE = de.data_ptr<float>();
     const float* W = w.data_ptr<float>();
     float* GP = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, A), contiguous
@@ -135,10 +130,11 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
       for (std::int64_t i = begin; i < end; ++i) {
         for (std::int64_t l = 0; l < L; ++l) {
           const std::int64_t k = i * L + l;
+          const float* p = P + i * row_stride + l * A;
           if (GP) {
-            score_row_backward<true>(T + k * A, DE[k], W, GP + k * A, GQ + i * A, gw, A);
+            score_row_backward<true>(p, Q + i * A, DE[k], W, GP + k * A, GQ + i * A, gw, A);
           } else {
-            score_row_backward<false>(T + k * A, DE[k], W, nullptr, GQ + i * A, gw, A);
+            score_row_backward<false>(p, Q + i * A, DE[k], W, nullptr, GQ + i * A, gw, A);
           }
         }
       }
@@ -168,7 +164,7 @@ torch::Tensor additive_attention_scores(const torch::Tensor& projected, const to
   if (!fusable(projected, q) || w.scalar_type() != torch::kFloat || (grad && projected.requires_grad() && !sink.defined())) {
     return additive_attention_scores_reference(projected, q, w, bias);
   }
-  if (!grad) return fused_forward(projected, q, w, bias, torch::Tensor());
+  if (!grad) return fused_forward(projected, q, w, bias);
   return AttentionScores::apply(projected, q, w, bias, sink.defined() ? c10::optional<torch::Tensor>(sink) : c10::nullopt);
 }
 
