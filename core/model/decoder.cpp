@@ -51,6 +51,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
   out_vocab_ = register_module("out_vocab", nn::Linear(m, K));
   dropout_ = register_module("dropout", nn::Dropout(config.dropout));
   word_gate_table_ = std::make_shared<WordGateTable>();
+  decoding_products_ = std::make_shared<DecodingProducts>();
   {
     torch::NoGradGuard no_grad;
     // Forget-gate bias 1: the usual LSTM start that keeps early gradients alive.
@@ -111,7 +112,7 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
 
 torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
                                      const torch::Tensor& projection_sink, const StepWeights* steps) {
-  const auto query = steps ? steps->att_hidden(h) : linear_for_decoding(att_hidden_, h);
+  const auto query = steps ? steps->att_hidden(h) : decoding_products_->linear(att_hidden_, h);
   auto e = additive_attention_scores(projected, float_if_bf16(query),
                                      att_score_->weight.view({-1}), att_score_->bias, projection_sink);
   return torch::softmax(e, 1);
@@ -172,8 +173,8 @@ AttendResult DecoderImpl::attend_forced(const torch::Tensor& annotations, const 
 
 DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context,
                                     const DecoderState& state, const StepWeights* steps) {
-  auto gates = gates_from_word + (steps ? steps->context_gates(context) : linear_for_decoding(context_gates_, context)) +
-               (steps ? steps->hidden_gates(state.h) : linear_for_decoding(hidden_gates_, state.h));
+  auto gates = gates_from_word + (steps ? steps->context_gates(context) : decoding_products_->linear(context_gates_, context)) +
+               (steps ? steps->hidden_gates(state.h) : decoding_products_->linear(hidden_gates_, state.h));
   auto chunks = gates.chunk(4, 1);
   auto i = torch::sigmoid(chunks[0]), f = torch::sigmoid(chunks[1]);
   auto g = torch::tanh(chunks[2]), o = torch::sigmoid(chunks[3]);
@@ -183,8 +184,9 @@ DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const 
 
 torch::Tensor DecoderImpl::output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h,
                                          const torch::Tensor& context) {
-  return linear_for_decoding(
-      out_vocab_, fovea::dropout(embedded_prev + linear_for_decoding(out_hidden_, h) + linear_for_decoding(out_context_, context),
+  return decoding_products_->linear(
+      out_vocab_, fovea::dropout(embedded_prev + decoding_products_->linear(out_hidden_, h) +
+                                     decoding_products_->linear(out_context_, context),
                                  dropout_->options.p(), dropout_->is_training()));
 }
 

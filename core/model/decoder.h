@@ -4,6 +4,7 @@
 /// output layer and f_init state initialisation.
 #include <memory>
 
+#include "core/model/decoding_products.h"
 #include "core/model/model_config.h"
 #include "core/model/step_weight.h"
 #include "core/runtime/torch_compat.h"
@@ -121,6 +122,7 @@ class DecoderImpl : public torch::nn::Module {
   torch::nn::Dropout dropout_{nullptr};
   struct WordGateTable;
   std::shared_ptr<WordGateTable> word_gate_table_;  ///< decoding_word_gates' cache
+  std::shared_ptr<DecodingProducts> decoding_products_;  ///< the per-word products while decoding
 };
 TORCH_MODULE(Decoder);
 
