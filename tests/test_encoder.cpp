@@ -137,7 +137,9 @@ TEST(Encoder, FrozenBlocksGiveTheSameAnnotationsAndNoGradient) {
 
   encoder->freeze_blocks(3);  // blocks 0-2: modules cnn.0 to cnn.8
   const auto frozen = backward();
-  EXPECT_TRUE(torch::allclose(frozen, all, 1e-5, 1e-6)) << "freezing changed the forward";
+  // Frozen blocks run without gradients, through the fused batch norm (other rounding).
+  EXPECT_TRUE(torch::allclose(frozen, all, 1e-4, 1e-5))
+      << "freezing changed the forward: " << (frozen - all).abs().max().item<double>();
   std::size_t trained = 0;
   for (const auto& p : encoder->named_parameters()) {
     const auto module = std::stoi(p.key().substr(std::string("cnn.").size()));
@@ -145,7 +147,9 @@ TEST(Encoder, FrozenBlocksGiveTheSameAnnotationsAndNoGradient) {
       EXPECT_FALSE(p.value().grad().defined()) << p.key() << " got a gradient (or kept an earlier one)";
     } else {
       ASSERT_TRUE(p.value().grad().defined()) << p.key();
-      EXPECT_TRUE(torch::allclose(p.value().grad(), grads[p.key()], 1e-4, 1e-6)) << p.key();
+      const double largest = grads[p.key()].abs().max().item<double>();
+      EXPECT_TRUE(torch::allclose(p.value().grad(), grads[p.key()], 1e-4, 1e-5 * largest))
+          << p.key() << ": " << (p.value().grad() - grads[p.key()]).abs().max().item<double>() << " of " << largest;
       ++trained;
     }
   }
@@ -154,6 +158,36 @@ TEST(Encoder, FrozenBlocksGiveTheSameAnnotationsAndNoGradient) {
   encoder->freeze_blocks(5);  // all: nothing to differentiate
   EXPECT_FALSE(encoder->forward(images).requires_grad());
   EXPECT_THROW(encoder->freeze_blocks(6), c10::Error);
+}
+
+TEST(Encoder, ForwardWithoutGradientsGivesTheSameAnnotations) {
+  // Without gradients each block's batch norm and ReLU run fused, in place
+  // (core/model/batch_norm_relu.h); with them, ATen's modules. Both modes of the batch norm.
+  torch::manual_seed(4);
+  ModelConfig config;
+  config.image_size = 32;
+  config.encoder_widths = {4, 8, 16, 16};
+  Encoder with_grad(config), without_grad(config);
+  {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : with_grad->named_parameters()) without_grad->named_parameters()[p.key()].copy_(p.value());
+  }
+  const auto images = torch::rand({3, 3, 32, 32});
+  for (const bool training : {true, false}) {
+    with_grad->train(training);
+    without_grad->train(training);
+    const auto want = with_grad->forward(images);
+    ASSERT_TRUE(want.requires_grad());
+    torch::NoGradGuard no_grad;
+    const auto got = without_grad->forward(images);
+    EXPECT_TRUE(torch::allclose(got, want, 1e-4, 1e-5))
+        << (training ? "training" : "eval") << ": largest difference " << (got - want).abs().max().item<double>();
+  }
+  for (const auto& b : with_grad->named_buffers()) {
+    const auto got = without_grad->named_buffers()[b.key()];
+    EXPECT_TRUE(b.value().is_floating_point() ? torch::allclose(got, b.value(), 1e-4, 1e-5) : torch::equal(got, b.value()))
+        << b.key();
+  }
 }
 
 }  // namespace

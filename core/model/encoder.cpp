@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/model/batch_norm_relu.h"
+
 namespace fovea {
 
 namespace nn = torch::nn;
@@ -106,13 +108,17 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
     // Channels-last on the CPU: oneDNN convolves NHWC without reordering every layer's input and
     // output, and the (B, L, D) annotations below are then a view.
     if (fm.is_cpu()) fm = fm.contiguous(at::MemoryFormat::ChannelsLast);
-    std::size_t index = 0;
-    for (auto& layer : *cnn_) {
+    const auto modules = cnn_->begin();
+    for (std::size_t first = 0; first < cnn_->size(); first += kModulesPerBlock) {
       std::optional<torch::NoGradGuard> frozen;
-      if (index < frozen_modules_) frozen.emplace();
-      if (centred_cells_ && index == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
-      fm = layer.forward(fm);
-      ++index;
+      if (first < frozen_modules_) frozen.emplace();
+      if (centred_cells_ && first == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
+      fm = modules[first].forward(fm);  // the convolution
+      if (batch_norm_relu_applies(fm)) {
+        batch_norm_relu_(fm, *cnn_->ptr(first + 1)->as<nn::BatchNorm2dImpl>());
+      } else {
+        fm = modules[first + 2].forward(modules[first + 1].forward(fm));
+      }
     }
   }
   return fm.flatten(2).transpose(1, 2).contiguous();  // (B, L, D)
