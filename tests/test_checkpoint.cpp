@@ -50,7 +50,7 @@ class CheckpointTest : public ::testing::Test {
     torch::optim::Adam adam(model.net->trainable_parameters(), torch::optim::AdamOptions(1e-3));
     auto tokens = torch::tensor({{1, 5, 6, 2}, {1, 7, 2, 0}});
     auto out = model.net->forward(torch::rand({2, 3, 32, 32}), tokens, torch::tensor({3, 2}));
-    out.logits.sum().backward();
+    out.token_log_probs.sum().backward();
     adam.step();
     SaveOptions o;
     o.optimizer = &adam;

@@ -34,7 +34,8 @@ TEST_F(DecoderTest, PackedOutputsCoverExactlyTheValidSteps) {
   EXPECT_EQ(lengths[0].item<long>(), 3);
   auto out = decoder->forward(annotations, tokens, lengths);
   const long N = 3 + 5 + 2;
-  EXPECT_EQ(out.logits.sizes(), (std::vector<long>{N, 12}));
+  EXPECT_EQ(out.token_log_probs.sizes(), (std::vector<long>{N}));
+  EXPECT_TRUE((out.token_log_probs < 0).all().item<bool>()) << "log-probabilities of one word among 12";
   EXPECT_EQ(out.alphas.sizes(), (std::vector<long>{N, 6}));
   EXPECT_EQ(out.alpha_sum.sizes(), (std::vector<long>{3, 6}));
   // Each sequence appears once per valid step and its targets are its own words then <end>.
@@ -60,7 +61,7 @@ TEST_F(DecoderTest, PaddingContentAndExtraPaddingChangeNothing) {
   garbage[2][3] = 7;  // past the end of caption 2
   garbage = torch::cat({garbage, torch::full({3, 4}, 9, torch::kLong)}, 1);
   auto b = decoder->forward(annotations, garbage, lengths);
-  EXPECT_TRUE(torch::allclose(a.logits, b.logits));
+  EXPECT_TRUE(torch::allclose(a.token_log_probs, b.token_log_probs));
   EXPECT_TRUE(torch::allclose(a.alpha_sum, b.alpha_sum));
 }
 
@@ -72,7 +73,7 @@ TEST_F(DecoderTest, EachCaptionScoresAsIfAlone) {
     auto [t1, l1] = pad_captions({captions[std::size_t(i)]});
     auto alone = decoder->forward(annotations.narrow(0, i, 1), t1, l1);
     auto mine = batch.sequence.eq(i).nonzero().squeeze(1);
-    EXPECT_TRUE(torch::allclose(batch.logits.index_select(0, mine), alone.logits, 1e-5, 1e-5)) << i;
+    EXPECT_TRUE(torch::allclose(batch.token_log_probs.index_select(0, mine), alone.token_log_probs, 1e-5, 1e-5)) << i;
     EXPECT_TRUE(torch::allclose(batch.alphas.index_select(0, mine), alone.alphas, 1e-5, 1e-6)) << i;
   }
 }

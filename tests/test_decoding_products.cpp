@@ -30,10 +30,12 @@ TEST(DecodingProducts, MatchTorchLinearForEveryBatchSizeAndFollowTheWeights) {
 }
 
 TEST(DecodingProducts, KeepAutogradWhenTrainingNeedsIt) {
+  torch::manual_seed(2);
   torch::nn::Linear layer(8, 6);
   DecodingProducts products;
   const auto x = torch::randn({16, 8});
   products.linear(layer, x).sum().backward();
   ASSERT_TRUE(layer->weight.grad().defined());
-  EXPECT_TRUE(torch::allclose(layer->weight.grad(), x.sum(0).expand({6, 8})));
+  // The product sums the 16 rows in another order than x.sum(0): equal to rounding, not in bits.
+  EXPECT_TRUE(torch::allclose(layer->weight.grad(), x.sum(0).expand({6, 8}), 1e-5, 1e-5));
 }

@@ -50,10 +50,9 @@ TEST(StepWeight, TheDecodersGradientsEqualThoseOfItsStepsUnrolledOneCaptionAtATi
   Decoder decoder(config);
   const auto annotations = torch::randn({3, 6, 8});
   const std::vector<std::vector<std::int64_t>> captions = {{1, 4, 5, 2}, {1, 6, 7, 8, 9, 2}, {1, 10, 2}};
-  // A fixed weight per (caption, step, word) turns the logits into a scalar.
+  // A fixed weight per (caption, step) turns the words' log-probabilities into a scalar.
   const auto weight_of = [&](const torch::Tensor& caption, const torch::Tensor& step) {
-    return torch::sin(caption.unsqueeze(1).to(torch::kFloat) * 7 + step.unsqueeze(1).to(torch::kFloat) * 3 +
-                      torch::arange(config.vocab_size).unsqueeze(0));
+    return torch::sin(caption.to(torch::kFloat) * 7 + step.to(torch::kFloat) * 3);
   };
   auto gradients = [&] {
     std::vector<torch::Tensor> g;
@@ -66,7 +65,7 @@ TEST(StepWeight, TheDecodersGradientsEqualThoseOfItsStepsUnrolledOneCaptionAtATi
 
   auto [tokens, lengths] = pad_captions(captions);
   const auto out = decoder->forward(annotations, tokens, lengths);
-  (out.logits * weight_of(out.sequence, out.step)).sum().backward();
+  (out.token_log_probs * weight_of(out.sequence, out.step)).sum().backward();
   const auto batched = gradients();
 
   // The same through the public step functions, without step weights, one caption at a time.
@@ -79,8 +78,9 @@ TEST(StepWeight, TheDecodersGradientsEqualThoseOfItsStepsUnrolledOneCaptionAtATi
       const auto embedded = decoder->embed(torch::tensor({captions[i][t]}));
       const auto r = decoder->attend_and_step(a, projected, decoder->word_gates(embedded), state, {});
       state = r.state;
-      const auto logits = decoder->output_logits(embedded, r.state.h, r.context);
-      loss = loss + (logits * weight_of(torch::tensor({std::int64_t(i)}), torch::tensor({std::int64_t(t)}))).sum();
+      const auto log_p = torch::log_softmax(decoder->output_logits(embedded, r.state.h, r.context), 1);
+      loss = loss + log_p[0][captions[i][t + 1]] *
+                        weight_of(torch::tensor({std::int64_t(i)}), torch::tensor({std::int64_t(t)}))[0];
     }
     loss.backward();
   }

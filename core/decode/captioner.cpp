@@ -83,7 +83,7 @@ CaptionResult Captioner::score(const RgbImage& image, const std::string& caption
   if (tokens.empty()) throw std::invalid_argument("the caption to score has no words");
   auto [tok, len] = pad_captions({m.vocab.encode(tokens)});
   auto out = m.net->forward(images_to_tensor({&image}, m.config.image_size).to(m.device), tok.to(m.device), len.to(m.device));
-  auto lp = token_log_probs(out).cpu();
+  auto lp = out.token_log_probs.cpu();
   auto alphas = out.alphas.cpu().contiguous();
   auto betas = out.betas.cpu();
   CaptionResult r;
@@ -115,7 +115,7 @@ std::vector<std::vector<float>> Captioner::saliency(const RgbImage& image, const
   }
   x.requires_grad_(true);
   const auto out = m.net->forward(x, tok.to(m.device), len.to(m.device));
-  const auto lp = token_log_probs(out);
+  const auto lp = out.token_log_probs;
   std::vector<std::vector<float>> result;
   for (std::size_t t = 0; t < tokens.size(); ++t) {
     const auto g = torch::autograd::grad({lp[std::int64_t(t)]}, {x}, {}, /*retain_graph=*/true)[0];

@@ -4,6 +4,7 @@
 #include "core/model/attention_context.h"
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
+#include "core/model/vocabulary_log_likelihood.h"
 #include "core/train/thread_generator.h"
 
 #include <algorithm>
@@ -182,12 +183,16 @@ DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const 
   return {o * torch::tanh(c), c};
 }
 
+torch::Tensor DecoderImpl::deep_output(const torch::Tensor& embedded_prev, const torch::Tensor& h,
+                                       const torch::Tensor& context) {
+  return fovea::dropout(embedded_prev + decoding_products_->linear(out_hidden_, h) +
+                            decoding_products_->linear(out_context_, context),
+                        dropout_->options.p(), dropout_->is_training());
+}
+
 torch::Tensor DecoderImpl::output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h,
                                          const torch::Tensor& context) {
-  return decoding_products_->linear(
-      out_vocab_, fovea::dropout(embedded_prev + decoding_products_->linear(out_hidden_, h) +
-                                     decoding_products_->linear(out_context_, context),
-                                 dropout_->options.p(), dropout_->is_training()));
+  return decoding_products_->linear(out_vocab_, deep_output(embedded_prev, h, context));
 }
 
 DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch::Tensor& tokens,
@@ -250,8 +255,10 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   }
   DecoderOutput out;
   auto h = torch::cat(hs), z = torch::cat(zs), e = torch::cat(es);
-  out.logits = output_logits(e, h, z);
   out.targets = torch::cat(targets);
+  // All words at once, fused with the softmax on the CPU (core/model/vocabulary_log_likelihood.h).
+  out.token_log_probs =
+      vocabulary_log_likelihood(deep_output(e, h, z), out_vocab_->weight, out_vocab_->bias, out.targets);
   auto sorted_row = torch::cat(rows);
   out.sequence = order_t.index_select(0, sorted_row);
   out.step = torch::cat(steps);

@@ -34,7 +34,7 @@ struct AttendResult {
 /// Teacher-forced outputs, packed: the N valid (sequence, step) pairs in step-major order over
 /// the batch sorted by length; padding never appears.
 struct DecoderOutput {
-  torch::Tensor logits;        ///< (N, K)
+  torch::Tensor token_log_probs;  ///< (N) log p(target | caption so far, image)
   torch::Tensor targets;       ///< (N)
   torch::Tensor sequence;      ///< (N) index into the caller's batch
   torch::Tensor step;          ///< (N) time step t (0 = first word)
@@ -102,6 +102,8 @@ class DecoderImpl : public torch::nn::Module {
 
   /// Deep output layer: logits = L_o(dropout(E y_{t-1} + L_h h_t + L_z ẑ_t)).
   torch::Tensor output_logits(const torch::Tensor& embedded_prev, const torch::Tensor& h, const torch::Tensor& context);
+  /// The deep output layer's input to L_o: dropout(E y_{t-1} + L_h h_t + L_z ẑ_t).
+  torch::Tensor deep_output(const torch::Tensor& embedded_prev, const torch::Tensor& h, const torch::Tensor& context);
 
   /// Teacher forcing. tokens: (B, T+1) = <start> w_1 .. w_C <end> <pad>..; lengths: (B) number of
   /// predicted tokens (C+1). sample: (B) bool rows that use hard glimpses (undefined = none).

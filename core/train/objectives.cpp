@@ -16,10 +16,6 @@ torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyR
   return reduction == PenaltyReduction::Sum ? sq.sum(1) : sq.mean(1);
 }
 
-torch::Tensor token_log_probs(const DecoderOutput& out) {
-  return torch::log_softmax(out.logits, 1).gather(1, out.targets.unsqueeze(1)).squeeze(1);
-}
-
 namespace {
 
 /// Per-caption log p(y|a) (B) from the packed per-token log-probabilities.
@@ -31,7 +27,7 @@ torch::Tensor caption_log_probs(const DecoderOutput& out, const torch::Tensor& t
 
 ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt) {
   ObjectiveTerms t;
-  auto lp = token_log_probs(out);
+  const auto& lp = out.token_log_probs;
   auto per_caption_nll = -caption_log_probs(out, lp);
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
   t.loss = (per_caption_nll + penalty).mean();
@@ -45,7 +41,7 @@ ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& 
 
 ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline) {
   ObjectiveTerms t;
-  auto lp = token_log_probs(out);
+  const auto& lp = out.token_log_probs;
   auto log_p_y = caption_log_probs(out, lp);  // (B), log p(y|s̃,a)
   t.rewards = log_p_y.detach();
   auto sampled = out.sampled.to(lp.scalar_type());

@@ -25,9 +25,6 @@ struct ObjectiveTerms {
   std::int64_t sampled = 0;
 };
 
-/// Per-token log p(y_t) of the packed outputs: (N).
-torch::Tensor token_log_probs(const DecoderOutput& out);
-
 ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt);
 
 /// REINFORCE surrogate whose gradient is the Monte-Carlo estimate of SPEC §2:

@@ -1,0 +1,169 @@
+#include "core/model/vocabulary_log_likelihood.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "core/model/vector_clones.h"
+
+namespace fovea {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+/// e^x for x <= 0 (a logit minus its row's maximum): Cephes' expf (range reduction by ln 2, a
+/// degree-5 polynomial, the exponent written into the bits), within 2 ulp of std::exp and
+/// branch-free, so the row loops vectorise. x is first clamped to -88 (e^-88 is 0 in normal
+/// floats, and 1e-38 of the row's largest term), comparing bits: for floats <= 0 a larger bit
+/// pattern is a smaller number, and an integer minimum vectorises where a float clamp did not.
+inline float exp_nonpositive(float x) {
+  constexpr std::uint32_t kFloor = 0xC2B00000u;  // -88.0f
+  std::uint32_t xbits;
+  std::memcpy(&xbits, &x, sizeof xbits);
+  xbits = std::min(xbits, kFloor);  // positive x (rounding) has a smaller pattern: kept
+  std::memcpy(&x, &xbits, sizeof x);
+  // Adding 1.5 * 2^23 rounds x / ln 2 to the nearest integer n (-127..0), in the low mantissa bits.
+  constexpr float kRound = 12582912.0f;
+  const float shifted = x * 1.44269504088896341f + kRound;
+  const float n = shifted - kRound;
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  const float r2 = r * r;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r2 + r + 1.0f;
+  std::uint32_t bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  const std::uint32_t scale_bits = (bits - 0x4B400000u + 127u) << 23;  // 2^n; n = -127 gives 0
+  float scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  return p * scale;
+}
+
+constexpr int kLanes = 16;  ///< partial maxima and sums, so that the reductions vectorise
+
+/// row += bias; returns the row's maximum.
+FOVEA_VECTOR_CLONES float add_bias_max(float* __restrict row, const float* __restrict bias, std::int64_t V) {
+  float lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
+  std::int64_t j = 0;
+  for (; j + kLanes <= V; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k) {
+      row[j + k] += bias[j + k];
+      lanes[k] = std::max(lanes[k], row[j + k]);
+    }
+  }
+  float m = -std::numeric_limits<float>::infinity();
+  for (; j < V; ++j) row[j] += bias[j], m = std::max(m, row[j]);
+  for (int k = 0; k < kLanes; ++k) m = std::max(m, lanes[k]);
+  return m;
+}
+
+/// Σ_j e^(row[j] - m).
+FOVEA_VECTOR_CLONES float exp_sum(const float* __restrict row, float m, std::int64_t V) {
+  float lanes[kLanes] = {};
+  std::int64_t j = 0;
+  for (; j + kLanes <= V; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k) lanes[k] += exp_nonpositive(row[j + k] - m);
+  }
+  float s = 0.0f;
+  for (; j < V; ++j) s += exp_nonpositive(row[j] - m);
+  for (int k = 0; k < kLanes; ++k) s += lanes[k];
+  return s;
+}
+
+/// out[j] = -g e^(row[j] - lse).
+FOVEA_VECTOR_CLONES void scaled_softmax(const float* __restrict row, float lse, float g, float* __restrict out,
+                                        std::int64_t V) {
+  for (std::int64_t j = 0; j < V; ++j) out[j] = -g * exp_nonpositive(row[j] - lse);
+}
+
+class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
+                               const torch::Tensor& bias, const torch::Tensor& targets) {
+    auto logits = torch::mm(x, weight.t()).contiguous();  // (N, V), bias added below
+    const std::int64_t N = logits.size(0), V = logits.size(1);
+    const auto b = bias.contiguous();
+    const auto t = targets.to(torch::kLong).contiguous();
+    auto lse = torch::empty({N}, logits.options());
+    auto out = torch::empty({N}, logits.options());
+    float* L = logits.data_ptr<float>();
+    const float* B = b.data_ptr<float>();
+    const std::int64_t* T = t.data_ptr<std::int64_t>();
+    float* LSE = lse.data_ptr<float>();
+    float* O = out.data_ptr<float>();
+    at::parallel_for(0, N, 16, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        float* row = L + i * V;
+        const float m = add_bias_max(row, B, V);
+        LSE[i] = m + std::log(exp_sum(row, m, V));
+        O[i] = row[T[i]] - LSE[i];
+      }
+    });
+    ctx->save_for_backward({x, weight, logits, lse, t});
+    return out;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &x = saved[0], &weight = saved[1], &logits = saved[2], &lse = saved[3], &t = saved[4];
+    const auto g = grad_outputs[0].contiguous();
+    const std::int64_t N = logits.size(0), V = logits.size(1);
+    // d/dlogits of log_softmax(logits)[t] · g = g (onehot(t) - softmax(logits)).
+    auto d = torch::empty({N, V}, logits.options());
+    const float* L = logits.data_ptr<float>();
+    const float* LSE = lse.data_ptr<float>();
+    const float* G = g.data_ptr<float>();
+    const std::int64_t* T = t.data_ptr<std::int64_t>();
+    float* D = d.data_ptr<float>();
+    at::parallel_for(0, N, 16, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        scaled_softmax(L + i * V, LSE[i], G[i], D + i * V, V);
+        D[i * V + T[i]] += G[i];
+      }
+    });
+    return {ctx->needs_input_grad(0) ? d.mm(weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? d.t().mm(x) : torch::Tensor(),
+            ctx->needs_input_grad(2) ? d.sum(0) : torch::Tensor(), torch::Tensor()};
+  }
+};
+
+bool fusable(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  auto cpu_float = [](const torch::Tensor& v) { return v.defined() && v.is_cpu() && v.scalar_type() == torch::kFloat; };
+  return cpu_float(x) && cpu_float(weight) && cpu_float(bias) && !compat::cpu_autocast_enabled() && x.dim() == 2;
+}
+
+}  // namespace
+
+torch::Tensor vocabulary_log_likelihood(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
+                                        const torch::Tensor& targets) {
+  TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1) && bias.dim() == 1 &&
+                  bias.size(0) == weight.size(0) && targets.dim() == 1 && targets.size(0) == x.size(0),
+              "vocabulary_log_likelihood: x (N, E), weight (V, E), bias (V), targets (N); got ", x.sizes(), ", ",
+              weight.sizes(), ", ", bias.sizes(), ", ", targets.sizes());
+  if (targets.is_cpu() && targets.numel() > 0) {  // CUDA: gather checks, without a sync
+    const auto range = torch::aminmax(targets);
+    TORCH_CHECK(
+        std::get<0>(range).item<std::int64_t>() >= 0 && std::get<1>(range).item<std::int64_t>() < weight.size(0),
+        "vocabulary_log_likelihood: targets must lie in [0, ", weight.size(0), ")");
+  }
+  if (!fusable(x, weight, bias) || x.size(0) == 0) {
+    return torch::log_softmax(torch::nn::functional::linear(x, weight, bias), 1)
+        .gather(1, targets.to(torch::kLong).unsqueeze(1))
+        .squeeze(1);
+  }
+  return FusedLogLikelihood::apply(x, weight, bias, targets);
+}
+
+}  // namespace fovea
