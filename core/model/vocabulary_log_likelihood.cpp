@@ -18,10 +18,12 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 /// e^x for x <= 0 (a logit minus its row's maximum): Cephes' expf (range reduction by ln 2, a
-/// degree-5 polynomial, the exponent written into the bits), within 2 ulp of std::exp and
+/// degree-5 polynomial, the exponent written into the bits), within one ulp of e^x and
 /// branch-free, so the row loops vectorise. x is first clamped to -88 (e^-88 is 0 in normal
 /// floats, and 1e-38 of the row's largest term), comparing bits: for floats <= 0 a larger bit
 /// pattern is a smaller number, and an integer minimum vectorises where a float clamp did not.
+/// A NaN is clamped too; a NaN logit still reaches the loss (a NaN input row makes the target's
+/// logit NaN) or the gradients (a NaN weight row, through d/dx).
 inline float exp_nonpositive(float x) {
   constexpr std::uint32_t kFloor = 0xC2B00000u;  // -88.0f
   std::uint32_t xbits;
