@@ -101,14 +101,33 @@ PackedMatrix::PackedMatrix(const torch::Tensor& weight, bool transposed) {
               "PackedMatrix: a 2-D CPU float matrix, got ", weight.sizes(), " ", weight.scalar_type());
   TORCH_CHECK(available(), "PackedMatrix: no packed kernel for this CPU");
   torch::NoGradGuard no_grad;
-  const auto matrix = transposed ? weight.detach().t() : weight.detach();  // B (K, N)
-  const std::int64_t K = matrix.size(0), N = matrix.size(1), width = panel_width();
-  const std::int64_t panels = (N + width - 1) / width;
+  const auto w = weight.detach().contiguous();
+  // B (K, N) = Wᵀ or W. Written panel by panel in one pass over W (the decoder packs three weights
+  // twice per training step): zeros, a transposing copy and a permuting copy took three.
+  const std::int64_t K = transposed ? w.size(1) : w.size(0), N = transposed ? w.size(0) : w.size(1);
+  const std::int64_t width = panel_width(), panels = (N + width - 1) / width;
   columns_ = N;
-  // (K, panels · width) → (panels, K, width): pad the columns, then bring the panel index first.
-  auto padded = torch::zeros({K, panels * width}, matrix.options());
-  padded.narrow(1, 0, N).copy_(matrix);
-  panels_ = padded.view({K, panels, width}).permute({1, 0, 2}).contiguous();
+  panels_ = torch::empty({panels, K, width}, w.options());
+  const float* W = w.data_ptr<float>();
+  float* P = panels_.data_ptr<float>();
+  at::parallel_for(0, panels, 1, [&](std::int64_t p0, std::int64_t p1) {
+    for (std::int64_t p = p0; p < p1; ++p) {
+      float* panel = P + p * K * width;
+      const std::int64_t cols = std::min(width, N - p * width);
+      if (transposed) {  // panel[k][j] = W[p·width + j][k]
+        const float* rows = W + p * width * K;
+        for (std::int64_t k = 0; k < K; ++k) {
+          for (std::int64_t j = 0; j < cols; ++j) panel[k * width + j] = rows[j * K + k];
+          for (std::int64_t j = cols; j < width; ++j) panel[k * width + j] = 0.0f;
+        }
+      } else {  // panel[k][·] = W[k][p·width ...]
+        for (std::int64_t k = 0; k < K; ++k) {
+          std::memcpy(panel + k * width, W + k * N + p * width, sizeof(float) * cols);
+          std::fill(panel + k * width + cols, panel + (k + 1) * width, 0.0f);
+        }
+      }
+    }
+  });
   TORCH_CHECK(reinterpret_cast<std::uintptr_t>(panels_.data_ptr<float>()) % 64 == 0, "PackedMatrix: unaligned panels");
 }
 
