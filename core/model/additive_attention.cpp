@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/model/vector_clones.h"
+#include "core/model/vector_math.h"
 
 namespace fovea {
 
@@ -13,26 +14,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-/// tanh as the rational 13/6 approximation Eigen uses (generic_fast_tanh_float): within a few ulp
-/// of std::tanh, branch-free, so the row loops vectorise.
-inline float fast_tanh(float x) {
-  constexpr float kClamp = 7.90531110763549805f;  // beyond this tanh rounds to ±1 in float
-  x = std::min(std::max(x, -kClamp), kClamp);
-  const float x2 = x * x;
-  float p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 + -8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
-  float q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
-  return x * p / q;
-}
 
 constexpr int kLanes = 16;
 

@@ -2,6 +2,7 @@
 
 #include "core/model/additive_attention.h"
 #include "core/model/attention_context.h"
+#include "core/model/lstm_cell.h"
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
 #include "core/model/vocabulary_log_likelihood.h"
@@ -174,13 +175,10 @@ AttendResult DecoderImpl::attend_forced(const torch::Tensor& annotations, const 
 
 DecoderState DecoderImpl::lstm_step(const torch::Tensor& gates_from_word, const torch::Tensor& context,
                                     const DecoderState& state, const StepWeights* steps) {
-  auto gates = gates_from_word + (steps ? steps->context_gates(context) : decoding_products_->linear(context_gates_, context)) +
-               (steps ? steps->hidden_gates(state.h) : decoding_products_->linear(hidden_gates_, state.h));
-  auto chunks = gates.chunk(4, 1);
-  auto i = torch::sigmoid(chunks[0]), f = torch::sigmoid(chunks[1]);
-  auto g = torch::tanh(chunks[2]), o = torch::sigmoid(chunks[3]);
-  auto c = f * state.c + i * g;
-  return {o * torch::tanh(c), c};
+  const auto from_context = steps ? steps->context_gates(context) : decoding_products_->linear(context_gates_, context);
+  const auto from_hidden = steps ? steps->hidden_gates(state.h) : decoding_products_->linear(hidden_gates_, state.h);
+  const auto s = lstm_cell(gates_from_word, from_context, from_hidden, state.c);
+  return {s.h, s.c};
 }
 
 torch::Tensor DecoderImpl::deep_output(const torch::Tensor& embedded_prev, const torch::Tensor& h,
@@ -217,48 +215,55 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto tok = tokens.to(device).index_select(0, order_t);
   auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
 
+  // Step t works on the first rows[t] captions. The words are packed step after step, as the
+  // outputs are: the embeddings and the word part of the gates cover the N words and never the
+  // padding (a third of B × T at the benchmark's caption lengths).
+  std::vector<std::int64_t> rows_at(static_cast<std::size_t>(T)), packed_cells;
+  for (std::int64_t t = 0; t < T; ++t) {
+    std::int64_t b = 0;
+    while (b < B && len[order[b]] > t) ++b;
+    rows_at[std::size_t(t)] = b;
+    for (std::int64_t r = 0; r < b; ++r) packed_cells.push_back(r * tok.size(1) + t);
+  }
+  const auto cells = torch::tensor(packed_cells, torch::kLong).to(device);  // (N) into tok viewed flat
+  const auto flat_tokens = tok.reshape({-1});
+
   // W_a·a once per image. The gradients of the projection and of a collect in one buffer each
   // across the steps (core/model/step_gradient_sink.h).
   const auto projected = collect_step_gradient(float_if_bf16(project_annotations(a)));
   const auto steps_a = collect_step_gradient(a);
   const StepSinks sinks{projected.sink, steps_a.sink};
   auto state = initial_state(a);
-  auto embedded = embed(tok.narrow(1, 0, T));     // (B, T, m)
-  auto gates_words = word_gates(embedded);        // (B, T, 4n), one matmul for all steps
-  // One slice per step through unbind: its backward stacks the steps' gradients once, where a
-  // select() per step zero-filled a gradient of the whole (B, T, 4n) tensor at every step and
-  // added it into the total (44 full-size fills and adds per training step at the reference sizes).
-  const auto gates_at = gates_words.unbind(1);
-  const auto embedded_at = embedded.unbind(1);
+  const auto embedded = embed(flat_tokens.index_select(0, cells));  // (N, m): E y_{t-1}
+  // One product for all steps; split_with_sizes' backward puts the steps' gradients together once,
+  // where a slice per step would zero-fill a gradient of the whole tensor at every step.
+  const auto gates_at = word_gates(embedded).split_with_sizes(rows_at);
   const StepWeights step_weights{StepWeight(att_hidden_->weight), StepWeight(context_gates_->weight),
                                  StepWeight(hidden_gates_->weight)};
 
-  std::vector<torch::Tensor> hs, zs, es, alphas, betas, glimpses, log_alpha, targets, rows, steps;
+  std::vector<torch::Tensor> hs, zs, alphas, betas, glimpses, log_alpha, rows, steps;
   for (std::int64_t t = 0; t < T; ++t) {
-    std::int64_t b = 0;
-    while (b < B && len[order[b]] > t) ++b;
+    const auto b = rows_at[std::size_t(t)];
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
-    auto r = attend_and_step(steps_a.values, projected.values, gates_at[std::size_t(t)].narrow(0, 0, b), s,
+    auto r = attend_and_step(steps_a.values, projected.values, gates_at[std::size_t(t)], s,
                              smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), sinks, &step_weights);
     // Rows past b are finished: they keep their old state (never read again).
     state = r.state;
     hs.push_back(r.state.h);
     zs.push_back(r.context);
-    es.push_back(embedded_at[std::size_t(t)].narrow(0, 0, b));
     alphas.push_back(r.alpha);
     betas.push_back(r.beta);
     glimpses.push_back(r.glimpse);
     log_alpha.push_back(r.log_alpha_glimpse);
-    targets.push_back(tok.select(1, t + 1).narrow(0, 0, b));
     rows.push_back(torch::arange(b, torch::TensorOptions().dtype(torch::kLong).device(device)));
     steps.push_back(torch::full({b}, t, torch::TensorOptions().dtype(torch::kLong).device(device)));
   }
   DecoderOutput out;
-  auto h = torch::cat(hs), z = torch::cat(zs), e = torch::cat(es);
-  out.targets = torch::cat(targets);
+  auto h = torch::cat(hs), z = torch::cat(zs);
+  out.targets = flat_tokens.index_select(0, cells + 1);  // y_t, the word after each E y_{t-1}
   // All words at once, fused with the softmax on the CPU (core/model/vocabulary_log_likelihood.h).
   out.token_log_probs =
-      vocabulary_log_likelihood(deep_output(e, h, z), out_vocab_->weight, out_vocab_->bias, out.targets);
+      vocabulary_log_likelihood(deep_output(embedded, h, z), out_vocab_->weight, out_vocab_->bias, out.targets);
   auto sorted_row = torch::cat(rows);
   out.sequence = order_t.index_select(0, sorted_row);
   out.step = torch::cat(steps);

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/model/vector_clones.h"
+#include "core/model/vector_math.h"
 
 namespace fovea {
 
@@ -16,41 +17,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-/// e^x for x <= 0 (a logit minus its row's maximum): Cephes' expf (range reduction by ln 2, a
-/// degree-5 polynomial, the exponent written into the bits), within one ulp of e^x and
-/// branch-free, so the row loops vectorise. x is first clamped to -88 (e^-88 is 0 in normal
-/// floats, and 1e-38 of the row's largest term), comparing bits: for floats <= 0 a larger bit
-/// pattern is a smaller number, and an integer minimum vectorises where a float clamp did not.
-/// A NaN is clamped too; a NaN logit still reaches the loss (a NaN input row makes the target's
-/// logit NaN) or the gradients (a NaN weight row, through d/dx).
-inline float exp_nonpositive(float x) {
-  constexpr std::uint32_t kFloor = 0xC2B00000u;  // -88.0f
-  std::uint32_t xbits;
-  std::memcpy(&xbits, &x, sizeof xbits);
-  xbits = std::min(xbits, kFloor);  // positive x (rounding) has a smaller pattern: kept
-  std::memcpy(&x, &xbits, sizeof x);
-  // Adding 1.5 * 2^23 rounds x / ln 2 to the nearest integer n (-127..0), in the low mantissa bits.
-  constexpr float kRound = 12582912.0f;
-  const float shifted = x * 1.44269504088896341f + kRound;
-  const float n = shifted - kRound;
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  const float r2 = r * r;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r2 + r + 1.0f;
-  std::uint32_t bits;
-  std::memcpy(&bits, &shifted, sizeof bits);
-  const std::uint32_t scale_bits = (bits - 0x4B400000u + 127u) << 23;  // 2^n; n = -127 gives 0
-  float scale;
-  std::memcpy(&scale, &scale_bits, sizeof scale);
-  return p * scale;
-}
 
 constexpr int kLanes = 16;  ///< partial maxima and sums, so that the reductions vectorise
 
