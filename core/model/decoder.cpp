@@ -65,7 +65,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
 torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(2) == config_.annotation_dim,
               "annotations must be (B, L, ", config_.annotation_dim, "), got ", annotations.sizes());
-  return att_annotation_(annotations);
+  return torch::matmul(annotations, att_annotation_->weight.t());
 }
 
 torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }
@@ -114,7 +114,7 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
 
 torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
                                      const torch::Tensor& projection_sink, const StepWeights* steps) {
-  const auto query = steps ? steps->att_hidden(h) : decoding_products_->linear(att_hidden_, h);
+  const auto query = (steps ? steps->att_hidden(h) : decoding_products_->linear(att_hidden_, h)) + att_annotation_->bias;
   auto e = additive_attention_scores(projected, float_if_bf16(query),
                                      att_score_->weight.view({-1}), att_score_->bias, projection_sink);
   return torch::softmax(e, 1);
@@ -211,9 +211,13 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto order_t = torch::tensor(order, torch::kLong).to(device);
   const auto T = len[order[0]];
 
-  const auto a = annotations.index_select(0, order_t);
-  auto tok = tokens.to(device).index_select(0, order_t);
-  auto smp = sample.defined() ? sample.to(device).index_select(0, order_t) : torch::Tensor();
+  // A batch already in that order (each part of decoder_pass's) is read in place, not copied.
+  bool in_order = true;
+  for (std::int64_t i = 0; i < B; ++i) in_order = in_order && order[std::size_t(i)] == i;
+  auto sorted = [&](const torch::Tensor& t) { return in_order ? t : t.index_select(0, order_t); };
+  const auto a = sorted(annotations);
+  auto tok = sorted(tokens.to(device)).contiguous();
+  auto smp = sample.defined() ? sorted(sample.to(device)) : torch::Tensor();
 
   // Step t works on the first rows[t] captions. The words are packed step after step, as the
   // outputs are: the embeddings and the word part of the gates cover the N words and never the

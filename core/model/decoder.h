@@ -65,7 +65,8 @@ class DecoderImpl : public torch::nn::Module {
  public:
   explicit DecoderImpl(const ModelConfig& config);
 
-  /// W_a·a + b for all cells, once per image: (B, L, A).
+  /// W_a·a for all cells, once per image: (B, L, A). The layer's bias b joins W_h h in
+  /// attention(): added to b rows there rather than to B × L rows here.
   torch::Tensor project_annotations(const torch::Tensor& annotations);
   DecoderState initial_state(const torch::Tensor& annotations);
   torch::Tensor embed(const torch::Tensor& tokens) { return embedding_(tokens); }
