@@ -219,17 +219,22 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto tok = sorted(tokens.to(device)).contiguous();
   auto smp = sample.defined() ? sorted(sample.to(device)) : torch::Tensor();
 
-  // Step t works on the first rows[t] captions. The words are packed step after step, as the
+  // Step t works on the first rows_at[t] captions. The words are packed step after step, as the
   // outputs are: the embeddings and the word part of the gates cover the N words and never the
   // padding (a third of B × T at the benchmark's caption lengths).
-  std::vector<std::int64_t> rows_at(static_cast<std::size_t>(T)), packed_cells;
+  std::vector<std::int64_t> rows_at(static_cast<std::size_t>(T)), packed_rows, packed_steps, packed_cells;
   for (std::int64_t t = 0; t < T; ++t) {
     std::int64_t b = 0;
     while (b < B && len[order[b]] > t) ++b;
     rows_at[std::size_t(t)] = b;
-    for (std::int64_t r = 0; r < b; ++r) packed_cells.push_back(r * tok.size(1) + t);
+    for (std::int64_t r = 0; r < b; ++r) {
+      packed_rows.push_back(r);
+      packed_steps.push_back(t);
+      packed_cells.push_back(r * tok.size(1) + t);
+    }
   }
-  const auto cells = torch::tensor(packed_cells, torch::kLong).to(device);  // (N) into tok viewed flat
+  auto on_device = [&](const std::vector<std::int64_t>& v) { return torch::tensor(v, torch::kLong).to(device); };
+  const auto cells = on_device(packed_cells);  // (N) into tok viewed flat
   const auto flat_tokens = tok.reshape({-1});
 
   // W_a·a once per image. The gradients of the projection and of a collect in one buffer each
@@ -245,7 +250,7 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   const StepWeights step_weights{StepWeight(att_hidden_->weight), StepWeight(context_gates_->weight),
                                  StepWeight(hidden_gates_->weight)};
 
-  std::vector<torch::Tensor> hs, zs, alphas, betas, glimpses, log_alpha, rows, steps;
+  std::vector<torch::Tensor> hs, zs, alphas, betas, glimpses, log_alpha;
   for (std::int64_t t = 0; t < T; ++t) {
     const auto b = rows_at[std::size_t(t)];
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
@@ -259,8 +264,6 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
     betas.push_back(r.beta);
     glimpses.push_back(r.glimpse);
     log_alpha.push_back(r.log_alpha_glimpse);
-    rows.push_back(torch::arange(b, torch::TensorOptions().dtype(torch::kLong).device(device)));
-    steps.push_back(torch::full({b}, t, torch::TensorOptions().dtype(torch::kLong).device(device)));
   }
   DecoderOutput out;
   auto h = torch::cat(hs), z = torch::cat(zs);
@@ -268,9 +271,8 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   // All words at once, fused with the softmax on the CPU (core/model/vocabulary_log_likelihood.h).
   out.token_log_probs =
       vocabulary_log_likelihood(deep_output(embedded, h, z), out_vocab_->weight, out_vocab_->bias, out.targets);
-  auto sorted_row = torch::cat(rows);
-  out.sequence = order_t.index_select(0, sorted_row);
-  out.step = torch::cat(steps);
+  out.sequence = order_t.index_select(0, on_device(packed_rows));
+  out.step = on_device(packed_steps);
   out.alphas = torch::cat(alphas);
   out.betas = torch::cat(betas);
   out.glimpses = torch::cat(glimpses);
