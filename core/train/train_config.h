@@ -44,7 +44,7 @@ struct TrainConfig {
   /// Weight of attention supervision (Liu et al. 2017): KL divergence of α from an even spread
   /// over the box of the object each colour word and noun names (needs object boxes); 0 = off,
   /// the paper's setting.
-  double attention_supervision = 1.0;
+  double attention_supervision = 2.0;
   /// The encoder the run starts from: an encoder file (`fovea pretrain-encoder`: the built-in CNN
   /// pretrained, then fine-tuned with the decoder), a TorchScript CNN returning (B, D, H, W)
   /// (model.backbone_path, trained only with model.backbone_trainable), or empty: the built-in
