@@ -46,8 +46,16 @@ inline float exp_nonpositive(float x) {
 /// tanh as the rational 13/6 approximation Eigen uses (generic_fast_tanh_float): within a few ulp
 /// of std::tanh, branch-free, so the row loops vectorise.
 inline float fast_tanh(float x) {
-  constexpr float kClamp = 7.90531110763549805f;  // beyond this tanh rounds to ±1 in float
-  x = std::min(std::max(x, -kClamp), kClamp);
+  // |x| clamped on its bits, NaN kept: GCC turned the float comparisons of std::min/std::max into
+  // branches in the AVX2 and plain x86-64 clones, which left every loop calling this scalar there;
+  // comparisons and selects of integers become vector instructions.
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
+  constexpr std::uint32_t kClampBits = 0x40FCF84Fu;  // 7.90531110763549805f: beyond it tanh rounds to ±1
+  const std::uint32_t clamped = magnitude > 0x7F800000u ? magnitude : (magnitude < kClampBits ? magnitude : kClampBits);
+  bits = (bits & 0x80000000u) | clamped;
+  std::memcpy(&x, &bits, sizeof x);
   const float x2 = x * x;
   float p = -2.76076847742355e-16f;
   p = p * x2 + 2.00018790482477e-13f;
@@ -67,10 +75,24 @@ inline float fast_tanh(float x) {
 /// for x < 0 it is e^x / (1 + e^x), which keeps its relative precision where it is tiny. A NaN
 /// stays NaN (the exponential's clamp alone would turn it into 0).
 inline float sigmoid(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
   const float e = exp_nonpositive(-std::abs(x));
   const float s = 1.0f / (1.0f + e);
-  const float y = x >= 0.0f ? s : e * s;
-  return x == x ? y : x;
+  const float es = e * s;
+  // Picked by bit masks: a ?: on floats becomes a branch in the AVX2 and plain x86-64 clones
+  // (GCC moves the product into it, and a float operation under a condition cannot become a
+  // vector select), which left the loops calling this scalar.
+  std::uint32_t s_bits, es_bits;
+  std::memcpy(&s_bits, &s, sizeof s_bits);
+  std::memcpy(&es_bits, &es, sizeof es_bits);
+  const std::uint32_t negative = 0u - (bits >> 31);                                               // all ones for x < 0
+  const std::uint32_t nan = 0u - static_cast<std::uint32_t>((bits & 0x7FFFFFFFu) > 0x7F800000u);  // all ones for NaN
+  std::uint32_t y_bits = (es_bits & negative) | (s_bits & ~negative);
+  y_bits = (bits & nan) | (y_bits & ~nan);
+  float y;
+  std::memcpy(&y, &y_bits, sizeof y);
+  return y;
 }
 
 }  // namespace fovea
