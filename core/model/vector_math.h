@@ -46,15 +46,18 @@ inline float exp_nonpositive(float x) {
 /// tanh as the rational 13/6 approximation Eigen uses (generic_fast_tanh_float): within a few ulp
 /// of std::tanh, branch-free, so the row loops vectorise.
 inline float fast_tanh(float x) {
-  // |x| clamped on its bits, NaN kept: GCC turned the float comparisons of std::min/std::max into
-  // branches in the AVX2 and plain x86-64 clones, which left every loop calling this scalar there;
-  // comparisons and selects of integers become vector instructions.
+  // |x| clamped on its bits, NaN kept: GCC turns float comparisons into branches in the AVX2 and
+  // plain x86-64 clones, which leaves every loop calling this scalar there; integer minima
+  // vectorise. Shifted up by 2^23 - 1, a NaN's magnitude (above 0x7F800000) wraps to a negative
+  // int32 and passes the signed minimum unchanged: six integer operations where an unsigned
+  // minimum, a NaN test and a blend took eight.
   std::uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
-  const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
-  constexpr std::uint32_t kClampBits = 0x40FCF84Fu;  // 7.90531110763549805f: beyond it tanh rounds to ±1
-  const std::uint32_t clamped = magnitude > 0x7F800000u ? magnitude : (magnitude < kClampBits ? magnitude : kClampBits);
-  bits = (bits & 0x80000000u) | clamped;
+  constexpr std::uint32_t kClampBits = 0x40FCF84Fu;  // 7.90531110763549805f, where the rational reaches 1
+  constexpr std::uint32_t kShift = 0x007FFFFFu;
+  const auto shifted = static_cast<std::int32_t>((bits & 0x7FFFFFFFu) + kShift);
+  const auto clamped = static_cast<std::uint32_t>(std::min(shifted, static_cast<std::int32_t>(kClampBits + kShift)));
+  bits = (bits & 0x80000000u) | (clamped - kShift);
   std::memcpy(&x, &bits, sizeof x);
   const float x2 = x * x;
   float p = -2.76076847742355e-16f;
