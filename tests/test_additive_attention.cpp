@@ -1,6 +1,8 @@
 // The fused additive attention gives the scores and gradients of the LibTorch operators it replaces.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/model/additive_attention.h"
 #include "core/model/step_gradient_sink.h"
 
@@ -27,16 +29,22 @@ Params make_params(std::int64_t B, std::int64_t L, std::int64_t D, std::int64_t 
   return p;
 }
 
+enum class Form { Reference, Rational, Exponential };
+
 /// Σ over steps of a fixed random weighting of the scores, step t using its first B - t rows the
-/// way the decoder trims finished captions. Fused or reference, the same graph otherwise.
-torch::Tensor unrolled_loss(const Params& p, bool fused) {
+/// way the decoder trims finished captions. Fused (either tanh) or reference, the same graph
+/// otherwise.
+torch::Tensor unrolled_loss(const Params& p, Form form) {
   const auto projected = torch::matmul(p.annotations, p.w_a.t()) + p.b_a;
+  const bool fused = form != Form::Reference;
   const auto collected = fused ? collect_step_gradient(projected) : StepGradientSink{projected, {}};
+  const AttentionKeys keys = form == Form::Exponential ? attention_keys(collected.values) : collected.values;
+  EXPECT_EQ(keys.exponential.defined(), form == Form::Exponential);
   torch::Tensor loss = torch::zeros({});
   for (std::int64_t t = 0; t < p.hs.size(0); ++t) {
     const auto b = p.hs.size(1) - t;
     const auto q = torch::matmul(p.hs[t].narrow(0, 0, b), p.w_h.t());
-    const auto e = fused ? additive_attention_scores(collected.values, q, p.w, p.bias, collected.sink)
+    const auto e = fused ? additive_attention_scores(keys, q, p.w, p.bias, collected.sink)
                          : additive_attention_scores_reference(projected, q, p.w, p.bias);
     const auto weights = torch::linspace(-1, 1, e.numel()).view(e.sizes()) * (t + 1);
     loss = loss + (torch::softmax(e, 1) * weights).sum() + 0.1 * e.pow(2).sum();
@@ -44,8 +52,8 @@ torch::Tensor unrolled_loss(const Params& p, bool fused) {
   return loss;
 }
 
-std::vector<torch::Tensor> gradients(const Params& p, bool fused) {
-  auto loss = unrolled_loss(p, fused);
+std::vector<torch::Tensor> gradients(const Params& p, Form form) {
+  auto loss = unrolled_loss(p, form);
   return torch::autograd::grad({loss}, {p.w_a, p.b_a, p.hs, p.w_h, p.w, p.bias});
 }
 
@@ -72,17 +80,65 @@ TEST(AdditiveAttention, FusedScoresMatchTheOperatorsIncludingAnExpandedProjectio
 
 TEST(AdditiveAttention, FusedGradientsMatchTheOperatorsOverAnUnrolledCaption) {
   const auto p = make_params(5, 11, 8, 37, 4, 10);
-  const auto fused = gradients(p, true);
-  const auto reference = gradients(p, false);
-  const char* names[] = {"W_a", "b_a", "h", "W_h", "w", "bias"};
-  for (std::size_t i = 0; i < fused.size(); ++i) {
-    ASSERT_TRUE(fused[i].defined()) << names[i];
-    EXPECT_GT(reference[i].abs().max().item<float>(), 1e-3) << names[i] << ": the check needs a gradient to compare";
-    EXPECT_TRUE(torch::allclose(fused[i], reference[i], 1e-4, 1e-5))
-        << names[i] << ": max difference " << (fused[i] - reference[i]).abs().max().item<float>();
+  const auto reference = gradients(p, Form::Reference);
+  for (const auto form : {Form::Rational, Form::Exponential}) {
+    SCOPED_TRACE(form == Form::Rational ? "rational tanh" : "exponential form");
+    const auto fused = gradients(p, form);
+    const char* names[] = {"W_a", "b_a", "h", "W_h", "w", "bias"};
+    for (std::size_t i = 0; i < fused.size(); ++i) {
+      ASSERT_TRUE(fused[i].defined()) << names[i];
+      EXPECT_GT(reference[i].abs().max().item<float>(), 1e-3) << names[i] << ": the check needs a gradient to compare";
+      EXPECT_TRUE(torch::allclose(fused[i], reference[i], 1e-4, 1e-5))
+          << names[i] << ": max difference " << (fused[i] - reference[i]).abs().max().item<float>();
+    }
+    // Values identical too (same loss within rounding).
+    EXPECT_NEAR(unrolled_loss(p, form).item<float>(), unrolled_loss(p, Form::Reference).item<float>(), 1e-3);
   }
-  // Values identical too (same loss within rounding).
-  EXPECT_NEAR(unrolled_loss(p, true).item<float>(), unrolled_loss(p, false).item<float>(), 1e-3);
+}
+
+TEST(AdditiveAttention, TheExponentialFormHoldsUpToItsBoundAndSaturatesBeyondIt) {
+  torch::NoGradGuard no_grad;
+  const auto p = make_params(4, 9, 6, 37, 1, 11);
+  auto projected = torch::matmul(p.annotations, p.w_a.t()) + p.b_a;
+  projected = projected / projected.abs().max() * (kExponentialFormBound - 0.5f);  // up to 29.5 in magnitude
+  const auto keys = attention_keys(projected);
+  ASSERT_TRUE(keys.exponential.defined());
+  // Queries from small to far past the ±40 clamp, either sign, so that p + q crosses 0 and saturates.
+  const auto q = torch::matmul(p.hs[0], p.w_h.t()) * torch::tensor({1.0f, 10.0f, 60.0f, -60.0f}).view({4, 1});
+  const auto expected = additive_attention_scores_reference(projected.to(torch::kDouble), q.to(torch::kDouble),
+                                                            p.w.to(torch::kDouble), p.bias.to(torch::kDouble));
+  const auto scores = additive_attention_scores(keys, q, p.w, p.bias).to(torch::kDouble);
+  // |w|₁ × 1e-7: the form is within about 1e-7 of tanh, absolutely.
+  const double tolerance = p.w.abs().sum().item<double>() * 2e-7 + 1e-6;
+  EXPECT_LT((scores - expected).abs().max().item<double>(), tolerance);
+  // The rational tanh rounds p + q first (half an ulp of 30 is 1e-6).
+  const auto rational = additive_attention_scores(projected, q, p.w, p.bias).to(torch::kDouble);
+  EXPECT_LT((rational - expected).abs().max().item<double>(), p.w.abs().sum().item<double>() * 2e-6);
+
+  // A NaN query stays NaN in its row's scores, and only there.
+  auto q_nan = q.clone();
+  q_nan[1][3] = std::numeric_limits<float>::quiet_NaN();
+  const auto with_nan = additive_attention_scores(keys, q_nan, p.w, p.bias);
+  EXPECT_TRUE(torch::isnan(with_nan[1]).all().item<bool>());
+  EXPECT_FALSE(torch::isnan(with_nan.narrow(0, 0, 1)).any().item<bool>());
+}
+
+TEST(AdditiveAttention, KeysFallBackToTheRationalTanhOutsideTheBound) {
+  const auto projected = torch::randn({2, 5, 19});
+  EXPECT_TRUE(attention_keys(projected).exponential.defined());
+  auto beyond = projected.clone();
+  beyond[1][4][7] = kExponentialFormBound * 1.01f;
+  EXPECT_FALSE(attention_keys(beyond).exponential.defined()) << "|p| above the bound";
+  beyond[1][4][7] = -std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(attention_keys(beyond).exponential.defined()) << "an infinity";
+  beyond[1][4][7] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(attention_keys(beyond).exponential.defined()) << "a NaN";
+  EXPECT_FALSE(attention_keys(projected.to(torch::kDouble)).exponential.defined()) << "not float";
+  // The scores from keys without the form are those of the projection itself.
+  const auto q = torch::randn({2, 19}) * 3, w = torch::randn({19}), bias = torch::randn({1});
+  const auto keys = attention_keys(beyond);
+  EXPECT_TRUE(torch::equal(torch::isnan(additive_attention_scores(keys, q, w, bias)),
+                           torch::isnan(additive_attention_scores_reference(beyond, q, w, bias))));
 }
 
 TEST(AdditiveAttention, AProjectionNeedingAGradientWithoutASinkStillGetsIt) {

@@ -81,7 +81,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   std::vector<DecodedCaption> out(static_cast<std::size_t>(B));
 
   auto a = annotations;
-  auto proj = dec.project_annotations(a);
+  auto keys = attention_keys(dec.project_annotations(a));
   auto state = dec.initial_state(a);
   auto prev = torch::full({B}, Vocabulary::kStart, torch::TensorOptions().dtype(torch::kLong).device(device));
   std::vector<std::int64_t> active(static_cast<std::size_t>(B));  // caller's row of each working row
@@ -91,7 +91,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     const auto b = std::int64_t(active.size());
     auto emb = dec.embed(prev);
     auto gates = dec.decoding_word_gates(prev, emb);
-    auto r = dec.attend_and_step(a, proj, gates, state, sample_mask(b, options, device));
+    auto r = dec.attend_and_step(a, keys, gates, state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
     auto [best_lp, best] = lp.max(1);
     auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
@@ -113,7 +113,8 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     if (keep.size() != std::size_t(b)) {  // drop finished rows from the work
       auto idx = torch::tensor(keep, torch::kLong).to(device);
       a = a.index_select(0, idx);
-      proj = proj.index_select(0, idx);
+      keys.projected = keys.projected.index_select(0, idx);
+      if (keys.exponential.defined()) keys.exponential = keys.exponential.index_select(0, idx);
       state = select_rows(r.state, idx);
       prev = best.index_select(0, idx);
       std::vector<std::int64_t> next;
@@ -166,20 +167,21 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   };
   std::vector<Hyp> live(1);
   std::vector<DecodedCaption> finished;
-  auto proj1 = dec.project_annotations(annotations);
+  const auto keys1 = attention_keys(dec.project_annotations(annotations));
   auto state = dec.initial_state(annotations);
 
   for (std::int64_t t = 0; t <= max_len; ++t) {
     const auto b = std::int64_t(live.size());
     auto a = annotations.expand({b, -1, -1});
-    auto proj = proj1.expand({b, -1, -1});
+    const AttentionKeys keys(keys1.projected.expand({b, -1, -1}),
+                             keys1.exponential.defined() ? keys1.exponential.expand({b, -1, -1}) : torch::Tensor());
     std::vector<std::int64_t> last;
     std::vector<double> scores;
     for (const auto& h : live) last.push_back(h.last), scores.push_back(h.score);
     auto prev = torch::tensor(last, torch::kLong).to(device);
     auto emb = dec.embed(prev);
     auto gates = dec.decoding_word_gates(prev, emb);
-    auto r = dec.attend_and_step(a, proj, gates, state, sample_mask(b, options, device));
+    auto r = dec.attend_and_step(a, keys, gates, state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
     lp = lp.to(torch::kDouble);
     const auto K = lp.size(1);

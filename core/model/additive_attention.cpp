@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "core/model/vector_clones.h"
@@ -46,15 +47,63 @@ FOVEA_VECTOR_CLONES void score_row_backward(const float* __restrict p, const flo
   }
 }
 
+/// Σ_a w[a] tanh(p[a] + q[a]) in the exponential form: ep = e^2p, eq = e^2q, tanh = 1 − 2 / (ep eq + 1)
+/// (an infinite product gives 1, a zero one −1, a NaN stays NaN).
+FOVEA_VECTOR_CLONES float score_row_exponential(const float* ep, const float* eq, const float* w, std::int64_t A) {
+  float lanes[kLanes] = {};
+  std::int64_t a = 0;
+  for (; a + kLanes <= A; a += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] += w[a + j] * (1.0f - 2.0f / (ep[a + j] * eq[a + j] + 1.0f));
+  }
+  float s = 0;
+  for (; a < A; ++a) s += w[a] * (1.0f - 2.0f / (ep[a] * eq[a] + 1.0f));
+  for (int j = 0; j < kLanes; ++j) s += lanes[j];
+  return s;
+}
+
+/// score_row_backward in the exponential form: with s = 2 / (ep eq + 1) = 1 − t, 1 − t² = s (2 − s).
+template <bool kProjection>
+FOVEA_VECTOR_CLONES void score_row_exponential_backward(const float* __restrict ep, const float* __restrict eq, float de,
+                                                        const float* __restrict w, float* __restrict grad_p,
+                                                        float* __restrict grad_q, float* __restrict grad_w,
+                                                        std::int64_t A) {
+  for (std::int64_t a = 0; a < A; ++a) {
+    const float s = 2.0f / (ep[a] * eq[a] + 1.0f);
+    const float g = de * w[a] * (s * (2.0f - s));
+    if constexpr (kProjection) grad_p[a] += g;
+    grad_q[a] += g;
+    grad_w[a] += de * (1.0f - s);
+  }
+}
+
+/// out = e^2p over n; returns the largest |p|'s bits (a NaN's are above every number's). Values
+/// of 2p outside ±88 give meaningless out: the caller then drops it.
+FOVEA_VECTOR_CLONES std::uint32_t double_exponentials(const float* __restrict p, float* __restrict out, std::int64_t n) {
+  std::uint32_t largest = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, p + i, sizeof bits);
+    largest = std::max(largest, bits & 0x7FFFFFFFu);
+    out[i] = exp_bounded(2.0f * p[i]);
+  }
+  return largest;
+}
+
+/// e^2q with q clamped to ±(kExponentialFormBound + 10), NaN kept; (b, A).
+torch::Tensor query_exponentials(const torch::Tensor& q) {
+  const float limit = kExponentialFormBound + 10.0f;
+  return torch::exp(q.clamp(-limit, limit) * 2.0f).contiguous();
+}
+
 bool fusable(const torch::Tensor& projected, const torch::Tensor& q) {
   return projected.device().is_cpu() && projected.scalar_type() == torch::kFloat && q.device().is_cpu() &&
          q.scalar_type() == torch::kFloat && projected.dim() == 3 && q.dim() == 2 && projected.size(2) == q.size(1) &&
          q.size(0) <= projected.size(0) && projected.stride(2) == 1 && projected.stride(1) == projected.size(2);
 }
 
-/// Scores (b, L).
+/// Scores (b, L). With `exponential` set, `projected` holds e^2p and `q` e^2q.
 torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor& q_in, const torch::Tensor& w_in,
-                            const torch::Tensor& bias) {
+                            const torch::Tensor& bias, bool exponential) {
   const auto q = q_in.contiguous(), w = w_in.contiguous();
   const std::int64_t b = q.size(0), L = projected.size(1), A = projected.size(2), row_stride = projected.stride(0);
   auto e = torch::empty({b, L}, q.options());
@@ -68,7 +117,7 @@ torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor&
     for (std::int64_t k = begin; k < end; ++k) {
       const std::int64_t i = k / L, l = k % L;
       const float* p = P + i * row_stride + l * A;
-      E[k] = B0 + score_row(p, Q + i * A, W, A);
+      E[k] = B0 + (exponential ? score_row_exponential(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
     }
   });
   return e;
@@ -77,24 +126,34 @@ torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor&
 /// The backward computes tanh again rather than keeping it: kept, the (b, L, A) values were a
 /// 12.8 MB store per step at the benchmark's sizes (200 MB a training step) that the backward read
 /// back from memory, where reading the projection again costs the same and the tanh is cheap.
+/// With e^2p given (the exponential form) it reads that instead of `projected` and keeps e^2q for
+/// the backward; `projected` stays an input all the same: its sink is handed on only after every
+/// step that took it as an input has run its backward (core/model/step_gradient_sink.h).
 struct AttentionScores : torch::autograd::Function<AttentionScores> {
-  // The sink is optional: autograd cannot register an undefined tensor as an input.
+  // The sink and e^2p are optional: autograd cannot register an undefined tensor as an input.
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor q, torch::Tensor w,
-                               torch::Tensor bias, c10::optional<torch::Tensor> sink) {
+                               torch::Tensor bias, c10::optional<torch::Tensor> sink,
+                               c10::optional<torch::Tensor> exponentials) {
     q = q.contiguous(), w = w.contiguous();
-    auto e = fused_forward(projected, q, w, bias);
-    ctx->save_for_backward({projected, q, w});
+    const bool exponential = exponentials.has_value();
+    const auto keys_q = exponential ? query_exponentials(q) : q;
+    const auto& read = exponential ? *exponentials : projected;
+    auto e = fused_forward(read, keys_q, w, bias, exponential);
+    ctx->save_for_backward({read, keys_q, w});
     ctx->saved_data["sink"] = sink.value_or(torch::Tensor());
+    ctx->saved_data["exponential"] = exponential;
     ctx->set_materialize_grads(false);
     return e;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    const variable_list none(6);
+    if (!grads[0].defined()) return none;
     const auto de = grads[0].contiguous();
     const auto saved = ctx->get_saved_variables();
     const auto &projected = saved[0], &q = saved[1], &w = saved[2];
     const auto sink = ctx->saved_data["sink"].toTensor();
+    const bool exponential = ctx->saved_data["exponential"].toBool();
     const std::int64_t b = q.size(0), L = projected.size(1), A = projected.size(2), row_stride = projected.stride(0);
     auto grad_q = torch::zeros({b, A}, q.options());
     const int threads = at::get_num_threads();
@@ -112,8 +171,15 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
         for (std::int64_t l = 0; l < L; ++l) {
           const std::int64_t k = i * L + l;
           const float* p = P + i * row_stride + l * A;
-          if (GP) {
-            score_row_backward<true>(p, Q + i * A, DE[k], W, GP + k * A, GQ + i * A, gw, A);
+          float* gp = GP ? GP + k * A : nullptr;
+          if (exponential) {
+            if (gp) {
+              score_row_exponential_backward<true>(p, Q + i * A, DE[k], W, gp, GQ + i * A, gw, A);
+            } else {
+              score_row_exponential_backward<false>(p, Q + i * A, DE[k], W, nullptr, GQ + i * A, gw, A);
+            }
+          } else if (gp) {
+            score_row_backward<true>(p, Q + i * A, DE[k], W, gp, GQ + i * A, gw, A);
           } else {
             score_row_backward<false>(p, Q + i * A, DE[k], W, nullptr, GQ + i * A, gw, A);
           }
@@ -123,7 +189,7 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
     auto grad_w = partial_w.sum(0);
     auto grad_bias = de.sum().reshape({1});
     torch::Tensor grad_projected;  // delivered through the sink
-    return {grad_projected, grad_q, grad_w, grad_bias, torch::Tensor()};
+    return {grad_projected, grad_q, grad_w, grad_bias, torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -135,8 +201,25 @@ torch::Tensor additive_attention_scores_reference(const torch::Tensor& projected
   return torch::matmul(torch::tanh(projected.narrow(0, 0, b) + q.unsqueeze(1)), w) + bias;
 }
 
-torch::Tensor additive_attention_scores(const torch::Tensor& projected, const torch::Tensor& q, const torch::Tensor& w,
+AttentionKeys attention_keys(const torch::Tensor& projected) {
+  if (!projected.defined() || !projected.device().is_cpu() || projected.scalar_type() != torch::kFloat ||
+      projected.numel() == 0) {
+    return {projected};
+  }
+  torch::NoGradGuard no_grad;
+  const auto p = projected.detach().contiguous();
+  auto exponential = torch::empty_like(p);
+  const std::uint32_t largest = double_exponentials(p.data_ptr<float>(), exponential.data_ptr<float>(), p.numel());
+  float bound = kExponentialFormBound;
+  std::uint32_t bound_bits;
+  std::memcpy(&bound_bits, &bound, sizeof bound_bits);
+  if (largest > bound_bits) return {projected};  // also a NaN or an infinity
+  return {projected, exponential};
+}
+
+torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::Tensor& q, const torch::Tensor& w,
                                         const torch::Tensor& bias, const torch::Tensor& sink) {
+  const auto& projected = keys.projected;
   TORCH_CHECK(projected.dim() == 3 && q.dim() == 2 && q.size(1) == projected.size(2) && q.size(0) <= projected.size(0),
               "attention: projection (B, L, A) and W_h h (b <= B, A) do not match: ", projected.sizes(), " and ",
               q.sizes());
@@ -145,8 +228,14 @@ torch::Tensor additive_attention_scores(const torch::Tensor& projected, const to
   if (!fusable(projected, q) || w.scalar_type() != torch::kFloat || (grad && projected.requires_grad() && !sink.defined())) {
     return additive_attention_scores_reference(projected, q, w, bias);
   }
-  if (!grad) return fused_forward(projected, q, w, bias);
-  return AttentionScores::apply(projected, q, w, bias, sink.defined() ? c10::optional<torch::Tensor>(sink) : c10::nullopt);
+  const bool exponential = keys.exponential.defined() && keys.exponential.sizes() == projected.sizes();
+  if (!grad) {
+    return exponential ? fused_forward(keys.exponential, query_exponentials(q), w, bias, true)
+                       : fused_forward(projected, q, w, bias, false);
+  }
+  auto optional = [](const torch::Tensor& t) { return t.defined() ? c10::optional<torch::Tensor>(t) : c10::nullopt; };
+  return AttentionScores::apply(projected, q, w, bias, optional(sink),
+                                optional(exponential ? keys.exponential : torch::Tensor()));
 }
 
 }  // namespace fovea

@@ -112,7 +112,7 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
   }
 }
 
-torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch::Tensor& h,
+torch::Tensor DecoderImpl::attention(const AttentionKeys& projected, const torch::Tensor& h,
                                      const torch::Tensor& projection_sink, const StepWeights* steps) {
   const auto query = (steps ? steps->att_hidden(h) : decoding_products_->linear(att_hidden_, h)) + att_annotation_->bias;
   auto e = additive_attention_scores(projected, float_if_bf16(query),
@@ -120,7 +120,7 @@ torch::Tensor DecoderImpl::attention(const torch::Tensor& projected, const torch
   return torch::softmax(e, 1);
 }
 
-AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
+AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, const AttentionKeys& projected,
                                           const torch::Tensor& gates_from_word, const DecoderState& state,
                                           const torch::Tensor& sample, const StepSinks& sinks,
                                           const StepWeights* steps) {
@@ -242,6 +242,7 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   const auto projected = collect_step_gradient(float_if_bf16(project_annotations(a)));
   const auto steps_a = collect_step_gradient(a);
   const StepSinks sinks{projected.sink, steps_a.sink};
+  const auto keys = attention_keys(projected.values);  // with e^2(W_a a) where the scores can use it
   auto state = initial_state(a);
   const auto embedded = embed(flat_tokens.index_select(0, cells));  // (N, m): E y_{t-1}
   // One product for all steps; split_with_sizes' backward puts the steps' gradients together once,
@@ -254,7 +255,7 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   for (std::int64_t t = 0; t < T; ++t) {
     const auto b = rows_at[std::size_t(t)];
     DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
-    auto r = attend_and_step(steps_a.values, projected.values, gates_at[std::size_t(t)], s,
+    auto r = attend_and_step(steps_a.values, keys, gates_at[std::size_t(t)], s,
                              smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), sinks, &step_weights);
     // Rows past b are finished: they keep their old state (never read again).
     state = r.state;

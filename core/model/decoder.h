@@ -4,6 +4,7 @@
 /// output layer and f_init state initialisation.
 #include <memory>
 
+#include "core/model/additive_attention.h"
 #include "core/model/decoding_products.h"
 #include "core/model/model_config.h"
 #include "core/model/step_weight.h"
@@ -78,15 +79,16 @@ class DecoderImpl : public torch::nn::Module {
   /// 128 MB, word_gates(embedded).
   torch::Tensor decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded);
 
-  /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L).
-  /// projection_sink: where the projection's gradient collects (StepSinks::projection), during
-  /// training; `steps`: the training forward's step weights (null: the weights themselves).
-  torch::Tensor attention(const torch::Tensor& projected, const torch::Tensor& h, const torch::Tensor& projection_sink = {},
+  /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L). `projected`: project_annotations(a), or
+  /// attention_keys() of it. projection_sink: where the projection's gradient collects
+  /// (StepSinks::projection), during training; `steps`: the training forward's step weights (null:
+  /// the weights themselves).
+  torch::Tensor attention(const AttentionKeys& projected, const torch::Tensor& h, const torch::Tensor& projection_sink = {},
                           const StepWeights* steps = nullptr);
 
   /// Attention, context and one LSTM step for the first b rows. `sample` (b, bool) selects rows
   /// that draw a hard glimpse; undefined = none (expected / soft context everywhere).
-  AttendResult attend_and_step(const torch::Tensor& annotations, const torch::Tensor& projected,
+  AttendResult attend_and_step(const torch::Tensor& annotations, const AttentionKeys& projected,
                                const torch::Tensor& gates_from_word, const DecoderState& state,
                                const torch::Tensor& sample, const StepSinks& sinks = {},
                                const StepWeights* steps = nullptr);

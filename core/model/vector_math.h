@@ -8,20 +8,11 @@
 
 namespace fovea {
 
-/// e^x for x <= 0 (a logit minus its row's maximum, -|x| for the sigmoid): Cephes' expf (range reduction by ln 2, a
+/// e^x for -88 <= x <= 88, the caller keeping x there: Cephes' expf (range reduction by ln 2, a
 /// degree-5 polynomial, the exponent written into the bits), within one ulp of e^x and
-/// branch-free, so the row loops vectorise. x is first clamped to -88 (e^-88 is 0 in normal
-/// floats, and 1e-38 of the row's largest term), comparing bits: for floats <= 0 a larger bit
-/// pattern is a smaller number, and an integer minimum vectorises where a float clamp did not.
-/// A NaN is clamped too; a NaN logit still reaches the loss (a NaN input row makes the target's
-/// logit NaN) or the gradients (a NaN weight row, through d/dx).
-inline float exp_nonpositive(float x) {
-  constexpr std::uint32_t kFloor = 0xC2B00000u;  // -88.0f
-  std::uint32_t xbits;
-  std::memcpy(&xbits, &x, sizeof xbits);
-  xbits = std::min(xbits, kFloor);  // positive x (rounding) has a smaller pattern: kept
-  std::memcpy(&x, &xbits, sizeof x);
-  // Adding 1.5 * 2^23 rounds x / ln 2 to the nearest integer n (-127..0), in the low mantissa bits.
+/// branch-free, so the loops that call it vectorise.
+inline float exp_bounded(float x) {
+  // Adding 1.5 * 2^23 rounds x / ln 2 to the nearest integer n (-127..127), in the low mantissa bits.
   constexpr float kRound = 12582912.0f;
   const float shifted = x * 1.44269504088896341f + kRound;
   const float n = shifted - kRound;
@@ -41,6 +32,21 @@ inline float exp_nonpositive(float x) {
   float scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   return p * scale;
+}
+
+/// e^x for x <= 0 (a logit minus its row's maximum, -|x| for the sigmoid), as exp_bounded. x is
+/// first clamped to -88 (e^-88 is 0 in normal floats, and 1e-38 of the row's largest term),
+/// comparing bits: for floats <= 0 a larger bit pattern is a smaller number, and an integer
+/// minimum vectorises where a float clamp did not. A NaN is clamped too; a NaN logit still
+/// reaches the loss (a NaN input row makes the target's logit NaN) or the gradients (a NaN weight
+/// row, through d/dx).
+inline float exp_nonpositive(float x) {
+  constexpr std::uint32_t kFloor = 0xC2B00000u;  // -88.0f
+  std::uint32_t xbits;
+  std::memcpy(&xbits, &x, sizeof xbits);
+  xbits = std::min(xbits, kFloor);  // positive x (rounding) has a smaller pattern: kept
+  std::memcpy(&x, &xbits, sizeof x);
+  return exp_bounded(x);
 }
 
 /// tanh as the rational 13/6 approximation Eigen uses (generic_fast_tanh_float): within a few ulp
