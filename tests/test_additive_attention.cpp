@@ -139,6 +139,10 @@ TEST(AdditiveAttention, KeysFallBackToTheRationalTanhOutsideTheBound) {
   const auto keys = attention_keys(beyond);
   EXPECT_TRUE(torch::equal(torch::isnan(additive_attention_scores(keys, q, w, bias)),
                            torch::isnan(additive_attention_scores_reference(beyond, q, w, bias))));
+  // Keys whose e^2p has another memory layout than rows of A floats are read as the projection.
+  const auto e2p = attention_keys(projected).exponential;
+  const AttentionKeys odd(projected, e2p.transpose(1, 2).contiguous().transpose(1, 2));
+  EXPECT_TRUE(torch::equal(additive_attention_scores(odd, q, w, bias), additive_attention_scores(projected, q, w, bias)));
 }
 
 TEST(AdditiveAttention, AProjectionNeedingAGradientWithoutASinkStillGetsIt) {

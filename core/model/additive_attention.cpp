@@ -228,7 +228,8 @@ torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::
   if (!fusable(projected, q) || w.scalar_type() != torch::kFloat || (grad && projected.requires_grad() && !sink.defined())) {
     return additive_attention_scores_reference(projected, q, w, bias);
   }
-  const bool exponential = keys.exponential.defined() && keys.exponential.sizes() == projected.sizes();
+  const auto& e2p = keys.exponential;  // used where it has the projection's shape and row layout
+  const bool exponential = e2p.defined() && e2p.sizes() == projected.sizes() && fusable(e2p, q);
   if (!grad) {
     return exponential ? fused_forward(keys.exponential, query_exponentials(q), w, bias, true)
                        : fused_forward(projected, q, w, bias, false);
