@@ -63,10 +63,10 @@ FOVEA_VECTOR_CLONES float score_row_exponential(const float* ep, const float* eq
 
 /// score_row_backward in the exponential form: with s = 2 / (ep eq + 1) = 1 − t, 1 − t² = s (2 − s).
 template <bool kProjection>
-FOVEA_VECTOR_CLONES void score_row_exponential_backward(const float* __restrict ep, const float* __restrict eq, float de,
-                                                        const float* __restrict w, float* __restrict grad_p,
-                                                        float* __restrict grad_q, float* __restrict grad_w,
-                                                        std::int64_t A) {
+FOVEA_VECTOR_CLONES void score_row_exponential_backward(const float* __restrict ep, const float* __restrict eq,
+                                                        float de, const float* __restrict w,
+                                                        float* __restrict grad_p, float* __restrict grad_q,
+                                                        float* __restrict grad_w, std::int64_t A) {
   for (std::int64_t a = 0; a < A; ++a) {
     const float s = 2.0f / (ep[a] * eq[a] + 1.0f);
     const float g = de * w[a] * (s * (2.0f - s));
@@ -78,7 +78,8 @@ FOVEA_VECTOR_CLONES void score_row_exponential_backward(const float* __restrict 
 
 /// out = e^2p over n; returns the largest |p|'s bits (a NaN's are above every number's). Values
 /// of 2p outside ±88 give meaningless out: the caller then drops it.
-FOVEA_VECTOR_CLONES std::uint32_t double_exponentials(const float* __restrict p, float* __restrict out, std::int64_t n) {
+FOVEA_VECTOR_CLONES std::uint32_t double_exponentials(const float* __restrict p, float* __restrict out,
+                                                      std::int64_t n) {
   std::uint32_t largest = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint32_t bits;
@@ -165,24 +166,16 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
     float* GP = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, A), contiguous
     float* GQ = grad_q.data_ptr<float>();
     float* GW = partial_w.data_ptr<float>();
+    using RowBackward = void (*)(const float*, const float*, float, const float*, float*, float*, float*, std::int64_t);
+    const RowBackward row_backward =
+        exponential ? (GP ? score_row_exponential_backward<true> : score_row_exponential_backward<false>)
+                    : (GP ? score_row_backward<true> : score_row_backward<false>);
     at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
       float* gw = GW + std::min<std::int64_t>(at::get_thread_num(), threads - 1) * A;
       for (std::int64_t i = begin; i < end; ++i) {
         for (std::int64_t l = 0; l < L; ++l) {
           const std::int64_t k = i * L + l;
-          const float* p = P + i * row_stride + l * A;
-          float* gp = GP ? GP + k * A : nullptr;
-          if (exponential) {
-            if (gp) {
-              score_row_exponential_backward<true>(p, Q + i * A, DE[k], W, gp, GQ + i * A, gw, A);
-            } else {
-              score_row_exponential_backward<false>(p, Q + i * A, DE[k], W, nullptr, GQ + i * A, gw, A);
-            }
-          } else if (gp) {
-            score_row_backward<true>(p, Q + i * A, DE[k], W, gp, GQ + i * A, gw, A);
-          } else {
-            score_row_backward<false>(p, Q + i * A, DE[k], W, nullptr, GQ + i * A, gw, A);
-          }
+          row_backward(P + i * row_stride + l * A, Q + i * A, DE[k], W, GP ? GP + k * A : nullptr, GQ + i * A, gw, A);
         }
       }
     });
