@@ -20,14 +20,20 @@ namespace {
 // GCC keeps the accumulator arrays in registers only when every loop over them is unrolled;
 // at -O2 it does not unroll them by itself and spills them at every step of the reduction.
 
-/// y (R, 32) = x (R, K; rows ldx apart) · panel (K, 32), AVX-512: 2 R accumulators.
+/// y (R, 32) = x (R, K; rows ldx apart) · panel (K, 32), AVX-512: 2 R accumulators. Also
+/// prefetches `ahead_rows` rows of 32 floats from `ahead` (a share of the next panel).
 template <int R>
 __attribute__((target("avx512f,fma"))) void panel_rows_avx512(const float* x, std::int64_t ldx, const float* panel,
-                                                             float* y, std::int64_t ldy, std::int64_t K) {
+                                                              float* y, std::int64_t ldy, std::int64_t K,
+                                                              const float* ahead, std::int64_t ahead_rows) {
   __m512 lo[R], hi[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm512_setzero_ps();
   for (std::int64_t k = 0; k < K; ++k) {
+    if (k < ahead_rows) {
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + k * 32), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + k * 32 + 16), _MM_HINT_T0);
+    }
     const __m512 w0 = _mm512_load_ps(panel + k * 32), w1 = _mm512_load_ps(panel + k * 32 + 16);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
@@ -46,11 +52,13 @@ __attribute__((target("avx512f,fma"))) void panel_rows_avx512(const float* x, st
 /// The same with 16 columns, AVX2.
 template <int R>
 __attribute__((target("avx2,fma"))) void panel_rows_avx2(const float* x, std::int64_t ldx, const float* panel, float* y,
-                                                         std::int64_t ldy, std::int64_t K) {
+                                                         std::int64_t ldy, std::int64_t K, const float* ahead,
+                                                         std::int64_t ahead_rows) {
   __m256 lo[R], hi[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
   for (std::int64_t k = 0; k < K; ++k) {
+    if (k < ahead_rows) _mm_prefetch(reinterpret_cast<const char*>(ahead + k * 16), _MM_HINT_T0);
     const __m256 w0 = _mm256_load_ps(panel + k * 16), w1 = _mm256_load_ps(panel + k * 16 + 8);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
@@ -66,7 +74,8 @@ __attribute__((target("avx2,fma"))) void panel_rows_avx2(const float* x, std::in
   }
 }
 
-using PanelRows = void (*)(const float*, std::int64_t, const float*, float*, std::int64_t, std::int64_t);
+using PanelRows = void (*)(const float*, std::int64_t, const float*, float*, std::int64_t, std::int64_t, const float*,
+                           std::int64_t);
 
 template <int... R>
 constexpr PanelRows avx512_kernels[] = {nullptr, panel_rows_avx512<R>...};
@@ -156,13 +165,18 @@ torch::Tensor PackedMatrix::multiply(const torch::Tensor& x_in) const {
     for (std::int64_t p = p0; p < p1; ++p) {
       const float* panel = P + p * K * width;
       const std::int64_t cols = std::min(width, N - p * width);
+      // Each block brings its share of the next panel's rows into the cache while it works on this
+      // one: the panels stream from L3 (the LSTM's weights are 4 MB each).
+      const std::int64_t share = (K + blocks - 1) / blocks;
       for (std::int64_t b = 0, r0 = 0; b < blocks; ++b) {
         const std::int64_t rows = (M - r0) / (blocks - b);
         const auto kernel = kernel_for(int(width), rows);
+        const std::int64_t ahead_rows = p + 1 < p1 ? std::clamp<std::int64_t>(K - b * share, 0, share) : 0;
+        const float* ahead = ahead_rows > 0 ? panel + K * width + b * share * width : panel;
         if (cols == width) {
-          kernel(X + r0 * K, K, panel, Y + r0 * N + p * width, N, K);
+          kernel(X + r0 * K, K, panel, Y + r0 * N + p * width, N, K, ahead, ahead_rows);
         } else {
-          kernel(X + r0 * K, K, panel, edge, width, K);
+          kernel(X + r0 * K, K, panel, edge, width, K, ahead, ahead_rows);
           for (std::int64_t r = 0; r < rows; ++r) std::memcpy(Y + (r0 + r) * N + p * width, edge + r * width, sizeof(float) * cols);
         }
         r0 += rows;
