@@ -3,6 +3,7 @@
 #include "core/model/additive_attention.h"
 #include "core/model/attention_context.h"
 #include "core/model/lstm_cell.h"
+#include "core/model/matrix_product.h"
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
 #include "core/model/vocabulary_log_likelihood.h"
@@ -65,7 +66,8 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
 torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(2) == config_.annotation_dim,
               "annotations must be (B, L, ", config_.annotation_dim, "), got ", annotations.sizes());
-  return torch::matmul(annotations, att_annotation_->weight.t());
+  const auto B = annotations.size(0), L = annotations.size(1);
+  return linear_product(annotations.reshape({B * L, -1}), att_annotation_->weight, {}).view({B, L, -1});
 }
 
 torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }
@@ -87,7 +89,7 @@ torch::Tensor DecoderImpl::decoding_word_gates(const torch::Tensor& tokens, cons
   {
     std::lock_guard<std::mutex> lock(word_gate_table_->mutex);
     if (!word_gate_table_->table.defined() || word_gate_table_->key != key) {
-      word_gate_table_->table = torch::linear(E, W, b);
+      word_gate_table_->table = linear_product(E, W, b);
       word_gate_table_->key = key;
     }
     table = word_gate_table_->table;

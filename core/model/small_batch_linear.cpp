@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/model/matrix_product.h"
 #include "core/model/vector_clones.h"
 #include "core/runtime/vector_lanes.h"
 
@@ -123,7 +124,7 @@ bool applies(const torch::Tensor& x, const torch::Tensor& weight, const torch::T
 }  // namespace
 
 torch::Tensor linear_for_decoding(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-  if (!applies(x, weight, bias)) return torch::linear(x, weight, bias);
+  if (!applies(x, weight, bias)) return linear_product(x, weight, bias);
   const auto xc = x.contiguous();
   const auto b = bias.defined() ? bias.contiguous() : torch::Tensor();
   const std::int64_t R = xc.size(0), K = xc.size(1), N = weight.size(0);

@@ -1,5 +1,6 @@
 #include "core/model/step_weight.h"
 
+#include "core/model/matrix_product.h"
 #include "core/model/packed_matrix.h"
 #include "core/model/small_batch_linear.h"
 #include "core/runtime/torch_compat.h"
@@ -66,7 +67,7 @@ struct StepWeightGradient : torch::autograd::Function<StepWeightGradient> {
     record.clear();
     torch::Tensor grad = grads[0];  // a use of the weight outside the steps (none in the decoder)
     if (!xs.empty()) {
-      auto from_steps = torch::mm(torch::cat(dys).t(), torch::cat(xs));
+      auto from_steps = matrix_product(torch::cat(dys).t(), torch::cat(xs));
       grad = grad.defined() ? grad + from_steps : from_steps;
     }
     return {grad, torch::Tensor()};

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/model/matrix_product.h"
 #include "core/model/vector_clones.h"
 #include "core/model/vector_math.h"
 
@@ -60,7 +61,7 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                const torch::Tensor& bias, const torch::Tensor& targets) {
-    auto logits = torch::mm(x, weight.t()).contiguous();  // (N, V), bias added below
+    auto logits = matrix_product(x, weight.t()).contiguous();  // (N, V), bias added below
     const std::int64_t N = logits.size(0), V = logits.size(1);
     const auto b = bias.contiguous();
     const auto t = targets.to(torch::kLong).contiguous();
@@ -101,8 +102,8 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
         D[i * V + T[i]] += G[i];
       }
     });
-    return {ctx->needs_input_grad(0) ? d.mm(weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? d.t().mm(x) : torch::Tensor(),
+    return {ctx->needs_input_grad(0) ? matrix_product(d, weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? matrix_product(d.t(), x) : torch::Tensor(),
             ctx->needs_input_grad(2) ? d.sum(0) : torch::Tensor(), torch::Tensor()};
   }
 };
