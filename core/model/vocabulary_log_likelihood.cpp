@@ -51,10 +51,13 @@ FOVEA_VECTOR_CLONES float exp_sum(const float* __restrict row, float m, std::int
   return s;
 }
 
-/// out[j] = -g e^(row[j] - lse).
+/// out[j] = -g e^(row[j] - lse), also added to column_sums[j].
 FOVEA_VECTOR_CLONES void scaled_softmax(const float* __restrict row, float lse, float g, float* __restrict out,
-                                        std::int64_t V) {
-  for (std::int64_t j = 0; j < V; ++j) out[j] = -g * exp_nonpositive(row[j] - lse);
+                                        float* __restrict column_sums, std::int64_t V) {
+  for (std::int64_t j = 0; j < V; ++j) {
+    out[j] = -g * exp_nonpositive(row[j] - lse);
+    column_sums[j] += out[j];
+  }
 }
 
 class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> {
@@ -96,15 +99,24 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
     const float* G = g.data_ptr<float>();
     const std::int64_t* T = t.data_ptr<std::int64_t>();
     float* D = d.data_ptr<float>();
-    at::parallel_for(0, N, 16, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) {
-        scaled_softmax(L + i * V, LSE[i], G[i], D + i * V, V);
-        D[i * V + T[i]] += G[i];
+    // The bias's gradient, Σ_i d_i, is summed as the rows are written: rows in one chunk per
+    // thread, each chunk with its own partial sums.
+    const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(at::get_num_threads(), N / 16));
+    auto partial_sums = torch::zeros({chunks, V}, logits.options());
+    float* S = partial_sums.data_ptr<float>();
+    at::parallel_for(0, chunks, 1, [&](std::int64_t c0, std::int64_t c1) {
+      for (std::int64_t c = c0; c < c1; ++c) {
+        float* sums = S + c * V;
+        for (std::int64_t i = c * N / chunks; i < (c + 1) * N / chunks; ++i) {
+          scaled_softmax(L + i * V, LSE[i], G[i], D + i * V, sums, V);
+          D[i * V + T[i]] += G[i];
+          sums[T[i]] += G[i];
+        }
       }
     });
     return {ctx->needs_input_grad(0) ? matrix_product(d, weight) : torch::Tensor(),
             ctx->needs_input_grad(1) ? matrix_product(d.t(), x) : torch::Tensor(),
-            ctx->needs_input_grad(2) ? d.sum(0) : torch::Tensor(), torch::Tensor()};
+            ctx->needs_input_grad(2) ? partial_sums.sum(0) : torch::Tensor(), torch::Tensor()};
   }
 };
 
