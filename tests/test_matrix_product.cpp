@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/model/matrix_product.h"
+#include "core/runtime/runtime.h"
+#include "core/runtime/torch_compat.h"
 #include "core/runtime/vector_lanes.h"
 
 using namespace fovea;
@@ -92,4 +94,13 @@ TEST(MatrixProduct, LinearProductMatchesTorchLinearInValueAndGradients) {
   const auto x = torch::randn({4, 60, 300}), w = torch::randn({130, 300}), b = torch::randn({130});
   EXPECT_TRUE(torch::allclose(linear_product(x, w, b), torch::linear(x, w, b), 1e-4, 1e-4));
   EXPECT_TRUE(torch::allclose(linear_product(x[0], w, b), torch::linear(x[0], w, b), 1e-4, 1e-4));
+}
+
+TEST(MatrixProduct, LinearProductLeavesCpuAutocastItsBf16Products) {
+  if (!cpu_has_native_bf16()) GTEST_SKIP() << "no native bf16 products on this CPU (or oneDNN is capped below them)";
+  const auto x = torch::randn({300, 200}), w = torch::randn({100, 200}), b = torch::randn({100});
+  compat::CpuBf16Autocast bf16;
+  const auto y = linear_product(x, w, b);
+  EXPECT_EQ(y.scalar_type(), torch::linear(x, w, b).scalar_type());
+  EXPECT_EQ(y.scalar_type(), torch::kBFloat16);
 }

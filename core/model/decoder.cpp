@@ -66,8 +66,9 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
 torch::Tensor DecoderImpl::project_annotations(const torch::Tensor& annotations) {
   TORCH_CHECK(annotations.dim() == 3 && annotations.size(2) == config_.annotation_dim,
               "annotations must be (B, L, ", config_.annotation_dim, "), got ", annotations.sizes());
-  const auto B = annotations.size(0), L = annotations.size(1);
-  return linear_product(annotations.reshape({B * L, -1}), att_annotation_->weight, {}).view({B, L, -1});
+  const auto B = annotations.size(0), L = annotations.size(1), D = annotations.size(2);
+  const auto& W = att_annotation_->weight;
+  return linear_product(annotations.reshape({B * L, D}), W, {}).view({B, L, W.size(0)});
 }
 
 torch::Tensor DecoderImpl::word_gates(const torch::Tensor& embedded) { return linear_for_decoding(word_gates_, embedded); }

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/runtime/torch_compat.h"
 #include "core/runtime/vector_lanes.h"
 
 namespace fovea {
@@ -322,8 +323,9 @@ torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 torch::Tensor linear_product(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-  const bool fits =
-      x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1) && uses_blocked_product(x, weight.t());
+  // Under CPU autocast torch::linear multiplies in bf16, as asked.
+  const bool fits = x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1) &&
+                    !compat::cpu_autocast_enabled() && uses_blocked_product(x, weight.t());
   if (!fits) return torch::linear(x, weight, bias);
   if (!torch::GradMode::is_enabled() ||
       !(x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()))) {

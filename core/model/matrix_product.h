@@ -21,8 +21,8 @@ bool uses_blocked_product(const torch::Tensor& a, const torch::Tensor& b);
 /// autograd on a or b, it is torch::mm.
 torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b);
 
-/// torch::linear(x, weight, bias), with autograd; for 2-D x its products (forward and gradients)
-/// go through matrix_product. `bias` may be undefined.
+/// torch::linear(x, weight, bias), with autograd; for 2-D x outside CPU autocast its products
+/// (forward and gradients) go through matrix_product. `bias` may be undefined.
 torch::Tensor linear_product(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
 }  // namespace fovea
