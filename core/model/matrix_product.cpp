@@ -109,11 +109,38 @@ __attribute__((target("avx2,fma"))) inline void transpose_8x8(__m256 r[8]) {
   }
 }
 
+/// Transposed a (its rows of m contiguous floats are the k's): the k-th row gives, six floats at a
+/// time, the k-th step of every full sliver. An 8-float load reads two floats past its sliver
+/// (inside the m rows, save for the last sliver), and its store runs 2 floats into the next k's
+/// place, which the next k fills; the last k of each sliver is stored exactly.
+__attribute__((target("avx2,fma"))) void pack_transposed_rows(View a, std::int64_t i0, std::int64_t slivers,
+                                                              std::int64_t m, std::int64_t k0, std::int64_t depth,
+                                                              float* out) {
+  for (std::int64_t k = 0; k < depth; ++k) {
+    const float* source = a.data + i0 + (k0 + k) * a.column;
+    for (std::int64_t s = 0; s < slivers; ++s) {
+      float* o = out + s * kRows * depth + k * kRows;
+      if (k + 1 < depth && (s + 1) * kRows + 2 <= m) {
+        _mm256_storeu_ps(o, _mm256_loadu_ps(source + s * kRows));
+      } else {
+#pragma GCC unroll 6
+        for (int r = 0; r < kRows; ++r) o[r] = source[s * kRows + r];
+      }
+    }
+  }
+}
+
 /// Rows i0.. (m of them) and reductions k0.. (depth) of a, as consecutive 6-row slivers, each
 /// depth × 6 (zero past the last row).
 __attribute__((target("avx2,fma"))) void pack_rows(View a, std::int64_t i0, std::int64_t m, std::int64_t k0,
                                                    std::int64_t depth, float* out) {
-  for (std::int64_t s = 0; s < m; s += kRows) {
+  std::int64_t s = 0;
+  if (a.row == 1 && a.column != 1) {
+    const std::int64_t full = m / kRows;
+    pack_transposed_rows(a, i0, full, m, k0, depth, out);
+    s = full * kRows;
+  }
+  for (; s < m; s += kRows) {
     float* o = out + s * depth;
     const std::int64_t rows = std::min(kRows, m - s);
     const float* base = a.data + (i0 + s) * a.row + k0 * a.column;
@@ -134,30 +161,23 @@ __attribute__((target("avx2,fma"))) void pack_rows(View a, std::int64_t i0, std:
 #pragma GCC unroll 6
         for (int r = 0; r < kRows; ++r) o[k * kRows + r] = base[r * a.row + k];
       }
-    } else if (rows == kRows && a.row == 1) {  // transposed: done for all slivers below
-      continue;
     } else {
       for (std::int64_t k = 0; k < depth; ++k) {
         for (std::int64_t r = 0; r < kRows; ++r) o[k * kRows + r] = r < rows ? base[r * a.row + k * a.column] : 0.0f;
       }
     }
   }
-  if (a.row != 1 || a.column == 1) return;
-  // Transposed: a's k-th row of m contiguous floats is six at a time the k-th step of every sliver.
-  // A sliver's 8-float load reads two floats past it (inside the m rows, save for the last sliver),
-  // and its store runs 2 floats into the next k's place, which the next k fills; the last k of
-  // each sliver is stored exactly.
-  const std::int64_t full = m / kRows;
+}
+
+/// b's rows contiguous: its k-th row, read once from end to end, is 16 floats of every full sliver.
+__attribute__((target("avx2,fma"))) void pack_contiguous_columns(View b, std::int64_t k0, std::int64_t depth,
+                                                                 std::int64_t j0, std::int64_t slivers, float* out) {
   for (std::int64_t k = 0; k < depth; ++k) {
-    const float* source = a.data + i0 + (k0 + k) * a.column;
-    for (std::int64_t s = 0; s < full; ++s) {
-      float* o = out + s * kRows * depth + k * kRows;
-      if (k + 1 < depth && (s + 1) * kRows + 2 <= m) {
-        _mm256_storeu_ps(o, _mm256_loadu_ps(source + s * kRows));
-      } else {
-#pragma GCC unroll 6
-        for (int r = 0; r < kRows; ++r) o[r] = source[s * kRows + r];
-      }
+    const float* source = b.data + (k0 + k) * b.row + j0;
+    for (std::int64_t s = 0; s < slivers; ++s) {
+      float* o = out + s * kColumns * depth + k * kColumns;
+      _mm256_store_ps(o, _mm256_loadu_ps(source + s * kColumns));
+      _mm256_store_ps(o + 8, _mm256_loadu_ps(source + s * kColumns + 8));
     }
   }
 }
@@ -166,13 +186,17 @@ __attribute__((target("avx2,fma"))) void pack_rows(View a, std::int64_t i0, std:
 /// depth × 16 (zero past the last column).
 __attribute__((target("avx2,fma"))) void pack_columns(View b, std::int64_t k0, std::int64_t depth, std::int64_t j0,
                                                       std::int64_t n, float* out) {
-  for (std::int64_t s = 0; s < n; s += kColumns) {
+  std::int64_t s = 0;
+  if (b.column == 1) {
+    const std::int64_t full = n / kColumns;
+    pack_contiguous_columns(b, k0, depth, j0, full, out);
+    s = full * kColumns;
+  }
+  for (; s < n; s += kColumns) {
     float* o = out + s * depth;
     const std::int64_t cols = std::min(kColumns, n - s);
     const float* base = b.data + k0 * b.row + (j0 + s) * b.column;
-    if (cols == kColumns && b.column == 1) {  // rows of b contiguous: done for all slivers below
-      continue;
-    } else if (cols == kColumns && b.row == 1 && depth % 8 == 0) {  // transposed: 8 × 8 blocks
+    if (cols == kColumns && b.row == 1 && depth % 8 == 0) {  // transposed: 8 × 8 blocks
       for (std::int64_t k = 0; k < depth; k += 8) {
         for (int half = 0; half < 2; ++half) {
           __m256 r[8];
@@ -189,17 +213,6 @@ __attribute__((target("avx2,fma"))) void pack_columns(View b, std::int64_t k0, s
           o[k * kColumns + j] = j < cols ? base[k * b.row + j * b.column] : 0.0f;
         }
       }
-    }
-  }
-  if (b.column != 1) return;
-  // Rows of b contiguous: b's k-th row, read once from end to end, is 16 floats of every sliver.
-  const std::int64_t full = n / kColumns;
-  for (std::int64_t k = 0; k < depth; ++k) {
-    const float* source = b.data + (k0 + k) * b.row + j0;
-    for (std::int64_t s = 0; s < full; ++s) {
-      float* o = out + s * kColumns * depth + k * kColumns;
-      _mm256_store_ps(o, _mm256_loadu_ps(source + s * kColumns));
-      _mm256_store_ps(o + 8, _mm256_loadu_ps(source + s * kColumns + 8));
     }
   }
 }
