@@ -8,18 +8,43 @@ Run it in the same shell as `fovea bench`, with the same variables (docs/perform
 
     /usr/bin/python3 tools/reference_decoder.py --threads 1 --lengths <fovea bench's caption_lengths>
 
-Needs Debian's python3-torch.
+It gives itself the process settings `fovea` gives itself at start-up (huge pages for malloc,
+passive waiting threads, denormals flushed to zero), so that a ratio compares the decoders and
+not the processes. Needs Debian's python3-torch.
 """
 import argparse
 import ctypes
 import json
 import os
 import statistics
+import sys
 import time
 
-import torch
-from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence
+
+def match_fovea_process():
+    """Re-runs this script, once, with the variables `fovea` sets for itself before anything else
+    starts (core/runtime/process_startup.cpp); exported values win, as they do for `fovea`. glibc
+    reads GLIBC_TUNABLES only when a process starts, hence the re-exec. Returns the tunables."""
+    changed = False
+    for name, value in (("OMP_WAIT_POLICY", "PASSIVE"), ("OPENBLAS_THREAD_TIMEOUT", "4")):
+        if name not in os.environ:
+            os.environ[name] = value
+            changed = True
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    if "glibc.malloc.hugetlb" not in tunables:
+        os.environ["GLIBC_TUNABLES"] = (tunables + ":" if tunables else "") + "glibc.malloc.hugetlb=1"
+        changed = True
+    if changed and "FOVEA_NO_REEXEC" not in os.environ:
+        os.environ["FOVEA_NO_REEXEC"] = "1"
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+    return os.environ.get("GLIBC_TUNABLES")
+
+
+GLIBC_TUNABLES = match_fovea_process()
+
+import torch  # noqa: E402 (after the re-exec: nothing of it is loaded twice)
+from torch import nn  # noqa: E402
+from torch.nn.utils.rnn import pack_padded_sequence  # noqa: E402
 
 
 class Attention(nn.Module):
@@ -120,6 +145,7 @@ def main():
     p.add_argument("--case", action="append", help="decoder_train_step, beam_search, greedy_batch (default all)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(True)  # as fovea does (MXCSR's flush-to-zero and denormals-are-zero)
     blas_threads = set_blas_threads(args.threads)
     cases = args.case or ["decoder_train_step", "beam_search", "greedy_batch"]
     V, D, E, A, H, B, L = 10000, 512, 512, 512, 512, 32, 196
@@ -128,7 +154,8 @@ def main():
     capability = next((line.split("CPU capability usage:")[1].strip() for line in config.splitlines()
                        if "CPU capability usage:" in line), None)
     print(json.dumps({"case": "environment", "program": "reference (PyTorch " + torch.__version__ + ")",
-                      "aten_cpu_capability": capability, "blas_threads": blas_threads, **env}), flush=True)
+                      "aten_cpu_capability": capability, "blas_threads": blas_threads,
+                      "glibc_tunables": GLIBC_TUNABLES, "denormals_flushed": True, **env}), flush=True)
 
     torch.manual_seed(7)
     dec = DecoderWithAttention(A, E, H, V, D)
