@@ -24,7 +24,9 @@ import time
 def match_fovea_process():
     """Re-runs this script, once, with the variables `fovea` sets for itself before anything else
     starts (core/runtime/process_startup.cpp); exported values win, as they do for `fovea`. glibc
-    reads GLIBC_TUNABLES only when a process starts, hence the re-exec. Returns the tunables."""
+    reads GLIBC_TUNABLES only when a process starts, hence the re-exec. Returns the tunables this
+    process started with (those in effect; with FOVEA_NO_REEXEC set, as they were)."""
+    in_effect = os.environ.get("GLIBC_TUNABLES")
     changed = False
     for name, value in (("OMP_WAIT_POLICY", "PASSIVE"), ("OPENBLAS_THREAD_TIMEOUT", "4")):
         if name not in os.environ:
@@ -37,7 +39,7 @@ def match_fovea_process():
     if changed and "FOVEA_NO_REEXEC" not in os.environ:
         os.environ["FOVEA_NO_REEXEC"] = "1"
         os.execv(sys.executable, [sys.executable] + sys.argv)
-    return os.environ.get("GLIBC_TUNABLES")
+    return in_effect
 
 
 GLIBC_TUNABLES = match_fovea_process()
