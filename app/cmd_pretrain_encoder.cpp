@@ -2,21 +2,17 @@
 // the encoder file `fovea train --backbone` starts from (the shipped one: models/fashion-encoder.pt).
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <memory>
 
 #include "app/commands.h"
 #include "app/progress_bar.h"
+#include "app/stop_signal.h"
 #include "core/train/train_settings.h"
 #include "core/train/trainer.h"
 
 namespace fovea::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
 struct PretrainArgs {
   std::string out, run = "runs/pretrain-encoder";
@@ -55,9 +51,7 @@ Runner add_pretrain_encoder_command(CLI::App& app) {
       bar.update("encoder pretraining", p.pretrain_step, p.pretrain_steps, p.loss, 0, p.eta_s);
     };
     cb.on_message = [&](const std::string& m) { bar.message(m); };
-    cb.stop = &g_stop;
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
+    cb.stop = stop_on_interrupt();
     const auto r = pretrain_encoder_to_file(config, a->out, cb);
     bar.finish();
     if (r.interrupted) {

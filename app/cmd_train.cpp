@@ -1,10 +1,8 @@
 // fovea train: the CLI face of core/train/trainer.h.
 #include <CLI/CLI.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 
@@ -14,6 +12,7 @@
 #include "app/commands.h"
 #include "core/runtime/process_startup.h"
 #include "app/progress_bar.h"
+#include "app/stop_signal.h"
 #include "core/io/checkpoint.h"
 #include "core/train/data_parallel.h"
 #include "core/train/local_group.h"
@@ -24,9 +23,6 @@
 namespace fovea::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_signal(int) { g_stop.store(true); }
 
 struct TrainArgs {
   TrainConfig config = recommended_train_config();
@@ -149,9 +145,7 @@ Runner add_train_command(CLI::App& app) {
       if (v.improved) text += " (best so far, saved best.ckpt)";
       bar.message(text);
     };
-    cb.stop = &g_stop;
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
+    cb.stop = stop_on_interrupt();
 
     TrainResult r;
     if (!a->resume.empty()) {

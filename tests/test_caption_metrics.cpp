@@ -13,24 +13,20 @@
 
 using namespace fovea;
 
-namespace {
-Tokens t(const std::string& s) { return tokenize(s); }
-}  // namespace
-
 TEST(RougeL, PrecisionAndRecallMaximisedSeparately) {
   // vs "a bag": LCS 2 -> P 2/6, R 2/2. vs "the red bag on a floor": LCS "red bag on floor" = 4 -> P 4/6, R 4/6.
   // P = 4/6 and R = 1 come from different references: F = (1 + 1.2^2) P R / (R + 1.2^2 P).
-  auto s = rouge_l({t("a red bag on the floor")}, {{t("a bag"), t("the red bag on a floor")}});
+  auto s = rouge_l({tokenize("a red bag on the floor")}, {{tokenize("a bag"), tokenize("the red bag on a floor")}});
   const double p = 4.0 / 6.0, r = 1.0, b2 = 1.44;
   EXPECT_NEAR(s[0], (1 + b2) * p * r / (r + b2 * p), 1e-12);
-  EXPECT_DOUBLE_EQ(rouge_l({Tokens{}}, {{t("a bag")}})[0], 0.0);
-  EXPECT_DOUBLE_EQ(rouge_l({t("a bag")}, {{t("a bag")}})[0], 1.0);
+  EXPECT_DOUBLE_EQ(rouge_l({Tokens{}}, {{tokenize("a bag")}})[0], 0.0);
+  EXPECT_DOUBLE_EQ(rouge_l({tokenize("a bag")}, {{tokenize("a bag")}})[0], 1.0);
 }
 
 TEST(CiderD, IdenticalCaptionsWithOnlyUniAndBigrams) {
   // Two images, every n-gram in one image's references only: weight tf * (ln 2 - ln 1).
   // Identical candidate and reference: cosine 1 for n = 1, 2; no 3-, 4-grams: 0. (1+1+0+0)/4 * 10 = 5.
-  auto s = cider_d({t("a b"), t("e f")}, {{t("a b")}, {t("e f")}});
+  auto s = cider_d({tokenize("a b"), tokenize("e f")}, {{tokenize("a b")}, {tokenize("e f")}});
   EXPECT_NEAR(s[0], 5.0, 1e-12);
   EXPECT_NEAR(s[1], 5.0, 1e-12);
 }
@@ -39,14 +35,14 @@ TEST(CiderD, ClippedCosinesAndLengthPenalty) {
   // Image 1: "a b" against "a b c". Unigrams: dot 2 w^2, norms sqrt(2) w, sqrt(3) w -> 2/sqrt(6).
   // Bigrams: "a b" against {"a b", "b c"} -> 1/sqrt(2). Trigrams: none in the candidate -> 0.
   // Length (the toolkit counts bigrams): 1 vs 2 -> exp(-1 / (2 * 36)).
-  auto s = cider_d({t("a b"), t("e f")}, {{t("a b c")}, {t("e f")}});
+  auto s = cider_d({tokenize("a b"), tokenize("e f")}, {{tokenize("a b c")}, {tokenize("e f")}});
   const double expected = (2 / std::sqrt(6.0) + 1 / std::sqrt(2.0)) / 4 * std::exp(-1.0 / 72.0) * 10;
   EXPECT_NEAR(s[0], expected, 1e-12);
   // Repeating a word cannot buy score: min(candidate weight, reference weight) clips it.
-  auto rep = cider_d({t("a a a b"), t("e f")}, {{t("a b c")}, {t("e f")}});
+  auto rep = cider_d({tokenize("a a a b"), tokenize("e f")}, {{tokenize("a b c")}, {tokenize("e f")}});
   EXPECT_LT(rep[0], s[0]);
   // One reference set only: ln(1) = 0 makes every weight 0.
-  EXPECT_DOUBLE_EQ(cider_d({t("a b")}, {{t("a b")}})[0], 0.0);
+  EXPECT_DOUBLE_EQ(cider_d({tokenize("a b")}, {{tokenize("a b")}})[0], 0.0);
 }
 
 TEST(CocoCaptions, ScoresWithTheToolkitKeyNames) {

@@ -16,18 +16,16 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-constexpr int kLanes = 16;
-
 /// Σ_a w[a] tanh(p[a] + q[a]).
 FOVEA_VECTOR_CLONES float score_row(const float* p, const float* q, const float* w, std::int64_t A) {
-  float lanes[kLanes] = {};
+  float lanes[kReductionLanes] = {};
   std::int64_t a = 0;
-  for (; a + kLanes <= A; a += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += w[a + j] * fast_tanh(p[a + j] + q[a + j]);
+  for (; a + kReductionLanes <= A; a += kReductionLanes) {
+    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += w[a + j] * fast_tanh(p[a + j] + q[a + j]);
   }
   float s = 0;
   for (; a < A; ++a) s += w[a] * fast_tanh(p[a] + q[a]);
-  for (int j = 0; j < kLanes; ++j) s += lanes[j];
+  for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
   return s;
 }
 
@@ -50,14 +48,14 @@ FOVEA_VECTOR_CLONES void score_row_backward(const float* __restrict p, const flo
 /// Σ_a w[a] tanh(p[a] + q[a]) in the exponential form: ep = e^2p, eq = e^2q, tanh = 1 − 2 / (ep eq + 1)
 /// (an infinite product gives 1, a zero one −1, a NaN stays NaN).
 FOVEA_VECTOR_CLONES float score_row_exponential(const float* ep, const float* eq, const float* w, std::int64_t A) {
-  float lanes[kLanes] = {};
+  float lanes[kReductionLanes] = {};
   std::int64_t a = 0;
-  for (; a + kLanes <= A; a += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += w[a + j] * (1.0f - 2.0f / (ep[a + j] * eq[a + j] + 1.0f));
+  for (; a + kReductionLanes <= A; a += kReductionLanes) {
+    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += w[a + j] * (1.0f - 2.0f / (ep[a + j] * eq[a + j] + 1.0f));
   }
   float s = 0;
   for (; a < A; ++a) s += w[a] * (1.0f - 2.0f / (ep[a] * eq[a] + 1.0f));
-  for (int j = 0; j < kLanes; ++j) s += lanes[j];
+  for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
   return s;
 }
 
@@ -96,7 +94,7 @@ torch::Tensor query_exponentials(const torch::Tensor& q) {
   return torch::exp(q.clamp(-limit, limit) * 2.0f).contiguous();
 }
 
-bool fusable(const torch::Tensor& projected, const torch::Tensor& q) {
+bool scores_fusable(const torch::Tensor& projected, const torch::Tensor& q) {
   return projected.device().is_cpu() && projected.scalar_type() == torch::kFloat && q.device().is_cpu() &&
          q.scalar_type() == torch::kFloat && projected.dim() == 3 && q.dim() == 2 && projected.size(2) == q.size(1) &&
          q.size(0) <= projected.size(0) && projected.stride(2) == 1 && projected.stride(1) == projected.size(2);
@@ -218,11 +216,12 @@ torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::
               q.sizes());
   const bool grad = torch::GradMode::is_enabled() &&
                     (projected.requires_grad() || q.requires_grad() || w.requires_grad() || bias.requires_grad());
-  if (!fusable(projected, q) || w.scalar_type() != torch::kFloat || (grad && projected.requires_grad() && !sink.defined())) {
+  if (!scores_fusable(projected, q) || w.scalar_type() != torch::kFloat ||
+      (grad && projected.requires_grad() && !sink.defined())) {
     return additive_attention_scores_reference(projected, q, w, bias);
   }
   const auto& e2p = keys.exponential;  // used where it has the projection's shape and row layout
-  const bool exponential = e2p.defined() && e2p.sizes() == projected.sizes() && fusable(e2p, q);
+  const bool exponential = e2p.defined() && e2p.sizes() == projected.sizes() && scores_fusable(e2p, q);
   if (!grad) {
     return exponential ? fused_forward(keys.exponential, query_exponentials(q), w, bias, true)
                        : fused_forward(projected, q, w, bias, false);

@@ -13,8 +13,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-constexpr int kLanes = 16;
-
 /// out = Σ_l alpha[l] a[l] over L rows of D.
 FOVEA_VECTOR_CLONES void context_row(const float* alpha, const float* a, float* out, std::int64_t L, std::int64_t D) {
   std::fill(out, out + D, 0.0f);
@@ -25,16 +23,16 @@ FOVEA_VECTOR_CLONES void context_row(const float* alpha, const float* a, float* 
   }
 }
 
-/// x · y over D, in kLanes partial sums so that the loop vectorises.
+/// x · y over D, in kReductionLanes partial sums so that the loop vectorises.
 FOVEA_VECTOR_CLONES float dot(const float* x, const float* y, std::int64_t D) {
-  float lanes[kLanes] = {};
+  float lanes[kReductionLanes] = {};
   std::int64_t d = 0;
-  for (; d + kLanes <= D; d += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += x[d + j] * y[d + j];
+  for (; d + kReductionLanes <= D; d += kReductionLanes) {
+    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += x[d + j] * y[d + j];
   }
   float s = 0;
   for (; d < D; ++d) s += x[d] * y[d];
-  for (int j = 0; j < kLanes; ++j) s += lanes[j];
+  for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
   return s;
 }
 
@@ -43,7 +41,7 @@ FOVEA_VECTOR_CLONES void add_scaled(float s, const float* x, float* y, std::int6
   for (std::int64_t d = 0; d < D; ++d) y[d] += s * x[d];
 }
 
-bool fusable(const torch::Tensor& alpha, const torch::Tensor& annotations) {
+bool context_fusable(const torch::Tensor& alpha, const torch::Tensor& annotations) {
   auto cpu_float = [](const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; };
   return cpu_float(alpha) && cpu_float(annotations) && annotations.stride(2) == 1 &&
          annotations.stride(1) == annotations.size(2);
@@ -109,7 +107,7 @@ torch::Tensor attention_context(const torch::Tensor& alpha, const torch::Tensor&
   // Beam search expands one image over its beams (stride 0): one product, no copy of the image.
   if (annotations.stride(0) == 0) return torch::mm(alpha, annotations[0]);
   const bool grad = torch::GradMode::is_enabled() && (alpha.requires_grad() || annotations.requires_grad());
-  if (!fusable(alpha, annotations) || (grad && annotations.requires_grad() && !sink.defined())) {
+  if (!context_fusable(alpha, annotations) || (grad && annotations.requires_grad() && !sink.defined())) {
     return torch::bmm(alpha.unsqueeze(1), annotations.narrow(0, 0, b)).squeeze(1);
   }
   if (!grad) return fused_forward(alpha, annotations);

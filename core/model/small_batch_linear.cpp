@@ -14,8 +14,6 @@ namespace fovea {
 
 namespace {
 
-constexpr int kLanes = 16;
-
 /// Output columns [j0, j1) for R input rows: each weight row is read once, its dot products with
 /// all R rows accumulated in R × 16 lanes.
 template <int R>
@@ -23,17 +21,17 @@ FOVEA_VECTOR_CLONES void rows_times_weights(const float* x, const float* W, cons
                                             std::int64_t N, std::int64_t j0, std::int64_t j1) {
   for (std::int64_t j = j0; j < j1; ++j) {
     const float* w = W + j * K;
-    float acc[R][kLanes] = {};
+    float acc[R][kReductionLanes] = {};
     std::int64_t k = 0;
-    for (; k + kLanes <= K; k += kLanes) {
+    for (; k + kReductionLanes <= K; k += kReductionLanes) {
       for (int r = 0; r < R; ++r) {
-        for (int l = 0; l < kLanes; ++l) acc[r][l] += x[r * K + k + l] * w[k + l];
+        for (int l = 0; l < kReductionLanes; ++l) acc[r][l] += x[r * K + k + l] * w[k + l];
       }
     }
     for (int r = 0; r < R; ++r) {
       float s = bias ? bias[j] : 0.0f;
       for (std::int64_t kk = k; kk < K; ++kk) s += x[r * K + kk] * w[kk];
-      for (int l = 0; l < kLanes; ++l) s += acc[r][l];
+      for (int l = 0; l < kReductionLanes; ++l) s += acc[r][l];
       y[r * N + j] = s;
     }
   }

@@ -21,3 +21,11 @@
 #else
 #define FOVEA_VECTOR_CLONES
 #endif
+
+namespace fovea {
+
+/// Partial sums (or maxima) a reduction keeps side by side so that its loop vectorises: one
+/// AVX-512 register, two AVX2 ones.
+constexpr int kReductionLanes = 16;
+
+}  // namespace fovea

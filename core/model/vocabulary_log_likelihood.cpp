@@ -19,35 +19,33 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-constexpr int kLanes = 16;  ///< partial maxima and sums, so that the reductions vectorise
-
 /// row += bias; returns the row's maximum.
 FOVEA_VECTOR_CLONES float add_bias_max(float* __restrict row, const float* __restrict bias, std::int64_t V) {
-  float lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
+  float lanes[kReductionLanes];
+  std::fill(lanes, lanes + kReductionLanes, -std::numeric_limits<float>::infinity());
   std::int64_t j = 0;
-  for (; j + kLanes <= V; j += kLanes) {
-    for (int k = 0; k < kLanes; ++k) {
+  for (; j + kReductionLanes <= V; j += kReductionLanes) {
+    for (int k = 0; k < kReductionLanes; ++k) {
       row[j + k] += bias[j + k];
       lanes[k] = std::max(lanes[k], row[j + k]);
     }
   }
   float m = -std::numeric_limits<float>::infinity();
   for (; j < V; ++j) row[j] += bias[j], m = std::max(m, row[j]);
-  for (int k = 0; k < kLanes; ++k) m = std::max(m, lanes[k]);
+  for (int k = 0; k < kReductionLanes; ++k) m = std::max(m, lanes[k]);
   return m;
 }
 
 /// Σ_j e^(row[j] - m).
 FOVEA_VECTOR_CLONES float exp_sum(const float* __restrict row, float m, std::int64_t V) {
-  float lanes[kLanes] = {};
+  float lanes[kReductionLanes] = {};
   std::int64_t j = 0;
-  for (; j + kLanes <= V; j += kLanes) {
-    for (int k = 0; k < kLanes; ++k) lanes[k] += exp_nonpositive(row[j + k] - m);
+  for (; j + kReductionLanes <= V; j += kReductionLanes) {
+    for (int k = 0; k < kReductionLanes; ++k) lanes[k] += exp_nonpositive(row[j + k] - m);
   }
   float s = 0.0f;
   for (; j < V; ++j) s += exp_nonpositive(row[j] - m);
-  for (int k = 0; k < kLanes; ++k) s += lanes[k];
+  for (int k = 0; k < kReductionLanes; ++k) s += lanes[k];
   return s;
 }
 
