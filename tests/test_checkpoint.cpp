@@ -41,6 +41,9 @@ std::string header_error(const std::string& path) {
   return "NO ERROR";
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: its tests derive from it and have external linkage.
 class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -61,8 +64,6 @@ class CheckpointTest : public ::testing::Test {
   std::string path = dir / "model.ckpt";
   CaptionModel model;
 };
-
-}  // namespace
 
 TEST_F(CheckpointTest, RoundTripGivesIdenticalOutputs) {
   auto loaded = load_checkpoint(path);
