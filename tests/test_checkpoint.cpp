@@ -43,7 +43,6 @@ std::string header_error(const std::string& path) {
 
 }  // namespace
 
-// Outside the anonymous namespace: its tests derive from it and have external linkage.
 class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -18,6 +18,8 @@ ModelConfig decoder_config(AttentionKind kind = AttentionKind::Soft) {
   return c;
 }
 
+}  // namespace
+
 class DecoderTest : public ::testing::Test {
  protected:
   void SetUp() override { torch::manual_seed(7); }
@@ -26,8 +28,6 @@ class DecoderTest : public ::testing::Test {
   // Captions of 2, 4 and 1 words: predicted tokens = words + <end>.
   std::vector<std::vector<std::int64_t>> captions = {{1, 4, 5, 2}, {1, 6, 7, 8, 9, 2}, {1, 10, 2}};
 };
-
-}  // namespace
 
 TEST_F(DecoderTest, PackedOutputsCoverExactlyTheValidSteps) {
   auto [tokens, lengths] = pad_captions(captions);

@@ -6,8 +6,6 @@
 
 using namespace fovea;
 
-namespace {
-
 class DecodingTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -18,6 +16,8 @@ class DecodingTest : public ::testing::Test {
   CaptionModel model;
   torch::Tensor images;
 };
+
+namespace {
 
 void expect_same(const DecodedCaption& a, const DecodedCaption& b) {
   ASSERT_EQ(a.tokens(), b.tokens());

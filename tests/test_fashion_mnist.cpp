@@ -30,13 +30,13 @@ std::string images_file(std::uint32_t count, std::uint32_t declared) {
 
 std::string labels_file(const std::string& labels) { return be32(2049) + be32(std::uint32_t(labels.size())) + labels; }
 
+}  // namespace
+
 class FashionMnistFiles : public ::testing::Test {
  protected:
   test::TempDir dir{"mnist"};
   std::string images = dir / "images.gz", labels = dir / "labels.gz";
 };
-
-}  // namespace
 
 TEST_F(FashionMnistFiles, ReadsAWellFormedPair) {
   write_gz(images, images_file(2, 2));

@@ -1,6 +1,8 @@
 // Tokeniser (PTB-style) and vocabulary.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/data/tokenizer.h"
 #include "core/data/vocabulary.h"
 
