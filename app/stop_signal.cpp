@@ -9,12 +9,12 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
-} // namespace
+}  // namespace
 
-std::atomic<bool> *stop_on_interrupt() {
+std::atomic<bool>* stop_on_interrupt() {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   return &g_stop;
 }
 
-} // namespace fovea::cli
+}  // namespace fovea::cli

@@ -15,7 +15,7 @@ namespace fovea {
 namespace {
 
 /// Output columns [j0, j1) for R input rows: each weight row is read once, its dot products with
-/// all R rows accumulated in R × 16 lanes.
+/// all R rows accumulated in R × kReductionLanes lanes.
 template <int R>
 FOVEA_VECTOR_CLONES void rows_times_weights(const float* x, const float* W, const float* bias, float* y, std::int64_t K,
                                             std::int64_t N, std::int64_t j0, std::int64_t j1) {
