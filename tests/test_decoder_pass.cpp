@@ -1,10 +1,16 @@
 // The decoder pass in parts: two parts at once compute the whole batch's loss and gradients (the
 // same as one part, up to float rounding), and repeat themselves exactly from the same seed
-// however their threads interleave; dropout keeps 1 - p of its input from either generator.
+// however their threads interleave; dropout keeps 1 - p of its input from either generator. A
+// profile started by the caller records every part (what `fovea bench --profile` writes).
 #include <gtest/gtest.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "core/data/batching.h"
 #include "core/runtime/runtime.h"
@@ -90,6 +96,29 @@ TEST(DecoderPass, TwoPartsGiveTheWholeBatchsLossAndGradients) {
   EXPECT_EQ(halves.result.annotations_grad.sizes(), b.in.annotations.sizes());
   EXPECT_TRUE(torch::allclose(halves.result.annotations_grad, whole.result.annotations_grad, 1e-4, 1e-6));
   EXPECT_GT(whole.result.annotations_grad.abs().sum({1, 2}).min().item<double>(), 0);  // every caption got its own
+}
+
+TEST(DecoderPass, AProfileRecordsEveryPartsThreadAndFoveasOwnKernels) {
+  torch::manual_seed(6);
+  Decoder dec(pass_config(AttentionKind::Soft, 0.0));
+  PassBatch b;
+  DecoderPassOptions o;
+  o.parts = 2;
+  std::stringstream trace;
+  {
+    torch::autograd::profiler::RecordProfile profile(trace);
+    run(dec, b.in, o);
+  }
+  std::set<std::int64_t> threads;
+  std::set<std::string> names;
+  for (const auto& event : nlohmann::json::parse(trace.str())) {
+    if (event.value("ph", "") != "X") continue;
+    threads.insert(event.at("tid").get<std::int64_t>());
+    names.insert(event.at("name").get<std::string>());
+  }
+  EXPECT_EQ(threads.size(), 2u);  // the calling thread's part and the worker's
+  EXPECT_EQ(names.count("fovea::LstmCell forward"), 1u);
+  EXPECT_EQ(names.count("fovea::AttentionContext forward"), 1u);
 }
 
 TEST(DecoderPass, PartsTakeBf16AnnotationsAndHandBackTheirGradientInBf16) {

@@ -1,5 +1,7 @@
 #include "core/model/additive_attention.h"
 
+#include <ATen/record_function.h>
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -133,6 +135,7 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor q, torch::Tensor w,
                                torch::Tensor bias, c10::optional<torch::Tensor> sink,
                                c10::optional<torch::Tensor> exponentials) {
+    RECORD_FUNCTION("fovea::AttentionScores forward", std::vector<c10::IValue>());
     q = q.contiguous(), w = w.contiguous();
     const bool exponential = exponentials.has_value();
     const auto keys_q = exponential ? query_exponentials(q) : q;

@@ -1,5 +1,7 @@
 #include "core/model/attention_context.h"
 
+#include <ATen/record_function.h>
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -64,6 +66,7 @@ struct AttentionContext : torch::autograd::Function<AttentionContext> {
   // The sink is optional: autograd cannot register an undefined tensor as an input.
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor alpha, torch::Tensor annotations,
                                c10::optional<torch::Tensor> sink) {
+    RECORD_FUNCTION("fovea::AttentionContext forward", std::vector<c10::IValue>());
     ctx->save_for_backward({alpha, annotations});
     ctx->saved_data["sink"] = sink.value_or(torch::Tensor());
     ctx->set_materialize_grads(false);

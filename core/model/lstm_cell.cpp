@@ -1,5 +1,7 @@
 #include "core/model/lstm_cell.h"
 
+#include <ATen/record_function.h>
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -84,6 +86,7 @@ void fused_forward(const torch::Tensor& word, const torch::Tensor& context, cons
 struct LstmCell : torch::autograd::Function<LstmCell> {
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& word, const torch::Tensor& context,
                                const torch::Tensor& hidden, const torch::Tensor& c_prev_in) {
+    RECORD_FUNCTION("fovea::LstmCell forward", std::vector<c10::IValue>());
     const auto c_prev = c_prev_in.contiguous();
     torch::Tensor h, c, act, tanh_c;
     fused_forward(word.contiguous(), context.contiguous(), hidden.contiguous(), c_prev, h, c, &act, &tanh_c);

@@ -1,5 +1,7 @@
 #include "core/model/matrix_product.h"
 
+#include <ATen/record_function.h>
+
 #include <ATen/Parallel.h>
 #include <unistd.h>
 
@@ -285,6 +287,7 @@ using torch::autograd::variable_list;
 struct LinearProduct : torch::autograd::Function<LinearProduct> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                c10::optional<torch::Tensor> bias) {
+    RECORD_FUNCTION("fovea::LinearProduct forward", std::vector<c10::IValue>());
     ctx->save_for_backward({x, weight});
     ctx->saved_data["bias"] = bias.has_value();
     auto y = matrix_product(x, weight.t());

@@ -1,5 +1,7 @@
 #include "core/model/step_weight.h"
 
+#include <ATen/record_function.h>
+
 #include "core/model/matrix_product.h"
 #include "core/model/packed_matrix.h"
 #include "core/model/small_batch_linear.h"
@@ -29,6 +31,7 @@ using torch::autograd::variable_list;
 struct StepProduct : torch::autograd::Function<StepProduct> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, torch::Tensor weight,
                                c10::List<torch::Tensor> record, std::shared_ptr<const StepWeight::Packed> packed) {
+    RECORD_FUNCTION("fovea::StepProduct forward", std::vector<c10::IValue>());
     ctx->save_for_backward({x, weight});
     ctx->saved_data["record"] = record;
     if (!packed) return torch::mm(x, weight.t());

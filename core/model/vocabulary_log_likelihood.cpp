@@ -1,5 +1,7 @@
 #include "core/model/vocabulary_log_likelihood.h"
 
+#include <ATen/record_function.h>
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -62,6 +64,7 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                const torch::Tensor& bias, const torch::Tensor& targets) {
+    RECORD_FUNCTION("fovea::FusedLogLikelihood forward", std::vector<c10::IValue>());
     auto logits = matrix_product(x, weight.t()).contiguous();  // (N, V), bias added below
     const std::int64_t N = logits.size(0), V = logits.size(1);
     const auto b = bias.contiguous();

@@ -1,5 +1,7 @@
 #include "core/train/decoder_pass.h"
 
+#include <ATen/ThreadLocalState.h>
+
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -32,12 +34,19 @@ struct Part {
   AttentionSupervisionSum supervision;
 };
 
-/// Rows of each part: captions sorted by length, dealt out in turn, so each part has the same
-/// number of captions and about the same number of words.
+/// Rows of each part: captions sorted by length and dealt out back and forth (0, 1, 1, 0, 0, 1,
+/// ...), so each part has the same number of captions and about the same number of words (dealt
+/// in turn, 0, 1, 0, 1, the first part got the longer caption of every pair and finished last).
 std::vector<torch::Tensor> deal_rows(const torch::Tensor& lengths, int parts) {
   const auto order = std::get<1>(lengths.to(torch::kCPU).sort(/*stable=*/true, 0, /*descending=*/true));
+  const auto sorted = order.accessor<std::int64_t, 1>();
+  std::vector<std::vector<std::int64_t>> dealt(static_cast<std::size_t>(parts));
+  for (std::int64_t i = 0; i < order.size(0); ++i) {
+    const std::int64_t round = i / parts, seat = i % parts;
+    dealt[std::size_t(round % 2 == 0 ? seat : parts - 1 - seat)].push_back(sorted[i]);
+  }
   std::vector<torch::Tensor> rows;
-  for (int k = 0; k < parts; ++k) rows.push_back(order.slice(0, k, order.size(0), parts));
+  for (const auto& d : dealt) rows.push_back(torch::tensor(d, torch::kLong));
   return rows;
 }
 
@@ -79,7 +88,9 @@ class PartThreads {
   }
 
   /// Runs f(k) for k < parts, f(0) on the calling thread and the others on workers, each with
-  /// `threads_each` intra-op threads, and rethrows the first failure once all are done.
+  /// `threads_each` intra-op threads, and rethrows the first failure once all are done. Workers
+  /// run under the caller's thread-local state, as at::parallel_for's threads do: its grad mode
+  /// and autocast settings, and a profiler the caller started (which then records every part).
   void run(int parts, int threads_each, const std::function<void(int)>& f) {
     std::lock_guard<std::mutex> one_at_a_time(run_mutex_);
     while (int(workers_.size()) < parts - 1) workers_.push_back(std::make_unique<Worker>());
@@ -87,9 +98,11 @@ class PartThreads {
     int left = parts - 1;
     std::mutex done_mutex;
     std::condition_variable done;
+    const at::ThreadLocalState caller_state;
     for (int k = 1; k < parts; ++k) {
       workers_[std::size_t(k - 1)]->post(threads_each, [&, k] {
         try {
+          at::ThreadLocalStateGuard state(caller_state);
           f(k);
         } catch (...) {
           errors[std::size_t(k)] = std::current_exception();
