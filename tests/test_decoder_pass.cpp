@@ -117,8 +117,8 @@ TEST(DecoderPass, AProfileRecordsEveryPartsThreadAndFoveasOwnKernels) {
     names.insert(event.at("name").get<std::string>());
   }
   EXPECT_EQ(threads.size(), 2u);  // the calling thread's part and the worker's
-  EXPECT_EQ(names.count("fovea::LstmCell forward"), 1u);
-  EXPECT_EQ(names.count("fovea::AttentionContext forward"), 1u);
+  EXPECT_EQ(names.count("fovea::lstm_cell"), 1u);
+  EXPECT_EQ(names.count("fovea::attention_context"), 1u);
 }
 
 TEST(DecoderPass, PartsTakeBf16AnnotationsAndHandBackTheirGradientInBf16) {

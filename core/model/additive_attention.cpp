@@ -135,7 +135,6 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor projected, torch::Tensor q, torch::Tensor w,
                                torch::Tensor bias, c10::optional<torch::Tensor> sink,
                                c10::optional<torch::Tensor> exponentials) {
-    RECORD_FUNCTION("fovea::AttentionScores forward", std::vector<c10::IValue>());
     q = q.contiguous(), w = w.contiguous();
     const bool exponential = exponentials.has_value();
     const auto keys_q = exponential ? query_exponentials(q) : q;
@@ -213,6 +212,7 @@ AttentionKeys attention_keys(const torch::Tensor& projected) {
 
 torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::Tensor& q, const torch::Tensor& w,
                                         const torch::Tensor& bias, const torch::Tensor& sink) {
+  RECORD_FUNCTION("fovea::additive_attention_scores", std::vector<c10::IValue>());
   const auto& projected = keys.projected;
   TORCH_CHECK(projected.dim() == 3 && q.dim() == 2 && q.size(1) == projected.size(2) && q.size(0) <= projected.size(0),
               "attention: projection (B, L, A) and W_h h (b <= B, A) do not match: ", projected.sizes(), " and ",

@@ -66,7 +66,6 @@ struct AttentionContext : torch::autograd::Function<AttentionContext> {
   // The sink is optional: autograd cannot register an undefined tensor as an input.
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor alpha, torch::Tensor annotations,
                                c10::optional<torch::Tensor> sink) {
-    RECORD_FUNCTION("fovea::AttentionContext forward", std::vector<c10::IValue>());
     ctx->save_for_backward({alpha, annotations});
     ctx->saved_data["sink"] = sink.value_or(torch::Tensor());
     ctx->set_materialize_grads(false);
@@ -102,6 +101,7 @@ struct AttentionContext : torch::autograd::Function<AttentionContext> {
 }  // namespace
 
 torch::Tensor attention_context(const torch::Tensor& alpha, const torch::Tensor& annotations, const torch::Tensor& sink) {
+  RECORD_FUNCTION("fovea::attention_context", std::vector<c10::IValue>());
   TORCH_CHECK(alpha.dim() == 2 && annotations.dim() == 3 && alpha.size(0) <= annotations.size(0) &&
                   alpha.size(1) == annotations.size(1),
               "attention context: alpha (b, L) and annotations (B >= b, L, D) do not match: ", alpha.sizes(), " and ",

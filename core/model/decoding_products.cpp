@@ -1,5 +1,7 @@
 #include "core/model/decoding_products.h"
 
+#include <ATen/record_function.h>
+
 #include "core/model/packed_matrix.h"
 #include "core/model/small_batch_linear.h"
 
@@ -18,6 +20,7 @@ std::shared_ptr<const PackedMatrix> DecodingProducts::packed(const torch::Tensor
 }
 
 torch::Tensor DecodingProducts::linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  RECORD_FUNCTION("fovea::DecodingProducts::linear", std::vector<c10::IValue>());
   const auto& weight = layer->weight;
   const auto& bias = layer->bias;
   const bool applies = !torch::GradMode::is_enabled() && PackedMatrix::available() && x.dim() == 2 &&

@@ -86,7 +86,6 @@ void fused_forward(const torch::Tensor& word, const torch::Tensor& context, cons
 struct LstmCell : torch::autograd::Function<LstmCell> {
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& word, const torch::Tensor& context,
                                const torch::Tensor& hidden, const torch::Tensor& c_prev_in) {
-    RECORD_FUNCTION("fovea::LstmCell forward", std::vector<c10::IValue>());
     const auto c_prev = c_prev_in.contiguous();
     torch::Tensor h, c, act, tanh_c;
     fused_forward(word.contiguous(), context.contiguous(), hidden.contiguous(), c_prev, h, c, &act, &tanh_c);
@@ -143,6 +142,7 @@ LstmCellState lstm_cell_reference(const torch::Tensor& word, const torch::Tensor
 
 LstmCellState lstm_cell(const torch::Tensor& word, const torch::Tensor& context, const torch::Tensor& hidden,
                         const torch::Tensor& c_prev) {
+  RECORD_FUNCTION("fovea::lstm_cell", std::vector<c10::IValue>());
   if (!fusable(word, context, hidden, c_prev)) return lstm_cell_reference(word, context, hidden, c_prev);
   const bool grad = torch::GradMode::is_enabled() && (word.requires_grad() || context.requires_grad() ||
                                                       hidden.requires_grad() || c_prev.requires_grad());

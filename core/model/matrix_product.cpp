@@ -287,7 +287,6 @@ using torch::autograd::variable_list;
 struct LinearProduct : torch::autograd::Function<LinearProduct> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                c10::optional<torch::Tensor> bias) {
-    RECORD_FUNCTION("fovea::LinearProduct forward", std::vector<c10::IValue>());
     ctx->save_for_backward({x, weight});
     ctx->saved_data["bias"] = bias.has_value();
     auto y = matrix_product(x, weight.t());
@@ -322,6 +321,7 @@ bool uses_blocked_product(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b) {
+  RECORD_FUNCTION("fovea::matrix_product", std::vector<c10::IValue>());
   TORCH_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0), "matrix_product: a (M, K) and b (K, N), got ",
               a.sizes(), " and ", b.sizes());
   // With autograd recording, torch::mm keeps the graph (linear_product has the kernel's own backward).
@@ -339,6 +339,7 @@ torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 torch::Tensor linear_product(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  RECORD_FUNCTION("fovea::linear_product", std::vector<c10::IValue>());
   // Under CPU autocast torch::linear multiplies in bf16, as asked.
   const bool fits = x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1) &&
                     !compat::cpu_autocast_enabled() && uses_blocked_product(x, weight.t());

@@ -1,5 +1,7 @@
 #include "core/model/small_batch_linear.h"
 
+#include <ATen/record_function.h>
+
 #include <ATen/Parallel.h>
 
 #if defined(__x86_64__)
@@ -122,6 +124,7 @@ bool applies(const torch::Tensor& x, const torch::Tensor& weight, const torch::T
 }  // namespace
 
 torch::Tensor linear_for_decoding(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  RECORD_FUNCTION("fovea::linear_for_decoding", std::vector<c10::IValue>());
   if (!applies(x, weight, bias)) return linear_product(x, weight, bias);
   const auto xc = x.contiguous();
   const auto b = bias.defined() ? bias.contiguous() : torch::Tensor();

@@ -31,7 +31,6 @@ using torch::autograd::variable_list;
 struct StepProduct : torch::autograd::Function<StepProduct> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, torch::Tensor weight,
                                c10::List<torch::Tensor> record, std::shared_ptr<const StepWeight::Packed> packed) {
-    RECORD_FUNCTION("fovea::StepProduct forward", std::vector<c10::IValue>());
     ctx->save_for_backward({x, weight});
     ctx->saved_data["record"] = record;
     if (!packed) return torch::mm(x, weight.t());
@@ -90,6 +89,7 @@ StepWeight::StepWeight(const torch::Tensor& weight) : weight_(weight) {
 }
 
 torch::Tensor StepWeight::operator()(const torch::Tensor& x) const {
+  RECORD_FUNCTION("fovea::StepWeight", std::vector<c10::IValue>());
   if (!collects_ || x.scalar_type() != torch::kFloat) return linear_for_decoding(x, weight_, {});
   return StepProduct::apply(x, weight_, record_, packed_);
 }

@@ -64,7 +64,6 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                const torch::Tensor& bias, const torch::Tensor& targets) {
-    RECORD_FUNCTION("fovea::FusedLogLikelihood forward", std::vector<c10::IValue>());
     auto logits = matrix_product(x, weight.t()).contiguous();  // (N, V), bias added below
     const std::int64_t N = logits.size(0), V = logits.size(1);
     const auto b = bias.contiguous();
@@ -130,6 +129,7 @@ bool fusable(const torch::Tensor& x, const torch::Tensor& weight, const torch::T
 
 torch::Tensor vocabulary_log_likelihood(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
                                         const torch::Tensor& targets) {
+  RECORD_FUNCTION("fovea::vocabulary_log_likelihood", std::vector<c10::IValue>());
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1) && bias.dim() == 1 &&
                   bias.size(0) == weight.size(0) && targets.dim() == 1 && targets.size(0) == x.size(0),
               "vocabulary_log_likelihood: x (N, E), weight (V, E), bias (V), targets (N); got ", x.sizes(), ", ",
