@@ -1,8 +1,7 @@
 #include "core/model/additive_attention.h"
 
-#include <ATen/record_function.h>
-
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 #include <cstring>

@@ -1,8 +1,7 @@
 #include "core/model/attention_context.h"
 
-#include <ATen/record_function.h>
-
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 

@@ -1,8 +1,7 @@
 #include "core/model/lstm_cell.h"
 
-#include <ATen/record_function.h>
-
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 

@@ -1,8 +1,7 @@
 #include "core/model/matrix_product.h"
 
-#include <ATen/record_function.h>
-
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <unistd.h>
 
 #include <algorithm>

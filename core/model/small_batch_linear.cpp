@@ -1,8 +1,7 @@
 #include "core/model/small_batch_linear.h"
 
-#include <ATen/record_function.h>
-
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>

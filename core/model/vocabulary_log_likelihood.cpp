@@ -1,8 +1,7 @@
 #include "core/model/vocabulary_log_likelihood.h"
 
-#include <ATen/record_function.h>
-
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 #include <cmath>
