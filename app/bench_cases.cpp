@@ -126,11 +126,13 @@ void run_ui_latency(int threads, double seconds) {
   }
 }
 
-/// sgemm: a 1024^3 float matrix product, the machine's matmul rate; returns GFLOP/s.
+/// sgemm: a 1024^3 float matrix product, the machine's matmul rate; returns GFLOP/s. At least 50
+/// timed runs (about a second on a core): its median is the denominator of every fraction_of_sgemm,
+/// and with 5 or 10 runs of 10-20 ms, one slow moment on a shared host moved it by a quarter.
 double bench_sgemm(const BenchArgs* a, const torch::Device& device) {
   const int N = 1024;
   auto x = torch::randn({N, N}, torch::TensorOptions().device(device)), y = torch::randn({N, N}, x.options());
-  auto t = time_it([&] { (void)torch::mm(x, y); }, a->warmup, a->repeat, device);
+  auto t = time_it([&] { (void)torch::mm(x, y); }, a->warmup, std::max(a->repeat, 50), device);
   const double sgemm_gflops = 2.0 * N * N * N / t.median / 1e9;
   auto j = report("sgemm", t, {{"n", N}}, a->threads, device);
   j["gflops"] = sgemm_gflops;

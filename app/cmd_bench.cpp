@@ -14,7 +14,7 @@ Runner add_bench_command(CLI::App& app) {
                  "Cases to run (default all): sgemm, decoder_train_step, decoder_train_step_hard, beam_search, "
                  "greedy_batch, caption_end_to_end, encoder_train_step, train_epoch_builtin, heatmap_render, figure_export, ui_latency");
   app.add_option("--threads", a->threads, "CPU threads")->capture_default_str();
-  app.add_option("--repeat", a->repeat, "Timed runs per case (after warm-up)")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--repeat", a->repeat, "Timed runs per case (after warm-up; sgemm at least 50)")->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--warmup", a->warmup, "Untimed runs first (and at least half a second of them when > 0)")->check(CLI::Range(0, 100))->capture_default_str();
   app.add_option("--train-steps", a->train_steps, "train_epoch_builtin: steps timed to estimate images/s")->capture_default_str();
   app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
