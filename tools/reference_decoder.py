@@ -8,6 +8,8 @@ Run it in the same shell as `fovea bench`, with the same variables (docs/perform
 
     /usr/bin/python3 tools/reference_decoder.py --threads 1 --lengths <fovea bench's caption_lengths>
 
+and with `--device cuda` beside `fovea bench --device cuda` on a GPU.
+
 It gives itself the process settings `fovea` gives itself at start-up (huge pages for malloc,
 passive waiting threads, denormals flushed to zero), so that a ratio compares the decoders and
 not the processes. Needs Debian's python3-torch.
@@ -93,8 +95,8 @@ class DecoderWithAttention(nn.Module):
         embeddings = self.embedding(encoded_captions)
         h, c = self.init_hidden_state(encoder_out)
         decode_lengths = (caption_lengths - 1).tolist()
-        predictions = torch.zeros(batch_size, max(decode_lengths), self.vocab_size)
-        alphas = torch.zeros(batch_size, max(decode_lengths), num_pixels)
+        predictions = torch.zeros(batch_size, max(decode_lengths), self.vocab_size).to(encoder_out.device)
+        alphas = torch.zeros(batch_size, max(decode_lengths), num_pixels).to(encoder_out.device)
         for t in range(max(decode_lengths)):
             batch_size_t = sum([l > t for l in decode_lengths])
             awe, alpha = self.attention(encoder_out[:batch_size_t], h[:batch_size_t])
@@ -121,17 +123,22 @@ def set_blas_threads(n):
     return blas.openblas_get_num_threads()
 
 
-def time_it(fn, warmup, repeat):
-    """Like fovea bench: `warmup` untimed runs and at least half a second of them, then `repeat` timed."""
+def time_it(fn, warmup, repeat, device):
+    """Like fovea bench: `warmup` untimed runs and at least half a second of them, then `repeat` timed,
+    each up to the end of its GPU work."""
+    def run():
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
     start = time.perf_counter()
     done = 0
     while done < warmup or time.perf_counter() - start < 0.5:
-        fn()
+        run()
         done += 1
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        fn()
+        run()
         times.append(time.perf_counter() - t0)
     return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "runs": repeat}
 
@@ -145,7 +152,9 @@ def main():
                    help="the words of the 32 captions, comma-separated: fovea bench's caption_lengths "
                         "(default: 32 lengths drawn uniformly from 8..22, seed 7)")
     p.add_argument("--case", action="append", help="decoder_train_step, beam_search, greedy_batch (default all)")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (as fovea bench --device)")
     args = p.parse_args()
+    device = torch.device(args.device)
     torch.set_num_threads(args.threads)
     # As fovea does (MXCSR's flush-to-zero and denormals-are-zero); False where the CPU has no such mode.
     denormals_flushed = torch.set_flush_denormal(True)
@@ -156,13 +165,15 @@ def main():
     config = torch.__config__.show()
     capability = next((line.split("CPU capability usage:")[1].strip() for line in config.splitlines()
                        if "CPU capability usage:" in line), None)
+    gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else None
     print(json.dumps({"case": "environment", "program": "reference (PyTorch " + torch.__version__ + ")",
+                      "device": str(device), "gpu": gpu,
                       "aten_cpu_capability": capability, "blas_threads": blas_threads,
                       "glibc_tunables": GLIBC_TUNABLES, "denormals_flushed": denormals_flushed, **env}), flush=True)
 
     torch.manual_seed(7)
-    dec = DecoderWithAttention(A, E, H, V, D)
-    enc = torch.randn(B, L, D)
+    dec = DecoderWithAttention(A, E, H, V, D).to(device)
+    enc = torch.randn(B, L, D).to(device)
 
     if "decoder_train_step" in cases:
         if args.lengths:
@@ -178,6 +189,7 @@ def main():
             caps[i, 1:n + 1] = torch.randint(4, V, (n,))
             caps[i, n + 1] = 2
         caplens = torch.tensor([[n + 2] for n in words])
+        caps, caplens = caps.to(device), caplens.to(device)
         opt = torch.optim.Adam(dec.parameters(), lr=1e-4)
         criterion = nn.CrossEntropyLoss()
         dec.train()
@@ -196,9 +208,9 @@ def main():
                         q.grad.data.clamp_(-5, 5)
             opt.step()
 
-        t = time_it(step, args.warmup, args.repeat)
+        t = time_it(step, args.warmup, args.repeat, device)
         print(json.dumps({"case": "decoder_train_step", "program": "reference", "threads": args.threads,
-                          "tokens": sum(n + 1 for n in words), **t}), flush=True)
+                          "device": str(device), "tokens": sum(n + 1 for n in words), **t}), flush=True)
 
     dec.eval()
     if "beam_search" in cases:
@@ -207,10 +219,10 @@ def main():
         @torch.no_grad()
         def beam():  # caption.py's caption_image_beam_search over 20 steps, <end> masked
             encoder_out = enc[:1].expand(k, L, D)
-            k_prev_words = torch.LongTensor([[1]] * k)
+            k_prev_words = torch.LongTensor([[1]] * k).to(device)
             seqs = k_prev_words
-            top_k_scores = torch.zeros(k, 1)
-            seqs_alpha = torch.ones(k, 1, 14, 14)
+            top_k_scores = torch.zeros(k, 1).to(device)
+            seqs_alpha = torch.ones(k, 1, 14, 14).to(device)
             h, c = dec.init_hidden_state(encoder_out)
             for step_i in range(20):
                 embeddings = dec.embedding(k_prev_words).squeeze(1)
@@ -235,15 +247,15 @@ def main():
                 k_prev_words = next_word_inds.unsqueeze(1)
             return seqs, seqs_alpha
 
-        t = time_it(beam, args.warmup, args.repeat)
+        t = time_it(beam, args.warmup, args.repeat, device)
         print(json.dumps({"case": "beam_search", "program": "reference", "threads": args.threads,
-                          "beam": 5, "steps": 20, **t}), flush=True)
+                          "device": str(device), "beam": 5, "steps": 20, **t}), flush=True)
 
     if "greedy_batch" in cases:
         @torch.no_grad()
         def greedy():  # the same step, 32 images, the most likely word each step
             h, c = dec.init_hidden_state(enc)
-            words = torch.ones(B, dtype=torch.long)
+            words = torch.ones(B, dtype=torch.long, device=device)
             out = []
             for _ in range(20):
                 awe, alpha = dec.attention(enc, h)
@@ -253,9 +265,9 @@ def main():
                 out.append((words, alpha))
             return out
 
-        t = time_it(greedy, args.warmup, args.repeat)
+        t = time_it(greedy, args.warmup, args.repeat, device)
         print(json.dumps({"case": "greedy_batch", "program": "reference", "threads": args.threads,
-                          "batch": 32, "steps": 20, **t}), flush=True)
+                          "device": str(device), "batch": 32, "steps": 20, **t}), flush=True)
 
 
 if __name__ == "__main__":
