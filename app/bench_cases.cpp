@@ -343,6 +343,14 @@ void bench_render(const BenchArgs* a, const torch::Device& device, const std::fu
 
 }  // namespace
 
+const std::vector<std::string>& bench_case_names() {
+  static const std::vector<std::string> names{
+      "sgemm", "decoder_train_step", "decoder_train_step_hard", "beam_search", "greedy_batch",
+      "caption_end_to_end", "encoder_train_step", "train_epoch_builtin", "heatmap_render", "figure_export",
+      "ui_latency"};
+  return names;
+}
+
 int run_bench(const BenchArgs& args) {
   const BenchArgs* a = &args;
   configure_threads(a->threads);

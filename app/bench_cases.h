@@ -15,6 +15,9 @@ struct BenchArgs {
   std::string device = "cpu", model = default_model_path(), image = samples_dir() + "/test_00000.png";
 };
 
+/// Every case run_bench knows, in the order it runs them.
+const std::vector<std::string>& bench_case_names();
+
 /// Runs the cases `args` asks for (all when none), one JSON line each on stdout; returns the exit code.
 int run_bench(const BenchArgs& args);
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/option_checks.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
@@ -34,8 +35,9 @@ Runner add_caption_command(CLI::App& app) {
   app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
   app.add_flag("--json", a->json, "Print per-word alpha (grid HxW), beta and log-probability as JSON");
   app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
-  app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)");
-  app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)");
+  app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)")
+      ->check(at_least(0));
+  app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)")->check(at_least(0));
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     Captioner captioner(a->model, a->device);

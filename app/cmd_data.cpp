@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/option_checks.h"
 #include "core/data/image_io.h"
 #include "core/data/tokenizer.h"
 #include "core/datasets/fashion_scenes.h"
@@ -67,10 +68,15 @@ Runner add_data_command(CLI::App& app) {
   app.add_option("dataset", a->dataset, "Dataset name")->check(CLI::IsMember({"fashion-scenes"}))->required();
   app.add_option("--split", a->split, "train, val or test")->check(CLI::IsMember({"train", "val", "test"}))->capture_default_str();
   app.add_option("--out", a->out, "Output folder")->required();
-  app.add_option("--count", a->count, "Number of scenes to write")->capture_default_str();
-  app.add_option("--start", a->start, "Index of the first scene")->capture_default_str();
-  app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes (training uses 1)")->capture_default_str();
-  app.add_option("--image-size", a->scenes.image_size, "Canvas side in pixels")->capture_default_str();
+  app.add_option("--count", a->count, "Number of scenes to write")->check(at_least(1))->capture_default_str();
+  app.add_option("--start", a->start, "Index of the first scene")->check(at_least(0))->capture_default_str();
+  app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes (training uses 1)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  // From 32 pixels the smallest item (30/112 of the canvas) is at least 8 pixels wide.
+  app.add_option("--image-size", a->scenes.image_size, "Canvas side in pixels")
+      ->check(CLI::Range(32, 1024))
+      ->capture_default_str();
   app.add_option("--format", a->format,
                  "png: PNG files and captions.json (with boxes); karpathy: a dataset to train from disk, JPEG files "
                  "and Karpathy's dataset.json, --count images split 6:1:1 into train, val and test")

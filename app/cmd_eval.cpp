@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/option_checks.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/coco_captions.h"
 #include "core/data/dataset_source.h"
@@ -69,12 +70,12 @@ Runner add_eval_command(CLI::App& app) {
   app.add_option("--split", a->split, "val, test, or train (the first COUNT scenes a model with the same --data-seed trained on: the train/test gap)")
       ->check(CLI::IsMember({"train", "val", "test"}))
       ->capture_default_str();
-  app.add_option("--count", a->count, "Scenes to evaluate")->capture_default_str();
+  app.add_option("--count", a->count, "Scenes to evaluate")->check(at_least(1))->capture_default_str();
   app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
   app.add_flag("--greedy", a->greedy, "Greedy decoding");
   app.add_flag("--sample-glimpses", a->sample_glimpses,
                "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
-  app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->capture_default_str();
+  app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->check(at_least(0))->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
   app.add_flag("--faithfulness", a->faithfulness,
                "Also remove what each noun's alpha points at and score the caption again: does p(noun) fall, "

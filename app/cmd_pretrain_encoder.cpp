@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "app/option_checks.h"
 #include "app/progress_bar.h"
 #include "app/stop_signal.h"
 #include "core/train/train_settings.h"
@@ -30,9 +31,9 @@ Runner add_pretrain_encoder_command(CLI::App& app) {
                  "Run folder for the pretraining's metrics and checkpoints; one that holds a pretraining is resumed")
       ->capture_default_str();
   app.add_option("--steps", a->steps, "Steps of " + std::to_string(kPretrainBatch) + " single items")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(1))
       ->capture_default_str();
-  app.add_option("--seed", a->seed, "Seed of the weights and the items drawn")->capture_default_str();
+  app.add_option("--seed", a->seed, "Seed of the weights and the items drawn")->check(at_least(0))->capture_default_str();
   app.add_option("--device", a->device, train_setting("device").help)->capture_default_str();
   app.add_option("--precision", a->precision, train_setting("precision").help)
       ->check(CLI::IsMember({"auto", "fp32", "bf16"}))

@@ -46,10 +46,12 @@ std::vector<std::string> arguments_without_processes() {
   return out;
 }
 
-int run_processes(int processes) {
+int run_processes(int processes, const TrainConfig& config, bool resuming) {
   if (process_group_environment()) {
     throw std::invalid_argument("--processes starts its own group: leave it out under torchrun (or WORLD_SIZE set)");
   }
+  // Said once here rather than by every process it starts (a resumed run's batch is in its folder).
+  if (!resuming) check_batch_divides(config.batch_size, processes);
   const auto r = run_local_group(processes, "/proc/self/exe", arguments_without_processes());
   if (r.exit_code != 0 && r.exit_code != 130) std::cerr << "fovea: error: " << r.failure << "\n";
   return r.exit_code;
@@ -73,7 +75,10 @@ void add_setting_option(CLI::App& app, const TrainSetting& s, TrainConfig& confi
           try {
             s.set(config, parse_setting(s, text));
           } catch (const std::invalid_argument& e) {
-            throw CLI::ValidationError(s.cli_name(), e.what());  // reported as a usage error
+            // Reported as a usage error, which CLI11 opens with the option's name: said once.
+            std::string why = e.what();
+            if (why.rfind(s.cli_name() + ": ", 0) == 0) why.erase(0, s.cli_name().size() + 2);
+            throw CLI::ValidationError(s.cli_name(), why);
           }
         },
         help);
@@ -107,7 +112,7 @@ Runner add_train_command(CLI::App& app) {
   for (const auto& s : train_settings()) add_setting_option(app, s, a->config);
 
   return [a, &app]() -> int {
-    if (a->processes > 1) return run_processes(a->processes);
+    if (a->processes > 1) return run_processes(a->processes, a->config, !a->resume.empty());
     if (a->paper) apply_paper_objective(a->config);
     TrainData data;
     if (const auto env = process_group_environment(); env && env->world_size > 1) {

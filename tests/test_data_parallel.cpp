@@ -127,7 +127,12 @@ TEST(DataParallel, ABatchThatDoesNotDivideAmongTheProcessesIsNamed) {
                            dir / "log");
   EXPECT_NE(rc, 0);
   const auto log = cat(dir / "log");
-  EXPECT_NE(log.find("the batch (15 images) does not divide among 2 processes"), std::string::npos) << log;
-  EXPECT_NE(log.find(" of 2 (pid "), std::string::npos) << "the launcher names the process that failed: " << log;
+  const std::string message = "the batch (15 images) does not divide among 2 processes";
+  const auto at = log.find(message);
+  EXPECT_NE(at, std::string::npos) << log;
+  // Said once, by the launcher, before it starts any process (each of them said it, over one another).
+  EXPECT_EQ(log.find(message, at + 1), std::string::npos) << log;
+  EXPECT_EQ(log.find("(pid "), std::string::npos) << "no process was started: " << log;
+  EXPECT_FALSE(std::filesystem::exists(dir / "run")) << "nothing written";
 }
 #endif

@@ -5,14 +5,18 @@
 
 namespace fovea {
 
+void check_batch_divides(std::int64_t global_batch, std::int64_t processes) {
+  if (processes > 1 && global_batch % processes != 0) {
+    throw std::invalid_argument("the batch (" + std::to_string(global_batch) + " images) does not divide among " +
+                                std::to_string(processes) + " processes: choose a batch that is a multiple of " +
+                                std::to_string(processes));
+  }
+}
+
 BatchShard batch_shard(std::int64_t global_batch, const ProcessGroup* group) {
   if (group == nullptr || group->size() == 1) return {0, global_batch};
   const std::int64_t n = group->size();
-  if (global_batch % n != 0) {
-    throw std::invalid_argument("the batch (" + std::to_string(global_batch) + " images) does not divide among " +
-                                std::to_string(n) + " processes: choose a batch that is a multiple of " +
-                                std::to_string(n));
-  }
+  check_batch_divides(global_batch, n);
   const auto size = global_batch / n;
   return {size * group->rank(), size};
 }

@@ -25,8 +25,11 @@ struct BatchShard {
   std::int64_t begin = 0, size = 0;
 };
 
-/// Process `group->rank()`'s contiguous share of `global_batch` rows. Throws naming both numbers
-/// when the batch does not divide evenly (`--batch` is the global batch at any scale).
+/// Throws naming both numbers when `global_batch` rows do not divide evenly among `processes`
+/// (`--batch` is the global batch at any scale). A launcher checks it before it starts them.
+void check_batch_divides(std::int64_t global_batch, std::int64_t processes);
+
+/// Process `group->rank()`'s contiguous share of `global_batch` rows (check_batch_divides first).
 BatchShard batch_shard(std::int64_t global_batch, const ProcessGroup* group);
 
 /// Sums the defined gradients of `params` over the processes (bucketed all-reduce), then scales
