@@ -123,6 +123,11 @@ TEST_F(CheckpointTest, ForeignFilesAreNotCheckpoints) {
   EXPECT_NE(load_error(dir / "notes.txt").find("not a Fovea checkpoint"), std::string::npos);
   EXPECT_NE(load_error(dir / "missing.ckpt").find("file not found"), std::string::npos);
   EXPECT_NE(load_error(dir.path.string()).find("is a folder"), std::string::npos);
+  spit(dir / "empty.ckpt", "");
+  EXPECT_NE(load_error(dir / "empty.ckpt").find("empty file"), std::string::npos) << load_error(dir / "empty.ckpt");
+  // A device is refused by its kind: read, /dev/zero never ends.
+  EXPECT_NE(load_error("/dev/zero").find("/dev/zero: is not a regular file"), std::string::npos);
+  EXPECT_NE(header_error("/dev/zero").find("is not a regular file"), std::string::npos);
 }
 
 TEST_F(CheckpointTest, HeaderFromAnotherModelConfigIsRejected) {

@@ -40,15 +40,8 @@ T get(const std::string& in, std::size_t& pos) {
 void check_is_file(const std::string& path) {
   if (!fs::exists(path)) fail(path, "file not found");
   if (fs::is_directory(path)) fail(path, "is a folder, expected a checkpoint file");
-}
-
-std::string read_whole_file(const std::string& path) {
-  check_is_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // A device or a pipe (/dev/zero) would be read without end.
+  if (!fs::is_regular_file(path)) fail(path, "is not a regular file, expected a checkpoint file");
 }
 
 constexpr std::size_t kFixed = sizeof(kMagic) + 4 + 8;  // magic, version, header length
@@ -56,6 +49,7 @@ constexpr std::size_t kFixed = sizeof(kMagic) + 4 + 8;  // magic, version, heade
 /// Checks the magic and version at the start of `bytes` (at least kFixed of them, or the whole
 /// file when it is shorter) and returns the header's length.
 std::uint64_t header_length(const std::string& path, const std::string& bytes) {
+  if (bytes.empty()) fail(path, "empty file, expected a Fovea checkpoint or encoder file");
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     fail(path, "not a Fovea checkpoint or encoder file (the file does not start with FOVEACKP)");
   }
@@ -86,6 +80,22 @@ void check_lengths(const std::string& path, std::uint64_t header_len, std::uint6
                    std::to_string(left) + " bytes left (was the file cut short while copying?)");
   }
   if (left - blob_len > 4) fail(path, std::to_string(left - blob_len - 4) + " unexpected bytes after the checksum");
+}
+
+/// The whole file, once its first bytes are a checkpoint's: any other file is named at once rather
+/// than read whole first (a large one took seconds and gigabytes).
+std::string read_whole_file(const std::string& path) {
+  check_is_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open for reading");
+  std::string bytes(kFixed, '\0');
+  in.read(bytes.data(), std::streamsize(kFixed));
+  bytes.resize(std::size_t(in.gcount()));
+  header_length(path, bytes);
+  std::ostringstream rest;
+  rest << in.rdbuf();
+  bytes += rest.str();
+  return bytes;
 }
 
 nlohmann::json parse_header(const std::string& path, const std::string& header_text) {
