@@ -2,6 +2,7 @@
 // and optionally the word-by-word animation frames; the same core/render/figure.h code as the GUI.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -45,6 +46,10 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     if (a->out.empty() && a->frames.empty()) throw std::invalid_argument("nothing to export: give --out FIG.(png|svg|pdf) and/or --frames DIR");
+    std::error_code ec;
+    if (!a->out.empty() && std::filesystem::equivalent(a->out, a->image, ec)) {
+      throw std::invalid_argument("--out " + a->out + " is the image itself: write the figure to another file");
+    }
     FigureOptions fig;
     fig.style.colormap = parse_colormap(a->colormap);
     fig.style.opacity = a->opacity;

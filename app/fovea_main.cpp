@@ -1,6 +1,7 @@
 // fovea: the command-line tool (train, caption, data, info). Thin: parse, wire, run core/.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -43,6 +44,14 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : runners) {
       if (sub->parsed()) return run();
     }
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The path and the system's reason, without the library's wording ("filesystem error: cannot
+    // create directories: Not a directory [out/x]").
+    std::cerr << "fovea: error: " << e.path1().string() << ": " << e.code().message() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "fovea: error: out of memory (a size or count too large for this machine?)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "fovea: error: " << e.what() << "\n";
     return 1;

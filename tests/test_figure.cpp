@@ -1,6 +1,7 @@
 // Heatmap overlays and exported figures: the heat lands on the attended cell; PNG, SVG and PDF
 // hold one panel per word with the words as text, and draw what the GUI's overlay draws.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -164,6 +165,21 @@ TEST(Figure, PngSvgAndPdfShowTheSameWordsAsText) {
   EXPECT_NE(test::error_message([&] { write_figure(dir / "f.gif", grey(8, 8), c); }).find("f.gif"), std::string::npos);
 }
 
+TEST(Figure, TheResolutionLimitsThePngAloneAndItsErrorNamesTheFile) {
+  test::TempDir dir("figure-large");
+  FigureOptions poster;
+  poster.width_pt = parse_figure_width("40in");
+  poster.dpi = 2400;  // 96000 pixels wide
+  const auto message = test::error_message([&] { write_figure(dir / "poster.png", grey(80, 80), three_words(), poster); });
+  EXPECT_EQ(message.rfind(dir / "poster.png: figure: 96000x", 0), 0u) << message;
+  EXPECT_NE(message.find("lower the resolution or the width"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(dir / "poster.png"));
+  write_figure(dir / "poster.svg", grey(80, 80), three_words(), poster);
+  write_figure(dir / "poster.pdf", grey(80, 80), three_words(), poster);
+  EXPECT_EQ(slurp(dir / "poster.pdf").rfind("%PDF-", 0), 0u);
+  EXPECT_NE(slurp(dir / "poster.svg").find(">sneaker</text>"), std::string::npos);
+}
+
 TEST(Figure, PanelsPaintWhatTheOverlayPaints) {
   // The figure's attention (cairo) and the GUI's overlay (render_overlay) agree pixel for pixel,
   // up to rounding, for the smooth and the blocky style: frames are the panel at a known size.
@@ -206,4 +222,20 @@ TEST(PngEncoder, RoundTripsThroughADecoder) {
   const auto bytes = encode_png(img);
   std::ofstream(dir / "x.png", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   EXPECT_EQ(read_image(dir / "x.png").pixels, img.pixels);
+}
+
+TEST(ImageIo, AHeaderClaimingTooManyPixelsIsRefusedInOneLine) {
+  if (!image_io_available()) GTEST_SKIP() << "built without OpenCV";
+  test::TempDir dir("png-bomb");
+  // A 1x1 PNG whose header then claims 60000x60000 pixels (its checksum fixed): decoding it would
+  // take 10 GB, and OpenCV refuses it from the header.
+  auto bytes = encode_png(RgbImage(1, 1));
+  for (int at : {16, 20}) {
+    bytes[at] = 0, bytes[at + 1] = 0, bytes[at + 2] = 0xEA, bytes[at + 3] = 0x60;  // 60000, big-endian
+  }
+  const auto crc = crc32(0L, bytes.data() + 12, 17);  // over "IHDR" and its 13 bytes
+  for (int i = 0; i < 4; ++i) bytes[29 + i] = std::uint8_t(crc >> (24 - 8 * i));
+  std::ofstream(dir / "bomb.png", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  const auto message = test::error_message([&] { read_image(dir / "bomb.png"); });
+  EXPECT_EQ(message, dir / "bomb.png" + ": image too large to decode (its header gives more than 2^30 pixels)");
 }

@@ -22,12 +22,17 @@ RgbImage read_image(const std::string& path, long long max_pixels) {
   namespace fs = std::filesystem;
   if (!fs::exists(path)) throw std::runtime_error(path + ": file not found");
   if (fs::is_directory(path)) throw std::runtime_error(path + ": is a folder, expected an image file");
-  // Check the size from the header before decoding, so a huge image cannot exhaust memory.
+  // OpenCV checks the size in the header before it decodes (at most 2^30 pixels), so a huge image
+  // cannot exhaust memory; `max_pixels` is checked once decoded.
   cv::Mat img;
   try {
     img = cv::imread(path, cv::IMREAD_COLOR);
   } catch (const cv::Exception& e) {
-    throw std::runtime_error(path + ": cannot decode image (" + e.what() + ")");
+    // e.err is OpenCV's reason alone; e.what() adds its source file and line, over two lines.
+    if (e.err.find("CV_IO_MAX_IMAGE_PIXELS") != std::string::npos) {
+      throw std::runtime_error(path + ": image too large to decode (its header gives more than 2^30 pixels)");
+    }
+    throw std::runtime_error(path + ": cannot decode image (" + e.err + ")");
   }
   if (img.empty()) throw std::runtime_error(path + ": not a readable image (unknown format or corrupt data)");
   if (static_cast<long long>(img.cols) * img.rows > max_pixels) {

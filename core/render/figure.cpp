@@ -138,8 +138,6 @@ FigureLayout layout_figure(const RgbImage& image, const CaptionResult& caption, 
     throw std::invalid_argument("figure: " + std::to_string(int(L.width)) + " pt is too narrow for " +
                                 std::to_string(cols) + " columns");
   L.panel_h = L.panel_w * image.height / image.width;
-  if (std::max(L.width, L.panel_h * rows) * L.dpi / 72 > kMaxPixels)
-    throw std::invalid_argument("figure: too large at " + std::to_string(int(L.dpi)) + " dpi");
 
   const double label_size = std::clamp(L.panel_w / 9, 6.0, 9.0);
   const double sub_size = label_size * 0.8;
@@ -180,6 +178,12 @@ FigureLayout layout_figure(const RgbImage& image, const CaptionResult& caption, 
 }
 
 std::vector<std::uint8_t> figure_png(const FigureLayout& L) {
+  // The resolution matters to the PNG alone: SVG and PDF stay vector graphics at any size.
+  if (std::max(L.width, L.height) * L.dpi / 72 > kMaxPixels) {
+    throw std::invalid_argument("figure: " + std::to_string(L.pixel_width()) + "x" + std::to_string(L.pixel_height()) +
+                                " pixels at " + std::to_string(int(L.dpi)) + " dpi, above the " +
+                                std::to_string(int(kMaxPixels)) + " a side of a PNG: lower the resolution or the width");
+  }
   render::Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, L.pixel_width(), L.pixel_height()));
   render::check(surface.get(), "figure");
   render::Context cr(cairo_create(surface.get()));
@@ -228,13 +232,19 @@ void write_figure(const std::string& path, const RgbImage& image, const CaptionR
   const std::string ext = lower_extension(path);
   if (ext != ".png" && ext != ".svg" && ext != ".pdf")
     throw std::invalid_argument(path + ": unsupported figure format '" + ext + "' (expected .png, .svg or .pdf)");
-  const FigureLayout L = layout_figure(image, caption, options);
-  if (ext == ".svg") {
-    write_file_atomically(path, figure_svg(L));
-    return;
+  std::string bytes;
+  try {
+    const FigureLayout L = layout_figure(image, caption, options);
+    if (ext == ".svg") {
+      bytes = figure_svg(L);
+    } else {
+      const auto data = ext == ".png" ? figure_png(L) : figure_pdf(L);
+      bytes.assign(data.begin(), data.end());
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path + ": " + e.what());
   }
-  const auto bytes = ext == ".png" ? figure_png(L) : figure_pdf(L);
-  write_file_atomically(path, std::string(bytes.begin(), bytes.end()));
+  write_file_atomically(path, bytes);
 }
 
 RgbImage animation_frame(const RgbImage& image, const CaptionResult& caption, std::size_t index,
