@@ -27,6 +27,11 @@ TEST(Probe, ARectangleSpreadsAttentionOverTheCellsItCoversByArea) {
   EXPECT_EQ(sum(h), 1.0f);
   EXPECT_EQ(*std::max_element(h.begin(), h.end()), 1.0f);
   EXPECT_TRUE(h[1 * 4 + 1] == 1.0f || h[1 * 4 + 2] == 1.0f);
+  // Among cells the region covers alike, the one at its centre: the whole image is not its corner.
+  const auto whole = forced_alpha({0, 0, 50, 50, false}, 50, 50, 5, 5, AttentionKind::Hard);
+  EXPECT_EQ(whole[2 * 5 + 2], 1.0f);
+  const auto lower_right = forced_alpha({20, 20, 40, 40, false}, 40, 40, 4, 4, AttentionKind::Hard);
+  EXPECT_EQ(lower_right[2 * 4 + 2] + lower_right[2 * 4 + 3] + lower_right[3 * 4 + 2] + lower_right[3 * 4 + 3], 1.0f);
   // Corners given in any order, parts outside the image clipped.
   EXPECT_EQ(forced_alpha({30, 25, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft), a);
   const auto clipped = forced_alpha({-50, -50, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft);

@@ -110,14 +110,21 @@ std::vector<float> forced_alpha(const ProbeRegion& region, int width, int height
   const double y0 = std::max(0.0, std::min(region.y0, region.y1)), y1 = std::min(double(height), std::max(region.y0, region.y1));
   if (x1 <= x0 || y1 <= y0) throw std::invalid_argument(where + " covers no part of the image");
   double total = 0;
+  // A hard model's one cell: the one holding most of the region; among cells that hold as much (a
+  // region over many whole cells), the one nearest its centre, not the first in reading order.
+  const double centre_c = (x0 + x1) / 2 / cw - 0.5, centre_r = (y0 + y1) / 2 / ch - 0.5;
   std::size_t best = 0;
+  double best_area = -1, best_distance = 0;
   for (int r = 0; r < grid_h; ++r)
     for (int c = 0; c < grid_w; ++c) {
       const double ox = std::max(0.0, std::min(x1, (c + 1) * cw) - std::max(x0, c * cw));
       const double oy = std::max(0.0, std::min(y1, (r + 1) * ch) - std::max(y0, r * ch));
       const std::size_t i = std::size_t(r) * grid_w + c;
-      total += alpha[i] = float(ox * oy);
-      if (alpha[i] > alpha[best]) best = i;
+      const double area = ox * oy, distance = (c - centre_c) * (c - centre_c) + (r - centre_r) * (r - centre_r);
+      total += alpha[i] = float(area);
+      if (area > best_area * (1 + 1e-9) || (area >= best_area * (1 - 1e-9) && distance < best_distance)) {
+        best = i, best_area = area, best_distance = distance;
+      }
     }
   if (kind == AttentionKind::Hard) {
     std::fill(alpha.begin(), alpha.end(), 0.0f);
