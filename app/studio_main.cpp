@@ -91,7 +91,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Second model, shown side by side"), QStringLiteral("file"));
   const QCommandLineOption caption(QStringLiteral("caption"), QStringLiteral("Score this caption instead of generating one"), QStringLiteral("text"));
   const QCommandLineOption beam({"k", "beam"}, QStringLiteral("Beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("3"));
-  const QCommandLineOption word(QStringLiteral("word"), QStringLiteral("With --screenshot: the word to show (0-based)"), QStringLiteral("n"), QStringLiteral("2"));
+  const QCommandLineOption word(QStringLiteral("word"),
+                                QStringLiteral("With --screenshot: the word to show (1 = first, as fovea take-away counts)"),
+                                QStringLiteral("n"), QStringLiteral("3"));
   const QCommandLineOption probe(QStringLiteral("probe"),
                                  QStringLiteral("With --screenshot: ask what the model would say at that word looking at "
                                                 "x0,y0,x1,y1 (or x,y) in the image's pixels"),
@@ -107,6 +109,25 @@ int main(int argc, char** argv) {
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1024x700 (the windows' default otherwise)"), QStringLiteral("WxH"));
   cli.addOptions({model, compare, caption, beam, word, probe, take_away, shot, webcam, run, runs, train, new_run, size});
   cli.process(app);
+  // Option values are checked before anything loads: a bad one ends the program at once, as --help does.
+  auto refuse = [](const char* option, const std::string& why) {
+    std::fprintf(stderr, "fovea-studio: --%s: %s\n", option, why.c_str());
+    return 2;
+  };
+  bool ok = true;
+  const int beam_width = cli.value(beam).toInt(&ok);
+  if (!ok || beam_width < 1 || beam_width > 50) {
+    return refuse("beam", "'" + cli.value(beam).toStdString() + "' is not a beam width from 1 to 50");
+  }
+  const int word_index = cli.value(word).toInt(&ok) - 1;
+  if (!ok || word_index < 0) return refuse("word", "'" + cli.value(word).toStdString() + "' is not a word position (1 = first)");
+  if (cli.isSet(probe)) {
+    try {
+      (void)fovea::parse_probe_region(cli.value(probe).toStdString());
+    } catch (const std::exception& e) {
+      return refuse("probe", e.what());
+    }
+  }
 
   fovea::ui::MainWindow window;
   const QString model_path = cli.isSet(model) ? cli.value(model) : fovea::ui::default_model_path();
@@ -115,7 +136,7 @@ int main(int argc, char** argv) {
   else
     window.loadModel(model_path);
   if (cli.isSet(compare)) window.loadCompareModel(cli.value(compare));
-  window.setBeam(cli.value(beam).toInt());
+  window.setBeam(beam_width);
   if (cli.isSet(caption)) window.setUserCaption(cli.value(caption));
 
   const QStringList args = cli.positionalArguments();
@@ -166,7 +187,6 @@ int main(int argc, char** argv) {
       return app.exec();
     }
   }
-  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), cli.value(word).toInt(), cli.value(probe),
-                                          cli.isSet(take_away));
+  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), word_index, cli.value(probe), cli.isSet(take_away));
   return app.exec();
 }

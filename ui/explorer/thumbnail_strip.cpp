@@ -3,12 +3,22 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QImageReader>
+#include <QPainter>
 #include <QSignalBlocker>
 
 namespace fovea::ui {
 namespace {
 constexpr int kThumb = 72;
 constexpr int kMaxFiles = 500;
+
+/// `image` centred on a transparent kThumb x kThumb square: icons of one shape for any image.
+QImage square_thumbnail(const QImage& image) {
+  QImage square(kThumb, kThumb, QImage::Format_ARGB32_Premultiplied);
+  square.fill(Qt::transparent);
+  QPainter painter(&square);
+  painter.drawImage((kThumb - image.width()) / 2, (kThumb - image.height()) / 2, image);
+  return square;
+}
 }  // namespace
 
 ThumbnailStrip::ThumbnailStrip(QWidget* parent) : QListWidget(parent) {
@@ -17,6 +27,10 @@ ThumbnailStrip::ThumbnailStrip(QWidget* parent) : QListWidget(parent) {
   setWrapping(false);
   setMovement(QListView::Static);
   setIconSize(QSize(kThumb, kThumb));
+  // Every cell the same size, whatever the images' shapes (a wide figure first in the folder once
+  // set the size of all), and long names cut in the middle, where file names differ least.
+  setGridSize(QSize(kThumb + 28, kThumb + 30));
+  setTextElideMode(Qt::ElideMiddle);
   setUniformItemSizes(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -51,7 +65,7 @@ void ThumbnailStrip::setFiles(const QStringList& paths) {
     const QImage thumb = reader.read();
     auto* item = new QListWidgetItem(QFileInfo(path).fileName());
     item->setToolTip(path);
-    if (!thumb.isNull()) item->setIcon(QIcon(QPixmap::fromImage(thumb)));
+    if (!thumb.isNull()) item->setIcon(QIcon(QPixmap::fromImage(square_thumbnail(thumb))));
     else item->setText(item->text() + tr(" (unreadable)"));
     addItem(item);
     files_ << path;
