@@ -1,6 +1,7 @@
 // Greedy and beam search: k=1 equals greedy, no beam reaching <end>, batch equals single.
 #include <gtest/gtest.h>
 
+#include "core/decode/captioner.h"
 #include "core/decode/decoding.h"
 #include "tests/test_support.h"
 
@@ -55,6 +56,24 @@ TEST_F(DecodingTest, EveryWordCarriesADistributionOverTheGrid) {
       EXPECT_GE(w.token, 4);  // never a special token
     }
   }
+}
+
+TEST_F(DecodingTest, TheCaptionSaysWhetherItsBetaGatesTheContext) {
+  DecodeOptions o;
+  o.beam = 1;
+  o.max_len = 4;
+  o.allow_end = false;  // four words whatever the untrained model prefers
+  const auto soft = to_caption_result(decode_images(*model.net, images.narrow(0, 0, 1), o)[0], model);
+  EXPECT_TRUE(soft.beta_gated);
+  EXPECT_TRUE(to_json(soft)["beta_gated"].get<bool>());
+  // A hard model has no gate: its β is 1 at every word, which the caption says rather than shows.
+  torch::manual_seed(21);
+  auto hard_model = CaptionModel::create(test::tiny_model(AttentionKind::Hard), test::test_vocab(12), torch::kCPU);
+  const auto hard = to_caption_result(decode_images(*hard_model.net, images.narrow(0, 0, 1), o)[0], hard_model);
+  EXPECT_FALSE(hard.beta_gated);
+  EXPECT_FALSE(to_json(hard)["beta_gated"].get<bool>());
+  ASSERT_EQ(hard.words.size(), 4u);
+  for (const auto& w : hard.words) EXPECT_EQ(w.beta, 1.0f);
 }
 
 TEST_F(DecodingTest, NoBeamReachingEndReturnsTheBestUnfinishedCaption) {

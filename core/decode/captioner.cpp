@@ -89,6 +89,7 @@ CaptionResult Captioner::score(const RgbImage& image, const std::string& caption
   CaptionResult r;
   r.grid_h = int(m.config.grid_h);
   r.grid_w = int(m.config.grid_w);
+  r.beta_gated = m.config.beta_gated();
   for (std::size_t t = 0; t < tokens.size(); ++t) {
     auto a = alphas[long(t)];
     WordAttention w;
@@ -170,7 +171,7 @@ nlohmann::json to_json(const CaptionResult& r) {
     words.push_back(jw);
   }
   nlohmann::json j = {{"caption", r.text()}, {"log_prob", r.log_prob}, {"finished", r.finished},
-                      {"grid", {r.grid_h, r.grid_w}}, {"words", words}};
+                      {"grid", {r.grid_h, r.grid_w}}, {"beta_gated", r.beta_gated}, {"words", words}};
   if (r.familiarity) {
     j["familiar"] = r.familiarity->familiar();
     j["familiarity_distance"] = r.familiarity->distance;

@@ -38,6 +38,7 @@ struct CaptionResult {
   double log_prob = 0;
   bool finished = true;  ///< false when no <end> came within the length limit
   int grid_h = 0, grid_w = 0;
+  bool beta_gated = true;  ///< the model's β gates its context (ModelConfig::beta_gated); else every β is 1
   /// Absent when the model file has no statistics of its training images (older files).
   std::optional<Familiarity> familiarity;
   std::string text() const;

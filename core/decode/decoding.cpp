@@ -9,6 +9,7 @@ CaptionResult to_caption_result(const DecodedCaption& d, const CaptionModel& m) 
   CaptionResult r;
   r.grid_h = int(m.config.grid_h);
   r.grid_w = int(m.config.grid_w);
+  r.beta_gated = m.config.beta_gated();
   r.log_prob = d.log_prob;
   r.finished = d.finished;
   for (const auto& w : d.words) r.words.push_back({m.vocab.word(w.token), w.alpha, w.beta, w.log_prob, w.glimpse});

@@ -132,7 +132,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
   AttendResult r;
   r.alpha = attention(projected, state.h, sinks.projection, steps);
   auto expected = attention_context(r.alpha, annotations, sinks.annotations);  // (b, D)
-  const bool gated = config_.use_beta && config_.attention == AttentionKind::Soft;
+  const bool gated = config_.beta_gated();
   if (gated) {
     r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
     expected = expected * r.beta.unsqueeze(1);
@@ -164,7 +164,7 @@ AttendResult DecoderImpl::attend_forced(const torch::Tensor& annotations, const 
   AttendResult r;
   r.alpha = alpha.to(a.device(), a.scalar_type());
   r.context = attention_context(r.alpha, annotations);
-  if (config_.use_beta && config_.attention == AttentionKind::Soft) {
+  if (config_.beta_gated()) {
     r.beta = torch::sigmoid(linear_for_decoding(beta_gate_, state.h)).squeeze(1);
     r.context = r.context * r.beta.unsqueeze(1);
   } else {

@@ -44,6 +44,8 @@ struct ModelConfig {
   std::int64_t max_caption_len = 24;  ///< decoding limit, in words
 
   std::int64_t cells() const { return grid_h * grid_w; }
+  /// Whether β gates the context: soft attention with the gate. Otherwise every β is 1.
+  bool beta_gated() const { return use_beta && attention == AttentionKind::Soft; }
   /// encoder_strides, or the default (2 2 2 1 1 ...) when it is empty.
   std::vector<std::int64_t> block_strides() const;
   /// After encoder_widths changed: strides the user did not give that name another number of

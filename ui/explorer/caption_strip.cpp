@@ -20,8 +20,10 @@ QFont detail_font(const QFont& base) {
   f.setPointSizeF(base.pointSizeF() * 0.8);
   return f;
 }
-QString detail(const fovea::WordAttention& w) {
-  return QStringLiteral("p %1 \u00B7 \u03B2 %2").arg(std::exp(w.log_prob), 0, 'f', 2).arg(w.beta, 0, 'f', 2);
+/// p(word), and β where the model has the gate (a hard model's β is always 1: not shown).
+QString detail(const fovea::WordAttention& w, bool beta_gated) {
+  const QString p = QStringLiteral("p %1").arg(std::exp(w.log_prob), 0, 'f', 2);
+  return beta_gated ? p + QStringLiteral(" \u00B7 \u03B2 %1").arg(w.beta, 0, 'f', 2) : p;
 }
 }  // namespace
 
@@ -33,6 +35,7 @@ CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
 void CaptionStrip::setCaption(const fovea::CaptionResult& caption, bool scored) {
   words_ = caption.words;
   scored_ = scored;
+  beta_gated_ = caption.beta_gated;
   finished_ = caption.finished;
   message_.clear();
   current_ = words_.empty() ? -1 : std::min(std::max(current_, 0), int(words_.size()) - 1);
@@ -78,7 +81,9 @@ std::vector<QRect> CaptionStrip::layoutChips(int width) const {
   std::vector<QRect> rects;
   int x = kGap, y = kGap;
   for (const auto& w : words_) {
-    const int cw = std::max(wm.horizontalAdvance(QString::fromStdString(w.word)), dm.horizontalAdvance(detail(w))) + 2 * kPad;
+    const int cw = std::max(wm.horizontalAdvance(QString::fromStdString(w.word)),
+                            dm.horizontalAdvance(detail(w, beta_gated_))) +
+                   2 * kPad;
     if (x > kGap && x + cw > width - kGap) {
       x = kGap;
       y += h + kGap;
@@ -127,7 +132,7 @@ void CaptionStrip::paintEvent(QPaintEvent*) {
     p.setFont(df);
     p.setPen(scored_ ? QColor(70, 70, 70) : palette().color(QPalette::PlaceholderText));
     p.drawText(QRect(r.left(), r.top() + kPad + wm.height(), r.width(), r.height() - kPad - wm.height()), Qt::AlignHCenter,
-               detail(words_[i]));
+               detail(words_[i], beta_gated_));
   }
   if (!finished_ && !rects_.empty()) {
     p.setFont(df);

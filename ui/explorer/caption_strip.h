@@ -49,6 +49,7 @@ class CaptionStrip : public QWidget {
   std::vector<fovea::WordAttention> words_;
   std::vector<QRect> rects_;
   bool scored_ = false;
+  bool beta_gated_ = true;
   bool finished_ = true;
   int current_ = -1;
   int hovered_ = -1;

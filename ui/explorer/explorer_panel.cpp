@@ -329,12 +329,14 @@ void ExplorerPanel::updateReadout() {
   }
   const auto& w = caption_.words[i];
   // Sentence probability: sum of the word log-probabilities (+ <end> for scored captions).
-  readout_->setText(tr("%1 <b>%2</b> &nbsp; p(word) = %3 &nbsp; \u03B2 = %4 &nbsp; peak \u03B1 = %5 &nbsp; "
+  // β only where the model has the gate: a hard model's is always 1.
+  const QString beta = caption_.beta_gated ? tr("\u03B2 = %1 &nbsp; ").arg(w.beta, 0, 'f', 2) : QString();
+  readout_->setText(tr("%1 <b>%2</b> &nbsp; p(word) = %3 &nbsp; %4peak \u03B1 = %5 &nbsp; "
                        "<span style='color:gray'>caption log p = %6 · %7 ms</span>")
                         .arg(scored_ ? tr("your caption:") : tr("word %1:").arg(i + 1))
                         .arg(QString::fromStdString(w.word).toHtmlEscaped())
                         .arg(std::exp(w.log_prob), 0, 'f', 3)
-                        .arg(w.beta, 0, 'f', 2)
+                        .arg(beta)
                         .arg(w.alpha.empty() ? 0.0 : *std::max_element(w.alpha.begin(), w.alpha.end()), 0, 'f', 3)
                         .arg(caption_.log_prob, 0, 'f', 2)
                         .arg(last_ms_, 0, 'f', 0));
