@@ -188,4 +188,14 @@ expect_error "fake.png: not a readable image" "$FOVEA" caption --model run/best.
 expect_error "nothing.png: file not found" "$FOVEA" caption --model run/best.ckpt nothing.png
 expect_error "already holds a run" "$FOVEA" train --out run "${TINY[@]}" --max-steps 5
 expect_error "no last.ckpt" "$FOVEA" train --resume scenes
+expect_error "/dev/zero: is not a regular file" "$FOVEA" caption --model /dev/zero scenes/test_00000.png
+# Negative counts and seeds are refused (an unsigned option once read -1 as 2^64 - 1 and ran for ever).
+expect_error "count: must be >= 1, got -5" "$FOVEA" eval --model run/best.ckpt --count -5
+expect_error "count: must be >= 1, got -1" "$FOVEA" data fashion-scenes --out negative --count -1
+[ ! -e negative ] || fail "a refused data command wrote files"
+expect_error "seed: must be >= 0, got -1" "$FOVEA" caption --model run/best.ckpt --seed -1 scenes/test_00000.png
+expect_error "case: nope not in" "$FOVEA" bench --case nope
+cp scenes/test_00000.png own.png
+expect_error "is the image itself" "$FOVEA" export own.png --model run/best.ckpt --out own.png
+cmp -s own.png scenes/test_00000.png || fail "export wrote over its own image"
 echo "cli end-to-end: all good"
