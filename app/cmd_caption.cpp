@@ -46,6 +46,9 @@ Runner add_caption_command(CLI::App& app) {
     opts.max_len = a->max_len;
     opts.sample_glimpses = a->sample;
     opts.seed = a->seed;
+    if (a->sample && captioner.config().attention != AttentionKind::Hard) {
+      std::cerr << "fovea: note: --sample-glimpses applies to hard models; this soft model shows its expected alpha\n";
+    }
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : a->images) {

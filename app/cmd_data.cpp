@@ -52,7 +52,7 @@ int write_karpathy(const DataArgs& a) {
       images.push_back({{"filepath", ""}, {"filename", name}, {"imgid", imgid}, {"split", split},
                         {"sentences", sentences}, {"sentids", sentids}});
     }
-    std::cout << "wrote " << n << " " << split << " images\n";
+    std::cout << "wrote " << n << " " << split << (n == 1 ? " image\n" : " images\n");
   }
   write_file_atomically((fs::path(a.out) / "dataset.json").string(),
                         nlohmann::json({{"dataset", "fashion-scenes"}, {"images", images}}).dump() + "\n");

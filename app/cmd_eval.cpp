@@ -100,6 +100,10 @@ Runner add_eval_command(CLI::App& app) {
     CaptionOptions opts;
     opts.beam = a->greedy ? 1 : a->beam;
     opts.sample_glimpses = a->sample_glimpses;
+    if (a->sample_glimpses && captioner.config().attention != AttentionKind::Hard) {
+      std::fprintf(stderr, "fovea: note: --sample-glimpses applies to hard models; "
+                           "this soft model is scored with its expected alpha\n");
+    }
     const auto e = evaluate_scenes(captioner, scenes, opts, 50, a->faithfulness);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);

@@ -48,7 +48,8 @@ Runner add_probe_command(CLI::App& app) {
     }
     std::string prefix;
     for (const auto& w : r.prefix) prefix += (prefix.empty() ? "" : " ") + w;
-    std::printf("after \"%s\", looking at %s:\n", prefix.c_str(), a->region.c_str());
+    if (prefix.empty()) std::printf("first word, looking at %s:\n", a->region.c_str());
+    else std::printf("after \"%s\", looking at %s:\n", prefix.c_str(), a->region.c_str());
     print_words(r.words);
     std::printf("with its own attention:\n");
     print_words(r.own_words);

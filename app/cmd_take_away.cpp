@@ -34,14 +34,19 @@ std::size_t word_index(const CaptionResult& caption, const std::string& word) {
                                std::to_string(caption.words.size()) + " words");
     return std::size_t(i - 1);
   }
+  // A word the model does not know is shown as "zebra <unk>": --word zebra names it too.
   for (std::size_t i = 0; i < caption.words.size(); ++i)
-    if (caption.words[i].word == word) return i;
+    if (caption.words[i].word == word || caption.words[i].word == word + " <unk>") return i;
   throw std::runtime_error("--word " + word + ": not in the caption \"" + caption.text() + "\"");
 }
 
-void print_removal(const char* what, const Removal& r, double drop, const std::string& word) {
-  std::printf("%s (%zu cells): p(%s) %.3f (drop %.0f%%)\n  caption: %s%s\n", what, r.cells.size(), word.c_str(),
-              r.p_word, 100 * drop, r.caption.text().c_str(), r.word_still_said ? "" : "   [the word is gone]");
+/// One removal's line; the relative drop only where p(word) was large enough to show one (a p of
+/// 0.000 that moves from 1e-7 to 2e-7 is no "drop of -100%").
+void print_removal(const char* what, const Removal& r, double drop, const std::string& word, double p_before) {
+  char change[64] = "no drop to measure: p was 0.000";
+  if (p_before >= 0.0005) std::snprintf(change, sizeof change, "drop %.0f%%", 100 * drop);
+  std::printf("%s (%zu cells): p(%s) %.3f (%s)\n  caption: %s%s\n", what, r.cells.size(), word.c_str(), r.p_word, change,
+              r.caption.text().c_str(), r.word_still_said ? "" : "   [the word is gone]");
 }
 }  // namespace
 
@@ -74,9 +79,9 @@ Runner add_take_away_command(CLI::App& app) {
       return 0;
     }
     std::printf("caption: %s\nword %zu \"%s\": p %.3f\n", caption.text().c_str(), t.word + 1, t.text.c_str(), t.p_word);
-    print_removal("without what its alpha points at", t.attended, t.attended_drop(), t.text);
+    print_removal("without what its alpha points at", t.attended, t.attended_drop(), t.text, t.p_word);
     const std::string where = t.control_source >= 0 ? "where \"" + t.control_word + "\" looks" : "far from it";
-    print_removal(("control, as much removed " + where).c_str(), t.control, t.control_drop(), t.text);
+    print_removal(("control, as much removed " + where).c_str(), t.control, t.control_drop(), t.text, t.p_word);
     return 0;
   };
 }

@@ -145,6 +145,10 @@ jq -e '(.attended.cells | length) as $n | (.grid[0] * .grid[1]) as $grid
   || { cat taken.json; fail "take-away --json"; }
 [ -s taken-attended.png ] && [ -s taken-control.png ] || fail "take-away --save wrote no images"
 expect_error "--word 99: the caption" "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word 99
+# A word the model does not know is shown as "zebra <unk>", and --word zebra names it.
+"$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --caption "a zebra" --word zebra > zebra.txt \
+  || fail "take-away --word zebra did not find the unknown word of its caption"
+grep -q 'word 2 "zebra <unk>"' zebra.txt || { cat zebra.txt; fail "the unknown word is not the one taken away"; }
 
 echo "== a Karpathy-format dataset on disk, one image broken"
 jq '{images: ([.[] | {filename: .file, imgid: .id, split: "test", sentences: [.captions[] | {raw: .}]}]
