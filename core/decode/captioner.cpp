@@ -140,6 +140,7 @@ nlohmann::json Captioner::info() const {
                       {"grid", {m.config.grid_h, m.config.grid_w}},
                       {"annotation_dim", m.config.annotation_dim},
                       {"vocabulary", m.vocab.size()},
+                      {"beta_gated", m.config.beta_gated()},
                       {"model", to_json(m.config)}};
   std::vector<std::string> words;  // what it can say: the first words of its vocabulary
   for (const auto& w : m.vocab.words()) {

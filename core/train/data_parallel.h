@@ -29,7 +29,7 @@ struct BatchShard {
 /// (`--batch` is the global batch at any scale). A launcher checks it before it starts them.
 void check_batch_divides(std::int64_t global_batch, std::int64_t processes);
 
-/// Process `group->rank()`'s contiguous share of `global_batch` rows (check_batch_divides first).
+/// Process `group->rank()`'s contiguous share of `global_batch` rows; throws as check_batch_divides.
 BatchShard batch_shard(std::int64_t global_batch, const ProcessGroup* group);
 
 /// Sums the defined gradients of `params` over the processes (bucketed all-reduce), then scales

@@ -427,6 +427,9 @@ class StudioTest : public QObject {
     w->loadCompareModel(kHard);
     QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
     QVERIFY(w->glimpseSwitchEnabled());
+    // Only the soft model's β gates its context; the hard model's card claims no gate.
+    QVERIFY(w->primaryPanel()->titleToolTip().contains(QStringLiteral("β gate")));
+    QVERIFY(!w->comparePanel()->titleToolTip().contains(QStringLiteral("β gate")));
     // Asked for anyway, a soft model keeps its expected alpha: its caption does not change.
     auto* strip = w->primaryPanel()->strip();
     const QStringList soft = stripWords(strip);

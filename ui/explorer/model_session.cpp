@@ -73,8 +73,7 @@ QString model_card(const nlohmann::json& info, const QString& path) {
                   .arg(m.value("hidden_dim", 0))
                   .arg(m.value("attention_dim", 0))
                   .arg(m.value("embed_dim", 0))
-                  .arg(m.value("use_beta", false) && m.value("attention", "") == "soft" ? QObject::tr(", β gate")
-                                                                                          : QString()));
+                  .arg(info.value("beta_gated", false) ? QObject::tr(", β gate") : QString()));
   // The card written beside the model (models/NAME.md) or in its run folder (MODEL_CARD.md).
   const QFileInfo file(path);
   for (const QString& name : {file.completeBaseName() + ".md", QStringLiteral("MODEL_CARD.md")}) {
