@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "app/option_checks.h"
+#include "app/caption_options.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
@@ -18,35 +18,21 @@ namespace fovea::cli {
 
 namespace {
 struct CaptionArgs {
-  std::string model = default_model_path(), device = "cpu";
+  CaptionChoices c{default_model_path()};
   std::vector<std::string> images;
-  int beam = 3;
-  bool greedy = false, json = false, sample = false;
-  int max_len = 0;
-  std::optional<std::uint64_t> seed;
+  bool json = false;
 };
 }  // namespace
 
 Runner add_caption_command(CLI::App& app) {
   auto a = std::make_shared<CaptionArgs>();
-  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_option("images", a->images, "Image files")->required();
-  app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
-  app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "max_len", "sample_glimpses", "seed", "device"});
   app.add_flag("--json", a->json, "Print per-word alpha (grid HxW), beta and log-probability as JSON");
-  app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
-  app.add_option("--seed", a->seed, "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)")
-      ->check(at_least(0));
-  app.add_option("--max-len", a->max_len, "Longest caption in words (0: the model's limit)")->check(at_least(0));
-  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
-    Captioner captioner(a->model, a->device);
-    CaptionOptions opts;
-    opts.beam = a->greedy ? 1 : a->beam;
-    opts.max_len = a->max_len;
-    opts.sample_glimpses = a->sample;
-    opts.seed = a->seed;
-    if (a->sample && captioner.config().attention != AttentionKind::Hard) {
+    Captioner captioner(a->c.model, a->c.device);
+    const auto opts = a->c.options();
+    if (opts.sample_glimpses && captioner.config().attention != AttentionKind::Hard) {
       std::cerr << "fovea: note: --sample-glimpses applies to hard models; this soft model shows its expected alpha\n";
     }
     int failures = 0;

@@ -7,10 +7,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "app/caption_options.h"
 #include "app/commands.h"
 #include "app/option_checks.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/coco_captions.h"
+#include "core/eval/caption_scores.h"
 #include "core/data/dataset_source.h"
 #include "core/datasets/fashion_scenes.h"
 #include "core/eval/scene_evaluation.h"
@@ -19,11 +21,11 @@ namespace fovea::cli {
 
 namespace {
 struct EvalArgs {
-  std::string model = default_model_path(), dataset = "fashion-scenes", split = "test", device = "cpu";
+  CaptionChoices c{default_model_path()};
+  std::string dataset = "fashion-scenes", split = "test";
   std::size_t count = 1000;
   std::string images, results, refs_out;
-  int beam = 3;
-  bool greedy = false, json = false, sample_glimpses = false, faithfulness = false;
+  bool json = false, faithfulness = false;
   FashionScenesOptions scenes;
 };
 
@@ -63,7 +65,6 @@ void print_faithfulness(const FaithfulnessReport& r) {
 
 Runner add_eval_command(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
-  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_option("--dataset", a->dataset, "fashion-scenes, karpathy:PATH/dataset_*.json or coco:PATH/captions_*.json")
       ->capture_default_str();
   app.add_option("--images", a->images, "Folder of the dataset's images (karpathy: and coco: datasets)");
@@ -71,10 +72,6 @@ Runner add_eval_command(CLI::App& app) {
       ->check(CLI::IsMember({"train", "val", "test"}))
       ->capture_default_str();
   app.add_option("--count", a->count, "Scenes to evaluate")->check(at_least(1))->capture_default_str();
-  app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
-  app.add_flag("--greedy", a->greedy, "Greedy decoding");
-  app.add_flag("--sample-glimpses", a->sample_glimpses,
-               "Hard models: decode with sampled glimpses and score where they land (glimpse row)");
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->check(at_least(0))->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
   app.add_flag("--faithfulness", a->faithfulness,
@@ -82,9 +79,9 @@ Runner add_eval_command(CLI::App& app) {
                "more than when as many cells elsewhere go? (scenes with object boxes)");
   app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
   app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
-  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
   return [a]() -> int {
-    Captioner captioner(a->model, a->device);
+    Captioner captioner(a->c.model, a->c.device);
     a->scenes.image_size = int(captioner.config().image_size);
     check_dataset_name(a->dataset);
     std::shared_ptr<const SceneSource> source;
@@ -97,10 +94,8 @@ Runner add_eval_command(CLI::App& app) {
                                   [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); });
     }
     const auto& scenes = *source;
-    CaptionOptions opts;
-    opts.beam = a->greedy ? 1 : a->beam;
-    opts.sample_glimpses = a->sample_glimpses;
-    if (a->sample_glimpses && captioner.config().attention != AttentionKind::Hard) {
+    const auto opts = a->c.options();
+    if (a->c.sample_glimpses && captioner.config().attention != AttentionKind::Hard) {
       std::fprintf(stderr, "fovea: note: --sample-glimpses applies to hard models; "
                            "this soft model is scored with its expected alpha\n");
     }
@@ -109,14 +104,14 @@ Runner add_eval_command(CLI::App& app) {
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
     if (a->json) {
       auto j = to_json(e);
-      j["model"] = a->model;
+      j["model"] = a->c.model;
       j["split"] = a->split;
       j["dataset"] = scenes.describe();
       j["beam"] = opts.beam;
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%s on %s (%s)\n", a->model.c_str(), scenes.describe().c_str(),
+    std::printf("%s on %s (%s)\n", a->c.model.c_str(), scenes.describe().c_str(),
                 opts.beam > 1 ? ("beam " + std::to_string(opts.beam)).c_str() : "greedy");
     std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
                 e.bleu[2], e.bleu[3], e.rouge_l, e.cider);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/caption_options.h"
 #include "app/commands.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
@@ -16,10 +17,11 @@ namespace fovea::cli {
 
 namespace {
 struct ExportArgs {
-  std::string model = default_model_path(), device = "cpu", image, out, frames, caption, colormap = "spotlight", width = "double";
-  int beam = 3, columns = 0, frame_size = 448;
+  CaptionChoices c{default_model_path()};
+  std::string image, out, frames, caption, colormap = "spotlight", width = "double";
+  int columns = 0, frame_size = 448;
   double dpi = 300;
-  bool greedy = false, blocky = false, no_probability = false, sample = false;
+  bool blocky = false, no_probability = false;
   float opacity = 0.6f;
 };
 }  // namespace
@@ -29,11 +31,8 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("image", a->image, "Image file")->required();
   app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf");
   app.add_option("--frames", a->frames, "Also write the word-by-word animation as PNG frames into this folder");
-  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_option("--caption", a->caption, "Show where the model looks for this caption (teacher forcing) instead of its own");
-  app.add_option("--beam,-k", a->beam, "Beam width")->check(CLI::Range(1, 50))->capture_default_str();
-  app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
-  app.add_flag("--sample-glimpses", a->sample, "Hard models: sampled glimpses instead of the expected alpha");
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
   app.add_option("--colormap", a->colormap, "spotlight (the image darkened outside the attention), viridis, inferno, jet or gray")->capture_default_str();
   app.add_option("--opacity", a->opacity, "Heatmap opacity 0..1")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
   app.add_flag("--blocky", a->blocky, "One flat block per attention cell instead of smooth upsampling");
@@ -43,7 +42,6 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("--columns", a->columns, "Panels per row (0: as many as fit, about 80 pt each)")->check(CLI::Range(0, 64));
   app.add_flag("--no-probability", a->no_probability, "Leave p(word) out of the labels");
   app.add_option("--frame-size", a->frame_size, "Animation frame width")->check(CLI::Range(64, 4096))->capture_default_str();
-  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     if (a->out.empty() && a->frames.empty()) throw std::invalid_argument("nothing to export: give --out FIG.(png|svg|pdf) and/or --frames DIR");
     std::error_code ec;
@@ -59,12 +57,12 @@ Runner add_export_command(CLI::App& app) {
     fig.columns = a->columns;
     fig.show_probability = !a->no_probability;
     const RgbImage image = read_image(a->image);
-    Captioner captioner(a->model, a->device);
+    Captioner captioner(a->c.model, a->c.device);
     CaptionResult result;
     if (a->caption.empty()) {
       CaptionOptions opts;
-      opts.beam = a->greedy ? 1 : a->beam;
-      opts.sample_glimpses = a->sample;
+      opts.beam = a->c.options().beam;
+      opts.sample_glimpses = a->c.sample_glimpses;
       result = captioner.caption(image, opts);
     } else {
       result = captioner.score(image, a->caption);

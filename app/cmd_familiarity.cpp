@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "app/commands.h"
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/train/familiarity_calibration.h"
 #include "core/train/train_config.h"
 #include "core/train/trainer.h"

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "app/caption_options.h"
 #include "app/commands.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
@@ -16,7 +17,8 @@ namespace fovea::cli {
 
 namespace {
 struct ProbeArgs {
-  std::string model = default_model_path(), device = "cpu", image, region, prefix;
+  CaptionChoices c{default_model_path()};
+  std::string image, region, prefix;
   int top = 5;
   bool json = false;
 };
@@ -34,13 +36,12 @@ Runner add_probe_command(CLI::App& app) {
       ->required();
   app.add_option("--prefix,-p", a->prefix, "The words before (default: none, the first word)");
   app.add_option("--top,-k", a->top, "How many words to list")->check(CLI::Range(1, 100))->capture_default_str();
-  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   app.add_flag("--json", a->json, "One JSON object: prefix, words [{word, p}], alpha, own {words, alpha}, beta");
-  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
+  add_caption_options(app, a->c, {"model", "device"});
   return [a]() -> int {
     const ProbeRegion region = parse_probe_region(a->region);
     const RgbImage image = read_image(a->image);
-    Captioner captioner(a->model, a->device);
+    Captioner captioner(a->c.model, a->c.device);
     const ProbeResult r = captioner.probe(image, region, a->prefix, a->top);
     if (a->json) {
       std::cout << to_json(r).dump() << "\n";

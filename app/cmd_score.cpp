@@ -8,6 +8,7 @@
 
 #include "app/commands.h"
 #include "core/data/coco_captions.h"
+#include "core/eval/caption_scores.h"
 #include "core/io/atomic_file.h"
 
 namespace fovea::cli {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/caption_options.h"
 #include "app/commands.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
@@ -19,9 +20,9 @@ namespace fovea::cli {
 
 namespace {
 struct TakeAwayArgs {
-  std::string model = default_model_path(), device = "cpu", image, word, caption, save;
-  int beam = 3;
-  bool greedy = false, json = false;
+  CaptionChoices c{default_model_path()};
+  std::string image, word, caption, save;
+  bool json = false;
 };
 
 /// --word: a 1-based position in the caption, or a word of it (its first occurrence).
@@ -55,17 +56,14 @@ Runner add_take_away_command(CLI::App& app) {
   app.add_option("image", a->image, "Image file")->required();
   app.add_option("--word,-w", a->word, "The word: its position in the caption (1 = first) or the word itself")->required();
   app.add_option("--caption,-c", a->caption, "Test this caption's word (teacher forcing) instead of the model's caption");
-  app.add_option("--model,-m", a->model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
-  app.add_option("--beam,-k", a->beam, "Beam width of the captions")->check(CLI::Range(1, 50))->capture_default_str();
-  app.add_flag("--greedy", a->greedy, "Greedy decoding (beam 1)");
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "device"});
   app.add_option("--save", a->save, "Write the two altered images as SAVE-attended.png and SAVE-control.png");
   app.add_flag("--json", a->json, "One JSON object: word, p, attended {cells, p, drop, caption}, control {..., source}");
-  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   return [a]() -> int {
     const RgbImage image = read_image(a->image);
-    Captioner captioner(a->model, a->device);
+    Captioner captioner(a->c.model, a->c.device);
     CaptionOptions options;
-    options.beam = a->greedy ? 1 : a->beam;
+    options.beam = a->c.options().beam;
     const CaptionResult caption = a->caption.empty() ? captioner.caption(image, options) : captioner.score(image, a->caption);
     const TakeAway t = take_away(captioner, image, caption, word_index(caption, a->word), options);
     if (!a->save.empty()) {

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "core/decode/caption_settings.h"
 #include "core/runtime/process_startup.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
@@ -90,7 +91,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption model({"m", "model"}, QStringLiteral("Model file (default: the shipped soft model)"), QStringLiteral("file"));
   const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Second model, shown side by side"), QStringLiteral("file"));
   const QCommandLineOption caption(QStringLiteral("caption"), QStringLiteral("Score this caption instead of generating one"), QStringLiteral("text"));
-  const QCommandLineOption beam({"k", "beam"}, QStringLiteral("Beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("3"));
+  const QCommandLineOption beam({"k", "beam"}, QString::fromUtf8(fovea::caption_setting("beam").help), QStringLiteral("k"), QStringLiteral("3"));
   const QCommandLineOption word(QStringLiteral("word"),
                                 QStringLiteral("With --screenshot: the word to show (1 = first, as fovea take-away counts)"),
                                 QStringLiteral("n"), QStringLiteral("3"));
@@ -116,8 +117,10 @@ int main(int argc, char** argv) {
   };
   bool ok = true;
   const int beam_width = cli.value(beam).toInt(&ok);
-  if (!ok || beam_width < 1 || beam_width > 50) {
-    return refuse("beam", "'" + cli.value(beam).toStdString() + "' is not a beam width from 1 to 50");
+  const auto& beam_range = fovea::caption_setting("beam");
+  if (!ok || beam_width < beam_range.min || beam_width > beam_range.max) {
+    return refuse("beam", "'" + cli.value(beam).toStdString() + "' is not a beam width from " +
+                              std::to_string(beam_range.min) + " to " + std::to_string(beam_range.max));
   }
   const int word_index = cli.value(word).toInt(&ok) - 1;
   if (!ok || word_index < 0) return refuse("word", "'" + cli.value(word).toStdString() + "' is not a word position (1 = first)");

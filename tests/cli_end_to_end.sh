@@ -186,7 +186,7 @@ echo "== bad input"
 head -c 1000 run/best.ckpt > cut.ckpt
 expect_error "cut.ckpt: truncated" "$FOVEA" caption --model cut.ckpt scenes/test_00000.png
 echo "not a model" > fake.ckpt
-expect_error "fake.ckpt: not a Fovea checkpoint" "$FOVEA" caption --model fake.ckpt scenes/test_00000.png
+expect_error "fake.ckpt: not a Fovea model file" "$FOVEA" caption --model fake.ckpt scenes/test_00000.png
 echo "not an image" > fake.png
 expect_error "fake.png: not a readable image" "$FOVEA" caption --model run/best.ckpt fake.png
 expect_error "nothing.png: file not found" "$FOVEA" caption --model run/best.ckpt nothing.png

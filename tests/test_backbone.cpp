@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/train/objectives.h"
 #include "tests/test_support.h"
 #include "tests/tiny_backbone.h"

@@ -13,7 +13,8 @@ TEST(CellLabels, CellsWhoseCentreIsInABoxCarryItsClassAndColour) {
   s.objects.push_back({0, 0, 24, 16, 7, "sneaker", "red"});      // cells (0,0) (0,1) (0,2) by centre (4, 12, 20)
   s.objects.push_back({100, 100, 103, 103, 8, "bag", "white"});  // holds no cell centre: the cell under its centre
   std::vector<std::int64_t> cls(14 * 14), col(14 * 14);
-  ASSERT_TRUE(cell_labels(s, 14, 14, cls.data(), col.data()));
+  const auto palette = scene_colour_names();
+  ASSERT_TRUE(cell_labels(s, 14, 14, palette, cls.data(), col.data()));
   EXPECT_EQ(cls[0], 8);
   EXPECT_EQ(cls[2], 8);
   EXPECT_EQ(cls[3], 0);
@@ -27,7 +28,7 @@ TEST(CellLabels, CellsWhoseCentreIsInABoxCarryItsClassAndColour) {
   EXPECT_EQ(labelled, 3 * 2 + 1);
   Scene empty;
   empty.image = RgbImage(32, 32);
-  EXPECT_FALSE(cell_labels(empty, 4, 4, cls.data(), col.data()));
+  EXPECT_FALSE(cell_labels(empty, 4, 4, palette, cls.data(), col.data()));
 }
 
 TEST(Batching, SameSeedAndEpochGiveTheSameBatch) {

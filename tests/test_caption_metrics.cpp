@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data/coco_captions.h"
+#include "core/eval/caption_scores.h"
 #include "core/data/tokenizer.h"
 #include "core/eval/caption_metrics.h"
 #include "core/eval/reference_captions.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/decode/decoding.h"
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "tests/test_support.h"
 
 using namespace fovea;
@@ -99,7 +99,7 @@ TEST_F(CheckpointTest, TruncatedFilesAreRejectedWithThePath) {
     spit(p, bytes.substr(0, cut));
     const auto msg = load_error(p);
     EXPECT_NE(msg.find(p), std::string::npos) << msg;
-    EXPECT_TRUE(msg.find("truncated") != std::string::npos || msg.find("not a Fovea checkpoint") != std::string::npos)
+    EXPECT_TRUE(msg.find("truncated") != std::string::npos || msg.find("not a Fovea model file") != std::string::npos)
         << cut << ": " << msg;
     // Reading the header alone (run browsers, the New run dialog) names the cut as the load does.
     EXPECT_EQ(header_error(p), msg) << cut;
@@ -120,7 +120,7 @@ TEST_F(CheckpointTest, FlippedByteFailsTheChecksum) {
 
 TEST_F(CheckpointTest, ForeignFilesAreNotCheckpoints) {
   spit(dir / "notes.txt", "hello, I am not a model\n");
-  EXPECT_NE(load_error(dir / "notes.txt").find("not a Fovea checkpoint"), std::string::npos);
+  EXPECT_NE(load_error(dir / "notes.txt").find("not a Fovea model file"), std::string::npos);
   EXPECT_NE(load_error(dir / "missing.ckpt").find("file not found"), std::string::npos);
   EXPECT_NE(load_error(dir.path.string()).find("is a folder"), std::string::npos);
   spit(dir / "empty.ckpt", "");

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/decode/decoding.h"
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/train/objectives.h"
 #include "tests/test_support.h"
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/train/data_parallel.h"
 #include "tests/test_support.h"
 #include "tests/tiny_backbone.h"

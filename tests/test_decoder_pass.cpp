@@ -15,7 +15,7 @@
 #include "core/data/batching.h"
 #include "core/runtime/runtime.h"
 #include "core/train/decoder_pass.h"
-#include "core/train/thread_generator.h"
+#include "core/runtime/thread_generator.h"
 #include "tests/test_support.h"
 
 using namespace fovea;

@@ -1,7 +1,7 @@
 // Greedy and beam search: k=1 equals greedy, no beam reaching <end>, batch equals single.
 #include <gtest/gtest.h>
 
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
 #include "core/decode/decoding.h"
 #include "tests/test_support.h"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
-#include "core/io/encoder_file.h"
+#include "core/model/encoder_file.h"
 #include "core/train/encoder_pretraining.h"
 #include "core/train/run_log.h"
 #include "core/train/trainer.h"

@@ -112,7 +112,6 @@ TEST(TrainSettings, ARunSavedBeforeTheTableIsReadThroughOneMigration) {
   EXPECT_FALSE(c.model.use_beta);
   EXPECT_EQ(c.batch_size, 16);
   EXPECT_DOUBLE_EQ(c.expected_context_prob, 0.25);
-  EXPECT_DOUBLE_EQ(c.baseline_decay, 0.8);
   EXPECT_EQ(c.objective.reduction, PenaltyReduction::Sum);
   EXPECT_EQ(c.min_count, 2);
   EXPECT_EQ(c.out_dir, "runs/old");

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/train/nonfinite.h"
 #include "core/train/run_log.h"
 #include "core/train/trainer.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/runtime/runtime.h"
 #include "core/train/precision_trial.h"
 #include "core/train/trainer.h"

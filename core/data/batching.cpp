@@ -6,7 +6,6 @@
 
 #include "core/data/image_tensor.h"
 #include "core/data/tokenizer.h"
-#include "core/datasets/fashion_scenes.h"
 
 namespace fovea {
 
@@ -49,15 +48,15 @@ std::vector<std::int64_t> cells_in_box(int x0, int y0, int x1, int y1, int width
   return cells;
 }
 
-bool cell_labels(const Scene& scene, std::int64_t gh, std::int64_t gw, std::int64_t* classes, std::int64_t* colours) {
+bool cell_labels(const Scene& scene, std::int64_t gh, std::int64_t gw, const std::vector<std::string>& palette,
+                 std::int64_t* classes, std::int64_t* colours) {
   std::fill(classes, classes + gh * gw, 0);
   std::fill(colours, colours + gh * gw, 0);
   if (scene.objects.empty()) return false;
-  const auto& palette = scene_colours();
   for (const auto& o : scene.objects) {
     std::int64_t colour = 0;
     for (std::size_t k = 0; k < palette.size(); ++k) {
-      if (palette[k].name == o.colour) colour = std::int64_t(k) + 1;
+      if (palette[k] == o.colour) colour = std::int64_t(k) + 1;
     }
     for (const auto cell : cells_in_box(o.x0, o.y0, o.x1, o.y1, scene.image.width, scene.image.height, gh, gw)) {
       classes[cell] = o.class_id + 1;
@@ -94,8 +93,9 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
     b.cell_class = torch::zeros({B, grid_h * grid_w}, torch::kLong);
     b.cell_colour = torch::zeros({B, grid_h * grid_w}, torch::kLong);
     b.has_cell_labels = true;
+    const auto palette = source.colour_names();
     for (std::int64_t i = 0; i < B; ++i) {
-      b.has_cell_labels &= cell_labels(scenes[std::size_t(i)], grid_h, grid_w, b.cell_class[i].data_ptr<std::int64_t>(),
+      b.has_cell_labels &= cell_labels(scenes[std::size_t(i)], grid_h, grid_w, palette, b.cell_class[i].data_ptr<std::int64_t>(),
                                        b.cell_colour[i].data_ptr<std::int64_t>());
     }
   }

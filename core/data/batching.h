@@ -30,7 +30,8 @@ struct Batch {
 /// centres lie in the box [x0, x1) x [y0, y1); when none does, the cell under the box's centre.
 std::vector<std::int64_t> cells_in_box(int x0, int y0, int x1, int y1, int width, int height, std::int64_t grid_h,
                                        std::int64_t grid_w);
-bool cell_labels(const Scene& scene, std::int64_t grid_h, std::int64_t grid_w, std::int64_t* classes, std::int64_t* colours);
+bool cell_labels(const Scene& scene, std::int64_t grid_h, std::int64_t grid_w, const std::vector<std::string>& palette,
+                 std::int64_t* classes, std::int64_t* colours);
 
 /// For each word of `words` (a caption of `scene`), the object it names: a colour word followed
 /// by a noun ("red sneaker"), both words naming the scene's object with that colour and class.

@@ -1,6 +1,6 @@
 #pragma once
-/// COCO caption files (references: the annotation format; candidates: the results format) and
-/// scoring them with the coco-caption metrics, as `fovea score` and `fovea eval` report them.
+/// COCO caption files (references: the annotation format; candidates: the results format). Scoring
+/// them is core/eval/caption_scores.h.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,26 +20,5 @@ std::map<std::int64_t, std::string> read_coco_results(const std::string& path);
 void write_coco_results(const std::string& path, const std::map<std::int64_t, std::string>& results);
 /// The references in the annotation format, so a results file can be scored against them later.
 void write_coco_references(const std::string& path, const std::map<std::int64_t, std::vector<std::string>>& references);
-
-struct ImageScores {
-  std::int64_t image_id = 0;
-  double bleu[4] = {0, 0, 0, 0};
-  double rouge_l = 0, cider = 0;
-};
-
-struct CaptionScores {
-  double bleu[4] = {0, 0, 0, 0};  ///< corpus BLEU-1..4
-  double rouge_l = 0, cider = 0;  ///< means over images
-  std::vector<ImageScores> per_image;
-};
-
-/// Tokenises (PTB-style) and scores. Every result must have references and every referenced
-/// image a result; otherwise throws listing the offending ids.
-CaptionScores score_captions(const std::map<std::int64_t, std::vector<std::string>>& references,
-                             const std::map<std::int64_t, std::string>& results);
-
-/// {"Bleu_1".."Bleu_4", "ROUGE_L", "CIDEr"} — the toolkit's key names.
-nlohmann::json to_json(const CaptionScores& s);
-nlohmann::json per_image_json(const CaptionScores& s);
 
 }  // namespace fovea

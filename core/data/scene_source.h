@@ -2,6 +2,7 @@
 /// The interface every captioning data source implements (built-in scenes, real datasets).
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/data/image.h"
 
@@ -16,6 +17,9 @@ class SceneSource {
   virtual Scene get(std::size_t index) const = 0;
   /// A short description of the source for model cards and logs.
   virtual std::string describe() const = 0;
+  /// The colours its objects' `colour` names, in the order of the auxiliary colour head's classes;
+  /// empty for sources without object colours.
+  virtual std::vector<std::string> colour_names() const { return {}; }
 };
 
 }  // namespace fovea

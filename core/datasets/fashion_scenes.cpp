@@ -120,6 +120,12 @@ FashionScenesOptions with_item_sizes(FashionScenesOptions o) {
   return o;
 }
 
+std::vector<std::string> scene_colour_names() {
+  std::vector<std::string> names;
+  for (const auto& c : scene_colours()) names.push_back(c.name);
+  return names;
+}
+
 FashionScenes::FashionScenes(std::string split, std::size_t count, FashionScenesOptions options)
     : FashionScenes(split, count, shared_items(split == "train" ? "train" : "test", options.mnist_dir), options) {}
 

@@ -38,6 +38,8 @@ struct NamedColour {
   std::uint8_t r, g, b;
 };
 const std::vector<NamedColour>& scene_colours();
+/// The palette's names, in order (what SceneSource::colour_names() gives for the scenes).
+std::vector<std::string> scene_colour_names();
 
 class FashionScenes : public SceneSource {
  public:
@@ -51,6 +53,7 @@ class FashionScenes : public SceneSource {
   std::size_t size() const override { return count_; }
   Scene get(std::size_t index) const override;
   std::string describe() const override;
+  std::vector<std::string> colour_names() const override { return scene_colour_names(); }
   const FashionScenesOptions& options() const { return options_; }
   const std::shared_ptr<const FashionMnist>& items() const { return items_; }
   /// Whether this source mirrors its items (options().mirror_items, train split only).

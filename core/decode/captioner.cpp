@@ -2,14 +2,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <random>
+
 #include "core/data/batching.h"
 #include "core/data/image_tensor.h"
 #include "core/data/tokenizer.h"
 #include "core/decode/decoding.h"
-#include "core/eval/familiarity.h"
-#include "core/io/checkpoint.h"
+#include "core/decode/familiarity.h"
+#include "core/model/checkpoint.h"
 #include "core/runtime/runtime.h"
-#include "core/train/objectives.h"
+#include "core/runtime/thread_generator.h"
 
 namespace fovea {
 
@@ -17,13 +20,8 @@ struct Captioner::Impl {
   LoadedCheckpoint ckpt;
   std::string path;
   std::optional<FamiliarityStats> familiarity;
+  std::mt19937_64 seeds{std::random_device{}()};  ///< seeds of unseeded sampled draws
 };
-
-std::string CaptionResult::text() const {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : " ") + w.word;
-  return s;
-}
 
 Captioner::Captioner(const std::string& model_path, const std::string& device) : impl_(std::make_unique<Impl>()) {
   impl_->ckpt = load_checkpoint(model_path, resolve_device(device));
@@ -55,7 +53,8 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   // Sampled glimpses are a hard model's; a soft model always attends with its expected α.
   const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
   d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
-  if (sampled && options.seed) torch::manual_seed(*options.seed);
+  std::optional<ScopedThreadGenerator> draws;  // this call's own stream, never the process-wide one
+  if (sampled) draws.emplace(options.seed ? *options.seed : impl_->seeds());
   torch::NoGradGuard no_grad;
   m.net->eval();
   const auto annotations = m.net->encode(images_to_tensor(ptrs, m.config.image_size).to(m.device));
@@ -156,27 +155,6 @@ nlohmann::json Captioner::info() const {
     j["best_val_bleu4"] = t.value("best_bleu4", 0.0);
     j["training_time_s"] = t.value("elapsed_s", 0.0);
     if (t.contains("config")) j["dataset"] = t["config"].value("dataset", "");
-  }
-  return j;
-}
-
-nlohmann::json to_json(const CaptionResult& r) {
-  nlohmann::json words = nlohmann::json::array();
-  for (const auto& w : r.words) {
-    nlohmann::json grid = nlohmann::json::array();
-    for (int y = 0; y < r.grid_h; ++y) {
-      grid.push_back(std::vector<float>(w.alpha.begin() + y * r.grid_w, w.alpha.begin() + (y + 1) * r.grid_w));
-    }
-    nlohmann::json jw = {{"word", w.word}, {"log_prob", w.log_prob}, {"beta", w.beta}, {"alpha", grid}};
-    if (w.glimpse >= 0) jw["glimpse"] = {w.glimpse / r.grid_w, w.glimpse % r.grid_w};
-    words.push_back(jw);
-  }
-  nlohmann::json j = {{"caption", r.text()}, {"log_prob", r.log_prob}, {"finished", r.finished},
-                      {"grid", {r.grid_h, r.grid_w}}, {"beta_gated", r.beta_gated}, {"words", words}};
-  if (r.familiarity) {
-    j["familiar"] = r.familiarity->familiar();
-    j["familiarity_distance"] = r.familiarity->distance;
-    j["familiarity_threshold"] = r.familiarity->threshold;
   }
   return j;
 }

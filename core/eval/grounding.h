@@ -12,7 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/data/image.h"
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
 
 namespace fovea {
 

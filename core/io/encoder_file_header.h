@@ -8,7 +8,7 @@
 
 namespace fovea {
 
-/// An encoder file's blocks and how it was trained (core/io/encoder_file.h).
+/// An encoder file's blocks and how it was trained (core/model/encoder_file.h).
 struct EncoderFileInfo {
   std::vector<std::int64_t> widths, strides;  ///< the built-in CNN's blocks
   bool centred_cells = true;

@@ -7,7 +7,7 @@
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
 #include "core/model/vocabulary_log_likelihood.h"
-#include "core/train/thread_generator.h"
+#include "core/runtime/thread_generator.h"
 
 #include <algorithm>
 #include <mutex>
@@ -144,7 +144,14 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
   r.log_alpha_glimpse = torch::zeros({b}, r.alpha.options());
   if (sample.defined()) {
     auto rows = sample.narrow(0, 0, b);
-    auto cells = torch::multinomial(r.alpha.detach(), 1, false, thread_generator()).squeeze(1);  // (b)
+    // A diverged step's α holds NaN: those cells become valid draws (weight 1) so the step ends and
+    // the training's non-finite guard names what diverged, as on the soft path; finite α is drawn
+    // from unchanged.
+    auto draw_from = torch::nan_to_num(r.alpha.detach(), 1.0, 1.0, 0.0);
+    const auto generator = thread_generator();
+    // A thread's own generator is a CPU one (core/runtime/thread_generator.h): draw on the CPU then.
+    if (generator.has_value() && !draw_from.device().is_cpu()) draw_from = draw_from.cpu();
+    auto cells = torch::multinomial(draw_from, 1, false, generator).squeeze(1).to(a.device());  // (b)
     auto picked = a.gather(1, cells.view({b, 1, 1}).expand({b, 1, a.size(2)})).squeeze(1);
     auto log_alpha = torch::log(r.alpha.gather(1, cells.unsqueeze(1)).squeeze(1).clamp_min(1e-12));
     r.context = torch::where(rows.unsqueeze(1), picked, expected);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/data/image.h"
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
 #include "core/render/heatmap.h"
 #include "core/render/text_run.h"
 

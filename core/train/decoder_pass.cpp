@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/runtime/runtime.h"
-#include "core/train/thread_generator.h"
+#include "core/runtime/thread_generator.h"
 
 // Weak: LibTorch's OpenMP runtime when it has one (null otherwise).
 extern "C" void omp_set_num_threads(int) __attribute__((weak));

@@ -5,7 +5,7 @@
 /// (docs/performance.md). Given two cores, the batch is split into two parts of alternating caption
 /// lengths, each decoded and back-propagated on its own thread with one intra-op thread; the parts'
 /// gradients add up in the parameters to the whole batch's. Each part draws its dropout masks and
-/// glimpses from its own generator (core/train/thread_generator.h), so runs stay reproducible.
+/// glimpses from its own generator (core/runtime/thread_generator.h), so runs stay reproducible.
 #include <functional>
 #include <vector>
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/data/image_tensor.h"
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 
 namespace fovea {
 namespace {

@@ -1,13 +1,13 @@
 #pragma once
 /// Measures a model's training and validation images and keeps their statistics in its model
-/// file (core/eval/familiarity.h), so captions can say when an image is unlike them. Training
+/// file (core/decode/familiarity.h), so captions can say when an image is unlike them. Training
 /// runs do it for best.ckpt when they finish; `fovea familiarity` does it for older files.
 #include <cstddef>
 #include <functional>
 #include <string>
 
 #include "core/data/scene_source.h"
-#include "core/eval/familiarity.h"
+#include "core/decode/familiarity.h"
 #include "core/model/show_attend_tell.h"
 
 namespace fovea {

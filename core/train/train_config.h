@@ -60,7 +60,6 @@ struct TrainConfig {
   /// encoder file); 0 = off.
   std::int64_t pretrain_steps = 0;
   double expected_context_prob = 0.5;  ///< hard: chance a sequence uses the expected context
-  double baseline_decay = 0.9;         ///< hard: b_k = decay b_{k-1} + (1 - decay) reward
   std::uint64_t seed = 1;
   std::string device = "auto";
   /// fp32, or bf16 (the forward's matrix products and convolutions in bfloat16, CPU autocast);
@@ -80,6 +79,8 @@ struct TrainConfig {
 };
 
 /// Fixed parts of the recipe: not settings, the same for every run.
+/// Hard: the REINFORCE baseline's decay, b_k = 0.9 b_{k-1} + 0.1 reward (the paper's; not a setting).
+inline constexpr double kBaselineDecay = 0.9;
 inline constexpr double kGradClip = 5.0;                ///< gradient norm clipping (the paper's)
 inline constexpr std::int64_t kLogEvery = 10;           ///< steps between metrics.jsonl records
 inline constexpr std::int64_t kCheckpointEvery = 200;   ///< steps between checkpoints (and at every epoch's end)

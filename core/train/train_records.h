@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
 
 namespace fovea {
 

@@ -1,10 +1,15 @@
 #include "core/train/train_settings.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/data/dataset_source.h"
+#include "core/io/encoder_file_header.h"
 
 namespace fovea {
 
@@ -40,8 +45,52 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
   [](const TrainConfig& c) -> SettingValue { return value_of(c.path); },       \
       [](TrainConfig& c, const SettingValue& v) { assign(c.path, v); }
 
+namespace {
+
+bool hard(const TrainConfig& c) { return c.model.attention == AttentionKind::Hard; }
+bool untrained_cnn(const TrainConfig& c) { return c.backbone.empty() || c.backbone == "none"; }
+
+/// When each setting that does not always apply has an effect.
+std::vector<TrainSetting> with_applicability(std::vector<TrainSetting> table) {
+  struct When {
+    const char* key;
+    const char* text;
+    bool (*test)(const TrainConfig&);
+  };
+  static const When when[] = {
+      {"images", "karpathy: and coco: datasets", [](const TrainConfig& c) { return !is_builtin_dataset(c.dataset); }},
+      {"encoder_widths", "the built-in CNN, untrained (--backbone none)", untrained_cnn},
+      {"finetune_backbone", "a TorchScript backbone",
+       [](const TrainConfig& c) { return !untrained_cnn(c) && !is_encoder_file(c.backbone); }},
+      {"trainable_blocks", "the built-in CNN starting trained (an encoder file, pretraining or --init-from)",
+       [](const TrainConfig& c) {
+         TrainConfig all = c;
+         all.trainable_blocks = 0;
+         return frozen_encoder_blocks(all) > 0;
+       }},
+      {"beta", "soft attention", [](const TrainConfig& c) { return !hard(c); }},
+      {"lambda_r", "hard attention", hard},
+      {"lambda_e", "hard attention", hard},
+      {"expected_prob", "hard attention", hard},
+      {"pretrain_steps", "the built-in scenes and CNN",
+       [](const TrainConfig& c) {
+         TrainConfig asked = c;
+         asked.pretrain_steps = std::max<std::int64_t>(1, c.pretrain_steps);
+         return pretrains_encoder(asked);
+       }},
+  };
+  for (auto& s : table) {
+    for (const auto& w : when) {
+      if (std::string(w.key) == s.key) s.applies_when = w.text, s.applies_to = w.test;
+    }
+  }
+  return table;
+}
+
+}  // namespace
+
 const std::vector<TrainSetting>& train_settings() {
-  static const std::vector<TrainSetting> table = {
+  static const std::vector<TrainSetting> table = with_applicability({
       // Run
       {"out", "Run", "Run folder for metrics.jsonl, checkpoints, samples and the model card", FOVEA_FIELD(out_dir)},
       {"init_from", "Run", "Start from this checkpoint's weights (e.g. a hard model from a soft one)", FOVEA_FIELD(init_from)},
@@ -100,7 +149,6 @@ const std::vector<TrainSetting>& train_settings() {
       {"lambda_e", "Objective", "Hard: weight of the entropy bonus on alpha", FOVEA_FIELD(objective.lambda_e), 0, kInf},
       {"expected_prob", "Objective", "Hard: probability that a sequence uses the expected context instead of a sample",
        FOVEA_FIELD(expected_context_prob), 0, 1},
-      {"baseline_decay", "Objective", "Hard: decay of the moving-average REINFORCE baseline", FOVEA_FIELD(baseline_decay), 0, 1},
       {"aux_weight", "Objective",
        "Auxiliary losses on the annotations: each cell's class and colour, each object's class (needs object boxes; 0: off)",
        FOVEA_FIELD(aux_weight), 0, kInf},
@@ -130,7 +178,7 @@ const std::vector<TrainSetting>& train_settings() {
        "fp32, or bf16 (products and convolutions in bfloat16, CPU); auto: on a CPU with bf16 products the "
        "faster of the two for this run, timed before its first step; else fp32",
        FOVEA_FIELD(precision), -kInf, kInf, false, {"auto", "fp32", "bf16"}},
-  };
+  });
   return table;
 }
 
@@ -177,7 +225,36 @@ void TrainSetting::check(const SettingValue& v) const {
   } else {
     return;
   }
+  if (!std::isfinite(x)) {
+    throw std::invalid_argument(std::string(key) + " must be a finite number, got " + format_setting(v));
+  }
   if (!(x >= min) || (min_exclusive && x == min) || !(x <= max)) throw out_of_range();
+}
+
+std::string train_settings_markdown() {
+  std::string out = "| option | group | meaning | allowed | default | applies to |\n|---|---|---|---|---|---|\n";
+  for (const auto& s : train_settings()) {
+    const auto value = s.default_value();
+    std::string name = s.cli_name(), allowed;
+    if (std::holds_alternative<bool>(value)) {
+      name += "`, `--no-" + name.substr(2);
+      allowed = "flag";
+    } else if (!s.choices.empty()) {
+      for (const auto& c : s.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+    } else if (std::holds_alternative<std::int64_t>(value) || std::holds_alternative<double>(value)) {
+      std::ostringstream range;
+      range << (s.min_exclusive ? "> " : ">= ") << s.min;
+      if (std::isfinite(s.max)) range << ", <= " << s.max;
+      allowed = range.str();
+    }
+    std::string help = s.help;
+    for (std::size_t at = 0; (at = help.find('|', at)) != std::string::npos; at += 2) help.replace(at, 1, "\\|");
+    std::string shown = format_setting(value);
+    if (shown.find('/') != std::string::npos) shown = "the shipped " + shown.substr(shown.rfind('/') + 1);  // not this machine's path
+    out += "| `" + name + "` | " + s.group + " | " + help + " | " + allowed + " | " + shown + " | " +
+           (*s.applies_when != '\0' ? s.applies_when : "every run") + " |\n";
+  }
+  return out;
 }
 
 std::string format_setting(const SettingValue& v) {
@@ -262,7 +339,8 @@ nlohmann::json migrate_train_config(const nlohmann::json& j) {
     return out;
   }
   // Version 1: the model's and the scenes' settings nested, some keys named otherwise, and
-  // settings since removed (ignored: a run resumes with the current recipe's fixed parts).
+  // settings since removed (ignored: a run resumes with the current recipe's fixed parts). Keys of
+  // settings removed since (baseline_decay, now the paper's fixed 0.9) are ignored in any version.
   const auto& m = j.at("model");
   nlohmann::json out = {{"version", kTrainConfigVersion},
                         {"out", j.value("out_dir", std::string())},
@@ -289,7 +367,6 @@ nlohmann::json migrate_train_config(const nlohmann::json& j) {
                         {"lambda_r", j.at("lambda_r")},
                         {"lambda_e", j.at("lambda_e")},
                         {"expected_prob", j.at("expected_context_prob")},
-                        {"baseline_decay", j.at("baseline_decay")},
                         {"aux_weight", j.value("aux_weight", 0.0)},
                         {"attention_supervision", j.value("attention_supervision", 0.0)},
                         {"pretrain_steps", j.value("pretrain_steps", std::int64_t(0))},

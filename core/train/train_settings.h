@@ -26,10 +26,15 @@ struct TrainSetting {
   double max = std::numeric_limits<double>::infinity();   ///< numbers: largest allowed
   bool min_exclusive = false;                              ///< numbers: min itself not allowed
   std::vector<std::string> choices = {};                   ///< texts: the allowed values (empty: any)
+  /// When the setting has an effect ("hard attention"; "" always), and the test of it on a config
+  /// (null: always). The New run dialog greys out the fields that do not apply.
+  const char* applies_when = "";
+  bool (*applies_to)(const TrainConfig&) = nullptr;
 
   std::string cli_name() const;  ///< "--key-with-dashes"
   SettingValue default_value() const { return get(recommended_train_config()); }
-  /// Throws std::invalid_argument naming the setting when `v` is out of range or not a choice.
+  bool applies(const TrainConfig& c) const { return applies_to == nullptr || applies_to(c); }
+  /// Throws std::invalid_argument naming the setting when `v` is out of range, not finite or not a choice.
   void check(const SettingValue& v) const;
 };
 
@@ -39,6 +44,10 @@ const std::vector<TrainSetting>& train_settings();
 const std::vector<std::string>& train_setting_groups();
 /// The setting with this key; throws std::invalid_argument when there is none.
 const TrainSetting& train_setting(const std::string& key);
+
+/// The markdown table of the settings (the one in docs/training.md): option, group, meaning,
+/// range or choices, default, and when it applies.
+std::string train_settings_markdown();
 
 /// The value as the CLI and the dialog write it: true/false, 12, 0.001, text, 16,32,64.
 std::string format_setting(const SettingValue& v);

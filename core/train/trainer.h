@@ -68,7 +68,7 @@ TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks = {
 
 /// Pretrains Fovea's built-in CNN on single items of the built-in scenes (config.pretrain_steps
 /// steps; a run folder config.out_dir that holds a run is resumed, to that many steps), then
-/// writes it to `encoder_out` as an encoder file (core/io/encoder_file.h) for `--backbone`.
+/// writes it to `encoder_out` as an encoder file (core/model/encoder_file.h) for `--backbone`.
 TrainResult pretrain_encoder_to_file(const TrainConfig& config, const std::string& encoder_out,
                                      const TrainCallbacks& callbacks = {}, TrainData data = {});
 /// Continues the run in `run_dir` from its last checkpoint. `more_epochs`/`max_steps` > 0

@@ -1,16 +1,19 @@
-// One captioning step of a training run (TrainingSession::train_step).
-#include "core/data/batching.h"
+#include "core/train/training_step.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/datasets/fashion_scenes.h"
 #include "core/runtime/runtime.h"
+#include "core/runtime/torch_compat.h"
 #include "core/train/batch_norm_calibration.h"
 #include "core/train/data_parallel.h"
 #include "core/train/decoder_pass.h"
 #include "core/train/fused_adam.h"
-#include "core/train/objectives.h"
-#include "core/train/training_session.h"
 
 namespace fovea {
 
-using Clock = TrainingSession::Clock;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -24,25 +27,67 @@ std::shared_ptr<const SceneSource> scenes_of_epoch(const std::shared_ptr<const S
   return std::make_shared<FashionScenes>("train", scenes->size(), scenes->items(), opts);
 }
 
-}  // namespace
 
-void TrainingSession::train_step(std::int64_t epoch, const std::function<double()>& elapsed) {
-  lr_ = captioning_lr(config_, epoch) * state_.lr_scale;
-  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr_);
-  const auto outcome = optimize(next_batch(epoch));
-  if (outcome.nonfinite) return handle_nonfinite(*outcome.nonfinite, true);  // skipped, or throws
-  skips_in_a_row_ = 0;
-  ++state_.step;
-  watch_loss(outcome.terms.objective);
-  log_step(epoch, outcome, elapsed());
+
+/// Timed steps in each precision, interleaved, after one untimed one each (oneDNN creates its
+/// primitives and the allocator its blocks on the first): the median of five takes out two steps
+/// a busy host slowed.
+constexpr int kTimedSteps = 5;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
-Batch TrainingSession::next_batch(std::int64_t epoch) {
-  const auto in_epoch = state_.step % steps_per_epoch_;
+}  // namespace
+
+TrainingStep::TrainingStep(const TrainConfig& config, CaptionModel& model, std::shared_ptr<const SceneSource> train,
+                           ProcessGroup* group, torch::Device device, std::string precision, RunState& state)
+    : config_(config), model_(model), train_(std::move(train)), group_(group), device_(device),
+      precision_(std::move(precision)), state_(state) {}
+
+TrainRecord train_record(const StepOutcome& outcome, std::int64_t step, std::int64_t epoch, double lr,
+                         double tokens_per_s, bool hard, double elapsed_s) {
+  TrainRecord r;
+  r.step = step;
+  r.epoch = epoch;
+  r.loss = outcome.terms.objective;
+  r.nll = outcome.terms.nll;
+  r.penalty = outcome.terms.penalty;
+  r.lr = lr;
+  r.grad_norm = outcome.grad_norm;
+  r.tokens_per_s = tokens_per_s;
+  r.entropy = outcome.terms.entropy;
+  r.hard = hard;
+  r.baseline = outcome.baseline_used;
+  r.reward = outcome.terms.reward;
+  r.reward_var = outcome.terms.reward_var;
+  r.aux_loss = outcome.aux_loss;
+  r.attention_loss = outcome.attention_loss;
+  r.elapsed_s = elapsed_s;
+  return r;
+}
+
+std::string TrainingStep::describe_precision() const {
+  if (config_.precision != "auto") return "precision " + precision_;
+  if (!device_.is_cpu()) return "precision fp32 (auto)";
+  if (!cpu_has_native_bf16()) return "precision fp32 (auto: this CPU has no bf16 products)";
+  const auto& chosen = precision_.empty() ? state_.precision : precision_;
+  if (!chosen.empty()) return "precision " + chosen + " (auto, as chosen when the run started)";
+  return "precision auto (the faster of fp32 and bf16 here, timed before the first step)";
+}
+
+void TrainingStep::make_optimizer() {
+  optimizer_ = std::make_unique<FusedAdam>(model_.net->trainable_parameters(), torch::optim::AdamOptions(config_.lr));
+}
+
+Batch TrainingStep::next_batch(std::int64_t epoch, std::int64_t step) {
+  const auto steps_per_epoch = std::int64_t(train_->size()) / config_.batch_size;
+  const auto in_epoch = step % steps_per_epoch;
   if (in_epoch == 0 || order_epoch_ != epoch) {
-    order_ = epoch_order(data_.train->size(), config_.seed, epoch);
+    order_ = epoch_order(train_->size(), config_.seed, epoch);
     order_epoch_ = epoch;
-    epoch_scenes_ = scenes_of_epoch(data_.train, epoch);
+    epoch_scenes_ = scenes_of_epoch(train_, epoch);
   }
   const auto shard = batch_shard(config_.batch_size, group_);  // this process's rows of the batch
   const auto first = order_.begin() + in_epoch * config_.batch_size + shard.begin;
@@ -53,9 +98,10 @@ Batch TrainingSession::next_batch(std::int64_t epoch) {
                     config_.attention_supervision > 0);
 }
 
-TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
+StepOutcome TrainingStep::optimize(const Batch& batch, double lr) {
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
   model_.net->train();
-  const auto before = snapshot_step();  // a non-finite step leaves the model as it was
+  const auto before = snapshot();  // a non-finite step leaves the model as it was
   auto out = compute_gradients(batch);
   if (out.nonfinite) {
     undo_gradients(before);
@@ -68,14 +114,14 @@ TrainingSession::StepOutcome TrainingSession::optimize(const Batch& batch) {
   return out;
 }
 
-TrainingSession::StepSnapshot TrainingSession::snapshot_step() {
-  StepSnapshot s;
+TrainingStep::Snapshot TrainingStep::snapshot() {
+  Snapshot s;
   for (const auto& b : model_.net->buffers()) s.buffers.push_back(b.clone());
   s.baseline = state_.baseline;
   return s;
 }
 
-void TrainingSession::undo_gradients(const StepSnapshot& before) {
+void TrainingStep::undo_gradients(const Snapshot& before) {
   clear_gradients(*optimizer_);
   state_.baseline = before.baseline;
   torch::NoGradGuard no_grad;
@@ -83,7 +129,7 @@ void TrainingSession::undo_gradients(const StepSnapshot& before) {
   for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(before.buffers[i]);
 }
 
-TrainingSession::StepOutcome TrainingSession::compute_gradients(const Batch& batch) {
+StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   const bool hard = model_.config.attention == AttentionKind::Hard;
   const auto rows = batch.tokens.size(0);
   torch::Tensor sample;
@@ -161,57 +207,59 @@ TrainingSession::StepOutcome TrainingSession::compute_gradients(const Batch& bat
   return out;
 }
 
-void TrainingSession::log_step(std::int64_t epoch, const StepOutcome& o, double now) {
-  window_tokens_ += o.terms.tokens;
-  window_loss_ += o.terms.objective;
-  ++window_steps_;
-  const double window_s = std::chrono::duration<double>(Clock::now() - window_start_).count();
-  const double tps = window_s > 0 ? double(window_tokens_) / window_s : 0;
-  progress_.step = state_.step;
-  progress_.total_steps = total_steps_;
-  progress_.epoch = epoch;
-  progress_.epochs = config_.epochs;
-  progress_.loss = window_loss_ / double(window_steps_);
-  if (rate_start_step_ < 0) {  // the first step measures from its own end
-    rate_start_ = Clock::now();
-    rate_start_step_ = state_.step;
-    rate_paused_s_ = paused_s_;
-    rate_tokens_ = 0;
-    progress_.tokens_per_s = tps;
-    progress_.eta_s = window_s * double(total_steps_ - state_.step);
-  } else {
-    rate_tokens_ += o.terms.tokens;
-    const double run_s = std::chrono::duration<double>(Clock::now() - rate_start_).count() - (paused_s_ - rate_paused_s_);
-    const auto steps = double(state_.step - rate_start_step_);
-    progress_.tokens_per_s = run_s > 0 ? double(rate_tokens_) / run_s : 0;
-    progress_.eta_s = run_s > 0 ? double(total_steps_ - state_.step) * run_s / steps : 0;
+void TrainingStep::settle_precision(std::int64_t epoch, std::int64_t step,
+                                    const std::function<void(const std::string&)>& message) {
+  if (precision_.empty()) precision_ = state_.precision;  // a resumed run goes on as it started
+  if (precision_.empty()) {
+    if (message) message("precision auto: timing a step in fp32 and in bf16 on this machine");
+    std::string bf16_failed;
+    state_.precision_trial = time_precisions(next_batch(epoch, step), bf16_failed);
+    precision_ = faster_precision(state_.precision_trial);
+    if (message) message("precision " + precision_ + " (auto: " +
+            (bf16_failed.empty() ? describe(state_.precision_trial) : "bf16 products failed here: " + bf16_failed) + ")");
   }
-  progress_.elapsed_s = now;
-  report_progress(epoch, false);
-  if (state_.step % kLogEvery != 0 && state_.step != 1) return;
-  TrainRecord r;
-  r.step = state_.step;
-  r.epoch = epoch;
-  r.loss = o.terms.objective;
-  r.nll = o.terms.nll;
-  r.penalty = o.terms.penalty;
-  r.lr = lr_;
-  r.grad_norm = o.grad_norm;
-  r.tokens_per_s = tps;
-  r.entropy = o.terms.entropy;
-  r.hard = model_.config.attention == AttentionKind::Hard;
-  r.baseline = o.baseline_used;
-  r.reward = o.terms.reward;
-  r.reward_var = o.terms.reward_var;
-  r.aux_loss = o.aux_loss;
-  r.attention_loss = o.attention_loss;
-  r.elapsed_s = now;
-  metrics_ << to_json(r).dump() << "\n" << std::flush;
-  if (cb_.on_record) cb_.on_record(r);
-  window_start_ = Clock::now();
-  window_tokens_ = 0;
-  window_loss_ = 0;
-  window_steps_ = 0;
+  state_.precision = precision_;
+}
+
+PrecisionTrial TrainingStep::time_precisions(const Batch& batch, std::string& bf16_failed) {
+  // Whatever a step changes besides the gradients goes back as it was after each timed one: the
+  // batch-norm statistics, the baseline, and the random numbers (dropout masks, glimpses), so the
+  // run that follows is the one an explicit --precision would have trained.
+  model_.net->train();
+  const auto before = snapshot();
+  const auto random_state = compat::cpu_rng_state();
+  std::vector<double> times[2];
+  const std::string precisions[2] = {"fp32", "bf16"};
+  for (int round = 0; round <= kTimedSteps && bf16_failed.empty(); ++round) {
+    for (int p = 0; p < 2 && bf16_failed.empty(); ++p) {
+      precision_ = precisions[p];
+      try {
+        const auto start = Clock::now();
+        compute_gradients(batch);
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (round > 0) times[p].push_back(seconds);
+      } catch (const std::exception& e) {  // fp32 is the run's own step: its errors are the run's
+        if (p == 0) throw;
+        bf16_failed = e.what();
+      }
+      undo_gradients(before);
+      compat::set_cpu_rng_state(random_state);
+    }
+  }
+  precision_.clear();
+  PrecisionTrial trial;
+  double failed = bf16_failed.empty() ? 0 : 1;
+  if (failed == 0) {
+    trial.fp32_step_s = median(times[0]);
+    trial.bf16_step_s = median(times[1]);
+  }
+  if (group_ != nullptr) {  // every process sees the same sums and chooses alike
+    failed = group_->all_reduce_sum(failed);
+    trial.fp32_step_s = group_->all_reduce_sum(trial.fp32_step_s) / double(group_->size());
+    trial.bf16_step_s = group_->all_reduce_sum(trial.bf16_step_s) / double(group_->size());
+    if (failed > 0 && bf16_failed.empty()) bf16_failed = "in another process of the group";
+  }
+  return failed > 0 ? PrecisionTrial{} : trial;
 }
 
 }  // namespace fovea

@@ -8,7 +8,7 @@
 #include <QImage>
 #include <QWidget>
 
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
 #include "core/render/heatmap.h"
 
 namespace fovea::ui {

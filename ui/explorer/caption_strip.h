@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
 
 namespace fovea::ui {
 

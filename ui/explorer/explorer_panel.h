@@ -5,7 +5,8 @@
 #include <QImage>
 #include <QWidget>
 
-#include "core/decode/captioner.h"
+#include "core/decode/caption_result.h"
+#include "core/decode/probe.h"
 #include "core/render/heatmap.h"
 #include "ui/explorer/model_session.h"
 

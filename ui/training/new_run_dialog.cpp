@@ -375,7 +375,7 @@ void NewRunDialog::updateApplicable() {
     if (auto* w = findChild<QWidget*>(name)) w->setEnabled(on);
   };
   const bool hard = value("attention").toString() == "hard";
-  for (const char* name : {"lambda-r", "lambda-e", "expected-prob", "baseline-decay"}) enable(name, hard);
+  for (const char* name : {"lambda-r", "lambda-e", "expected-prob"}) enable(name, hard);
   enable("beta", !hard);
   const bool builtin = fovea::is_builtin_dataset(value("dataset").toString().trimmed().toStdString());
   enable("images", !builtin);

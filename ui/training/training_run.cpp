@@ -7,7 +7,7 @@
 #include <exception>
 #include <functional>
 
-#include "core/train/local_group.h"
+#include "app/launch/local_processes.h"
 #include "core/train/trainer.h"
 #include "ui/training/thread_priority.h"
 
@@ -131,7 +131,10 @@ bool TrainingRun::start(const fovea::TrainConfig& config, int processes) {
   const auto tool = (tool_program_.isEmpty() ? QCoreApplication::applicationDirPath() + "/fovea" : tool_program_).toStdString();
   return launch(dir, [this, config, dir, processes, tool](Worker* w) {
     const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(dir, [config, cb, processes, tool] { return fovea::train_with_local_processes(config, cb, processes, tool); });
+    w->run(dir, [config, cb, processes, tool] {
+      fovea::FoveaToolLauncher launcher(tool);
+      return fovea::train_with_local_processes(config, cb, processes, launcher);
+    });
   });
 }
 

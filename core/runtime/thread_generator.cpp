@@ -1,4 +1,4 @@
-#include "core/train/thread_generator.h"
+#include "core/runtime/thread_generator.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 

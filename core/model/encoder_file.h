@@ -2,13 +2,13 @@
 /// An encoder file: Fovea's built-in CNN with its weights, and the auxiliary class and colour heads
 /// that name what its annotations show, as `fovea pretrain-encoder` writes it. `fovea train
 /// --backbone FILE` starts from it and fine-tunes it, the way the paper starts from a VGG
-/// pretrained on ImageNet. The checkpoint layout (core/io/checkpoint.h), header format
+/// pretrained on ImageNet. The checkpoint layout (core/model/checkpoint.h), header format
 /// "fovea-encoder". Reading the header alone is torch-free: core/io/encoder_file_header.h.
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/checkpoint.h"
+#include "core/model/checkpoint.h"
 #include "core/io/encoder_file_header.h"
 
 namespace fovea {

@@ -1,4 +1,4 @@
-#include "core/eval/familiarity.h"
+#include "core/decode/familiarity.h"
 
 #include <algorithm>
 #include <cmath>

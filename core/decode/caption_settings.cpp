@@ -1,0 +1,61 @@
+#include "core/decode/caption_settings.h"
+
+#include <stdexcept>
+
+namespace fovea {
+
+const std::vector<CaptionSetting>& caption_settings() {
+  using K = CaptionSetting::Kind;
+  static const std::vector<CaptionSetting> table = {
+      {"model", "m", K::Text, "Model file (default: $FOVEA_MODEL, else the shipped soft model)"},
+      {"beam", "k", K::Whole, "Beam width (1: greedy)", 1, 50, "3"},
+      {"greedy", "", K::Flag, "Greedy decoding (beam 1)"},
+      {"max_len", "", K::Whole, "Longest caption in words (0: the model's limit)", 0, 1000, "0"},
+      {"sample_glimpses", "", K::Flag, "Hard models: sampled glimpses instead of the expected alpha"},
+      {"seed", "", K::Whole,
+       "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)", 0,
+       INT64_MAX},
+      {"device", "", K::Text, "auto, cpu or cuda", 0, 0, "cpu"},
+  };
+  return table;
+}
+
+const CaptionSetting& caption_setting(const std::string& key) {
+  for (const auto& s : caption_settings()) {
+    if (key == s.key) return s;
+  }
+  throw std::invalid_argument("no caption setting '" + key + "'");
+}
+
+std::string CaptionSetting::cli_name() const {
+  std::string name = std::string("--") + key;
+  for (auto& c : name) c = c == '_' ? '-' : c;
+  return name;
+}
+
+CaptionOptions CaptionChoices::options() const {
+  CaptionOptions o;
+  o.beam = greedy ? 1 : int(beam);
+  o.max_len = int(max_len);
+  o.sample_glimpses = sample_glimpses;
+  if (seed >= 0) o.seed = std::uint64_t(seed);
+  return o;
+}
+
+std::string caption_settings_markdown() {
+  std::string out = "| option | meaning | range | default |\n|---|---|---|---|\n";
+  for (const auto& s : caption_settings()) {
+    std::string names = "`" + s.cli_name() + "`";
+    if (*s.short_name != '\0') names += ", `-" + std::string(s.short_name) + "`";
+    std::string range;
+    if (s.kind == CaptionSetting::Kind::Whole) {
+      range = std::to_string(s.min) + (s.max == INT64_MAX ? " or more" : ".." + std::to_string(s.max));
+    } else if (s.kind == CaptionSetting::Kind::Flag) {
+      range = "flag";
+    }
+    out += "| " + names + " | " + s.help + " | " + range + " | " + s.default_text + " |\n";
+  }
+  return out;
+}
+
+}  // namespace fovea

@@ -1,0 +1,104 @@
+#include "core/train/run_setup.h"
+
+#include <optional>
+
+#include "core/data/tokenizer.h"
+#include "core/datasets/fashion_scenes.h"
+#include "core/model/checkpoint.h"
+#include "core/model/encoder_file.h"
+#include "core/model/module_state.h"
+#include "core/runtime/runtime.h"
+#include "core/train/data_parallel.h"
+#include "core/train/process_group.h"
+
+namespace fovea {
+
+TrainData open_train_data(const TrainConfig& config, TrainData data, const std::function<void(const std::string&)>& message) {
+  if (data.train && data.val) return data;
+  const auto* group = data.group.get();
+  const bool first_here = group == nullptr || group->environment().local_rank == 0;
+  auto kept = data.group;
+  if (first_here) data = make_train_data(config, message);
+  if (group != nullptr) kept->barrier();
+  if (!first_here) data = make_train_data(config, {});
+  data.group = kept;
+  return data;
+}
+
+torch::Device training_device(const TrainConfig& config, const ProcessGroup* group) {
+  auto device = resolve_device(config.device);
+  if (group != nullptr && device.is_cuda() && !device.has_index()) {
+    const auto gpus = std::max<std::int64_t>(1, std::int64_t(torch::cuda::device_count()));
+    device = torch::Device(torch::kCUDA, torch::DeviceIndex(group->environment().local_rank % gpus));
+  }
+  return device;
+}
+
+namespace {
+
+/// Copies the weights of another checkpoint with the same architecture and vocabulary.
+void initialise_from(CaptionModel& model, const LoadedCheckpoint& source) {
+  const auto& path = source.path;
+  if (source.model.vocab.words() != model.vocab.words()) {
+    throw std::runtime_error(path + ": its vocabulary differs from the one built from this run's training data");
+  }
+  auto a = to_json(source.model.config), b = to_json(model.config);
+  a.erase("attention"), b.erase("attention");
+  if (a != b) {
+    throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
+  }
+  copy_matching_state(*model.net, *source.model.net);
+}
+
+}  // namespace
+
+CaptionModel build_new_model(TrainConfig& config, const SceneSource& train, torch::Device device,
+                             const std::function<void(const std::string&)>& message) {
+  auto say = [&](const std::string& m) {
+    if (message) message(m);
+  };
+  say("building the vocabulary from " + train.describe());
+  std::vector<std::vector<std::string>> captions;
+  for (std::size_t i = 0; i < train.size(); ++i) {
+    for (const auto& c : train.get(i).captions) captions.push_back(tokenize(c));
+  }
+  auto vocab = Vocabulary::build(captions, config.min_count);
+  std::optional<LoadedCheckpoint> source;
+  if (!config.init_from.empty()) source = load_checkpoint(config.init_from);
+  const bool encoder_file = !config.backbone.empty() && is_encoder_file(config.backbone);
+  config.model.backbone_path = encoder_file ? std::string() : config.backbone;
+  auto model = CaptionModel::create(config.model, std::move(vocab), device);
+  config.model = model.config;
+  if (source) {
+    initialise_from(model, *source);
+    say("initialised from " + source->path);
+  } else if (!config.backbone.empty()) {
+    if (encoder_file) load_encoder_file(config.backbone, model);
+    say("encoder: " + describe_backbone(config.backbone));
+  }
+  if (config.pretrain_steps > 0 && !pretrains_encoder(config)) {
+    say("encoder pretraining skipped: it needs the built-in scenes and Fovea's own encoder");
+  }
+  return model;
+}
+
+std::int64_t parameter_count(CaptionModel& model) {
+  std::int64_t n = 0;
+  for (auto& p : model.net->trainable_parameters()) n += p.numel();
+  return n;
+}
+
+std::string describe_processes(const TrainConfig& config, const ProcessGroup* group) {
+  if (group == nullptr) return "";
+  return "; " + std::to_string(group->size()) + " processes, " + std::to_string(batch_shard(config.batch_size, group).size) +
+         " images each a step";
+}
+
+std::string describe_training_scenes(const TrainConfig& config, const SceneSource& train) {
+  const auto* scenes = dynamic_cast<const FashionScenes*>(&train);
+  const bool fresh = scenes != nullptr && scenes->options().fresh_every_epoch;
+  return train.describe() +
+         (fresh ? "; new scenes every epoch (epoch e: seed " + std::to_string(config.scenes.seed) + " + e)" : "");
+}
+
+}  // namespace fovea

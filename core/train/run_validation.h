@@ -1,0 +1,51 @@
+#pragma once
+/// What a run measures of its model as it trains: the validation scores after each epoch (greedy
+/// captions, expected α; BLEU, CIDEr-D and grounding), which keep best.ckpt and stop early, and
+/// the caption snapshots of a few fixed validation images the dashboards show. Both first
+/// recompute the encoder's batch-norm statistics with the current weights.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "core/data/scene_source.h"
+#include "core/decode/caption_result.h"
+#include "core/model/show_attend_tell.h"
+#include "core/train/run_state.h"
+#include "core/train/train_config.h"
+#include "core/train/train_records.h"
+
+namespace fovea {
+
+class RunValidation {
+ public:
+  RunValidation(const TrainConfig& config, CaptionModel& model, std::shared_ptr<const SceneSource> train,
+                std::shared_ptr<const SceneSource> val, torch::Device device);
+
+  /// The validation images the snapshots caption: the first kSampleCount (fewer when there are not).
+  std::size_t sample_count() const;
+  /// Captions the snapshot images with the current weights; image paths relative to the run folder.
+  SampleRecord snapshot(std::int64_t step, std::int64_t epoch);
+  /// Scores the validation split after `epoch` and updates `state`'s best score, its step and the
+  /// epochs without improvement (setting stopped_early after config.patience of them; `message`
+  /// says so). The record's `improved` says whether best.ckpt should now be written.
+  ValidationRecord validate(std::int64_t epoch, RunState& state, const std::function<void(const std::string&)>& message);
+
+ private:
+  /// Recomputes the encoder's batch-norm statistics on the first training scenes
+  /// (core/train/batch_norm_calibration.h): the running averages lag behind the weights while
+  /// the learning rate is high. A TorchScript backbone keeps its own statistics.
+  void calibrate_batch_norm();
+  /// Greedy captions (expected α) of `images` with the current weights.
+  std::vector<CaptionResult> caption_greedy(const std::vector<RgbImage>& images);
+
+  const TrainConfig& config_;
+  CaptionModel& model_;
+  std::shared_ptr<const SceneSource> train_, val_;
+  torch::Device device_;
+};
+
+}  // namespace fovea

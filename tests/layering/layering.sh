@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds each layering probe (tests/layering/CMakeLists.txt) and checks that it compiles exactly
+# when the table says so, and that a refused one fails for the right reason: its header is not
+# found from that layer. Usage: layering.sh BUILD_DIR TARGET:FROM:HEADER:yes|no ...
+set -u
+build=$1
+shift
+failures=0
+for row in "$@"; do
+  IFS=: read -r target from header compiles <<<"$row"
+  out=$(cmake --build "$build" --target "$target" 2>&1)
+  status=$?
+  if [ "$compiles" = yes ]; then
+    if [ $status -ne 0 ]; then
+      echo "FAIL: core/$from may include core/$header, but the probe did not compile:"
+      echo "$out" | grep -m5 -E 'error|fatal'
+      failures=$((failures + 1))
+    else
+      echo "ok: core/$from includes core/$header"
+    fi
+  else
+    if [ $status -eq 0 ]; then
+      echo "FAIL: core/$from must not include core/$header, yet it compiled"
+      failures=$((failures + 1))
+    elif ! grep -q "core/$header: No such file or directory" <<<"$out"; then
+      echo "FAIL: core/$from including core/$header failed, but not because the header is out of reach:"
+      echo "$out" | grep -m5 -E 'error|fatal'
+      failures=$((failures + 1))
+    else
+      echo "ok: core/$from cannot include core/$header"
+    fi
+  fi
+done
+exit $((failures > 0))

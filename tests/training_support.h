@@ -1,0 +1,85 @@
+#pragma once
+// Shared by the training tests: whether a tiny run learned its scenes.
+#include <gtest/gtest.h>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <nlohmann/json.hpp>
+#include "core/data/batching.h"
+#include "core/data/image_tensor.h"
+#include "core/data/tokenizer.h"
+#include "core/decode/captioner.h"
+#include "core/decode/decoding.h"
+#include "core/eval/removal.h"
+#include "core/eval/scene_evaluation.h"
+#include "core/model/checkpoint.h"
+#include "core/runtime/runtime.h"
+#include "core/train/batch_norm_calibration.h"
+#include "core/train/encoder_pretraining.h"
+#include "core/train/objectives.h"
+#include "core/train/run_log.h"
+#include "core/train/trainer.h"
+#include "tests/test_support.h"
+
+namespace fovea::test {
+
+namespace fs = std::filesystem;
+
+/// Share of training scenes whose greedy caption is exactly one of their references.
+inline double training_captions_right(const std::string& ckpt_path, const TrainConfig& config) {
+  auto ckpt = load_checkpoint(ckpt_path);
+  auto data = make_train_data(config);
+  std::vector<Scene> scenes;
+  std::vector<const RgbImage*> images;
+  for (std::size_t i = 0; i < data.train->size(); ++i) scenes.push_back(data.train->get(i));
+  for (const auto& s : scenes) images.push_back(&s.image);
+  DecodeOptions greedy;
+  greedy.beam = 1;
+  auto decoded = decode_images(*ckpt.model.net, images_to_tensor(images, config.model.image_size), greedy);
+  int right = 0;
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    const auto words = join_tokens(ckpt.model.vocab.decode(decoded[i].tokens()));
+    for (const auto& ref : scenes[i].captions) {
+      if (join_tokens(tokenize(ref)) == words) {
+        ++right;
+        break;
+      }
+    }
+  }
+  return double(right) / double(scenes.size());
+}
+
+inline void expect_learned(const TrainConfig& config, const TrainResult& r) {
+  auto m = test::read_metrics(config.out_dir);
+  ASSERT_GE(m.size(), 3u);
+  const double first = m.front()["nll"], last = m[m.size() - 2]["nll"];
+  EXPECT_LT(last, 0.35 * first) << "NLL per token went from " << first << " to " << last;
+  EXPECT_EQ(r.steps, config.max_steps);
+  EXPECT_GE(training_captions_right(best_checkpoint_path(config.out_dir), config), 0.75);
+}
+
+/// `config` run again in `out_dir` and "killed" at step `kill_at`, as a crash leaves it: last.ckpt
+/// from step `checkpoint_at` (an epoch's end), metrics.jsonl with lines past it and a half-written
+/// last line; then resumed to the end.
+inline TrainResult crash_and_resume(TrainConfig config, const std::string& out_dir, std::int64_t checkpoint_at,
+                             std::int64_t kill_at) {
+  config.out_dir = out_dir;
+  const auto kept = out_dir + ".at_checkpoint";
+  std::atomic<bool> stop{false};
+  TrainCallbacks cb;
+  cb.stop = &stop;
+  cb.on_progress = [&](const TrainProgress& p) {
+    if (p.step == checkpoint_at + 2) fs::copy_file(last_checkpoint_path(out_dir), kept);
+    if (p.step == kill_at) stop = true;
+  };
+  EXPECT_TRUE(train(config, cb).interrupted);
+  fs::copy_file(kept, last_checkpoint_path(out_dir), fs::copy_options::overwrite_existing);
+  std::ofstream(metrics_path(out_dir), std::ios::app) << "{\"step\": " << kill_at + 1 << ", \"kind\": \"tra";  // cut mid-line
+  return resume_training(out_dir, {}, make_train_data(config));
+}
+
+}  // namespace fovea::test
