@@ -3,6 +3,7 @@
 /// with its α (L weights), β and log-probability.
 #include <vector>
 
+#include "core/data/image.h"
 #include "core/decode/caption_result.h"
 #include "core/decode/probe.h"
 #include "core/model/show_attend_tell.h"
