@@ -12,7 +12,7 @@ struct CaptionedImage {
   std::int64_t id = 0;
   std::string path;                   ///< image file (images_dir joined with the file's own path)
   std::string split;                  ///< train, val, test ("restval" counts as train); "all" for COCO files
-  std::vector<std::string> captions;  ///< raw sentences (tokenised later, SPEC §5)
+  std::vector<std::string> captions;  ///< raw sentences (tokenised later, docs/design.md §4.3)
 };
 
 /// Reads a Karpathy split file. Throws std::runtime_error naming the file, and for malformed

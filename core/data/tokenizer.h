@@ -1,5 +1,5 @@
 #pragma once
-/// Caption tokenisation after coco-caption's PTBTokenizer (SPEC §5): lowercase, clitics split
+/// Caption tokenisation after coco-caption's PTBTokenizer (docs/design.md §4.3): lowercase, clitics split
 /// off ("dog's" -> "dog" "'s", "don't" -> "do" "n't"), punctuation tokens dropped.
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-/// "Fashion scenes": the built-in offline captioning dataset (SPEC §4). Canvases composed of
+/// "Fashion scenes": the built-in offline captioning dataset (docs/design.md §4.1). Canvases composed of
 /// 1–4 tinted Fashion-MNIST items at random positions and scales, five reference captions per
 /// image naming colours, classes and spatial relations, and each object's bounding box.
 #include <cstdint>

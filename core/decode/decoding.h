@@ -1,5 +1,5 @@
 #pragma once
-/// Free-running decoding (SPEC §3): batched greedy search and beam search. Every word comes
+/// Free-running decoding (docs/design.md §3): batched greedy search and beam search. Every word comes
 /// with its α (L weights), β and log-probability.
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// Corpus BLEU-1..4 computed exactly as the coco-caption toolkit does (SPEC §5): clipped
+/// Corpus BLEU-1..4 computed exactly as the coco-caption toolkit does (docs/design.md §5.1): clipped
 /// n-gram counts summed over the corpus, the closest reference length (ties to the shorter),
 /// brevity penalty on the corpus totals, the toolkit's tiny/small epsilons.
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-/// ROUGE-L and CIDEr-D as the coco-caption toolkit (pycocoevalcap) computes them (SPEC §5).
+/// ROUGE-L and CIDEr-D as the coco-caption toolkit (pycocoevalcap) computes them (docs/design.md §5.2).
 /// Plain functions over tokenised captions; BLEU is in bleu.h.
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// Attention grounding on scenes with known object boxes (SPEC §5): does α point at what each
+/// Attention grounding on scenes with known object boxes (docs/design.md §5.4): does α point at what each
 /// word names? Pointing accuracy (the argmax cell lies in the named object's box, dilated by half
 /// a cell), attention precision (α mass inside the box) and chance (the box's share of cells),
 /// per noun phrase ("red sneaker", α averaged over both words), per colour word and per noun.

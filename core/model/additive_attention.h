@@ -1,5 +1,5 @@
 #pragma once
-/// The additive attention scores e_ti = w · tanh(W_a a_i + W_h h_t) + b (SPEC §1) as one fused CPU
+/// The additive attention scores e_ti = w · tanh(W_a a_i + W_h h_t) + b (docs/design.md §1.3) as one fused CPU
 /// kernel with a hand-written backward.
 ///
 /// Written with LibTorch operators, a step reads and writes the (b, L, A) tensors of the sum, its

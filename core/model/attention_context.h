@@ -1,5 +1,5 @@
 #pragma once
-/// The attention's context ẑ = Σ_l α_l a_l (SPEC §1) as a fused CPU kernel with a hand-written
+/// The attention's context ẑ = Σ_l α_l a_l (docs/design.md §1.4) as a fused CPU kernel with a hand-written
 /// backward.
 ///
 /// ATen's bmm treats each image's (L, D) annotations as a matrix to pack for a one-row product,

@@ -1,5 +1,5 @@
 #pragma once
-/// The attention LSTM decoder of Show-Attend-Tell (SPEC §1): additive attention with W_a·a
+/// The attention LSTM decoder of Show-Attend-Tell (docs/design.md §1): additive attention with W_a·a
 /// computed once per image, soft context with the β gate or hard (sampled) context, the deep
 /// output layer and f_init state initialisation.
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-/// Image encoder: a grid of annotation vectors a_1..a_L (SPEC §1).
+/// Image encoder: a grid of annotation vectors a_1..a_L (docs/design.md §1.1).
 /// Either the built-in CNN (stride 8: 112x112 -> 14x14) or a TorchScript backbone loaded from a
 /// file, frozen or fine-tuned.
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-/// The decoder's LSTM update (SPEC §1) from its gate pre-activations, in one pass:
+/// The decoder's LSTM update (docs/design.md §1.2) from its gate pre-activations, in one pass:
 ///   (i, f, g, o) = (σ, σ, tanh, σ) of the four column blocks of word + context + hidden,
 ///   c = f ⊙ c_prev + i ⊙ g,  h = o ⊙ tanh(c).
 ///

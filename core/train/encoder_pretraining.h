@@ -1,5 +1,5 @@
 #pragma once
-/// Encoder pretraining on single Fashion-MNIST items (SPEC §7): before the captioning steps, the
+/// Encoder pretraining on single Fashion-MNIST items (docs/design.md §2.5): before the captioning steps, the
 /// encoder and the auxiliary class and colour heads learn to name one tinted training item per
 /// small canvas, drawn at the scenes' item sizes. The decoder needs annotations that tell a shirt
 /// from a coat; the captioning objective teaches that slowly and the encoder's own accuracy bounds

@@ -1,5 +1,5 @@
 #pragma once
-/// The objective's settings (SPEC §2), torch-free so the training config and the GUI's
+/// The objective's settings (docs/design.md §2), torch-free so the training config and the GUI's
 /// training dialog can hold them without pulling in LibTorch.
 #include <string>
 

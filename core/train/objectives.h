@@ -1,5 +1,5 @@
 #pragma once
-/// Training objectives (SPEC §2): soft attention's NLL + doubly stochastic penalty, and hard
+/// Training objectives (docs/design.md §2): soft attention's NLL + doubly stochastic penalty, and hard
 /// attention's variational bound trained with REINFORCE (baseline, entropy bonus).
 #include "core/model/decoder.h"
 #include "core/train/objective_options.h"
@@ -27,7 +27,7 @@ struct ObjectiveTerms {
 
 ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt);
 
-/// REINFORCE surrogate whose gradient is the Monte-Carlo estimate of SPEC §2:
+/// REINFORCE surrogate whose gradient is the Monte-Carlo estimate of docs/design.md §2.2:
 ///   ∂log p(y|s̃,a) + λ_r (log p(y|s̃,a) − b) ∂log p(s̃|a) + λ_e ∂H, averaged over the batch.
 /// Sequences that used the expected context contribute their NLL (and entropy) only.
 ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline);

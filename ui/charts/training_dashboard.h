@@ -1,5 +1,5 @@
 #pragma once
-/// The training dashboards: one MetricChart per quantity SPEC §2 names (NLL, the doubly
+/// The training dashboards: one MetricChart per quantity docs/design.md §2.3 names (NLL, the doubly
 /// stochastic penalty, REINFORCE baseline against reward and the reward variance, entropy of α,
 /// gradient norm, learning rate, throughput) plus the per-epoch validation scores (BLEU-4,
 /// CIDEr-D, pointing accuracy). Several runs overlay, one colour per run; a live run appends
