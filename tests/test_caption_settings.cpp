@@ -86,12 +86,13 @@ TEST(CaptionSettings, TheDocsShowTheTablesAsTheyAre) {
 TEST(Captioner, SampledGlimpsesLeaveOtherThreadsRandomNumbersAlone) {
   const std::string model = std::string(FOVEA_SOURCE_DIR) + "/models/fashion-hard.ckpt";
   const auto image = read_image(std::string(FOVEA_SOURCE_DIR) + "/resources/samples/test_00001.png");
+  Captioner captioner(model);  // (loading builds the model, drawing its initial weights first)
+  ASSERT_EQ(captioner.config().attention, AttentionKind::Hard);
   torch::manual_seed(5);
   const auto expected = torch::rand({16});
   torch::manual_seed(5);
   std::vector<std::string> captions;
   std::thread other([&] {
-    Captioner captioner(model);
     CaptionOptions sampled;
     sampled.sample_glimpses = true;
     sampled.seed = 3;

@@ -205,7 +205,10 @@ TEST(Training, PausesAtACheckpointAndLogsWhatTheDashboardsRead) {
   EXPECT_GT(log.train.front().nll, log.train.back().nll);
   ASSERT_FALSE(log.val.empty());
   EXPECT_TRUE(log.val.back().has_grounding);
-  EXPECT_GT(log.val.back().cider, 0.0);
+  // CIDEr-D rises as the captions learn the scenes (here about 0.2 after two steps, 0.6 at the end).
+  double best_cider = 0;
+  for (const auto& v : log.val) best_cider = std::max(best_cider, v.cider);
+  EXPECT_GT(best_cider, log.val.front().cider + 0.15);
   EXPECT_TRUE(log.has_last_checkpoint && log.has_best_checkpoint && log.finished);
 
   // Snapshots at steps 0, 100 and 200 of four fixed validation images, with α per word.
