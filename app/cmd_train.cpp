@@ -18,6 +18,7 @@
 #include "app/launch/local_processes.h"
 #include "core/train/process_group.h"
 #include "core/train/train_settings.h"
+#include "core/train/nonfinite.h"
 #include "core/train/trainer.h"
 
 namespace fovea::cli {
@@ -53,7 +54,9 @@ int run_processes(int processes, const TrainConfig& config, bool resuming) {
   // Said once here rather than by every process it starts (a resumed run's batch is in its folder).
   if (!resuming) check_batch_divides(config.batch_size, processes);
   const auto r = run_local_group(processes, "/proc/self/exe", arguments_without_processes());
-  if (r.exit_code != 0 && r.exit_code != 130) std::cerr << "fovea: error: " << r.failure << "\n";
+  // Exit status 1: the process said what went wrong itself ("fovea: error: ..."); 130: it was
+  // stopped as asked. Anything else (a signal, a crash) only the launcher can name.
+  if (r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 130) std::cerr << "fovea: error: " << r.failure << "\n";
   return r.exit_code;
 }
 
@@ -153,12 +156,17 @@ Runner add_train_command(CLI::App& app) {
     cb.stop = stop_on_interrupt();
 
     TrainResult r;
-    if (!a->resume.empty()) {
-      const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
-      r = resume_training(a->resume, cb, data, epochs, a->config.max_steps);
-    } else {
-      if (a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
-      r = train(a->config, cb, data);
+    try {
+      if (!a->resume.empty()) {
+        const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
+        r = resume_training(a->resume, cb, data, epochs, a->config.max_steps);
+      } else {
+        if (a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
+        r = train(a->config, cb, data);
+      }
+    } catch (const TrainingDiverged&) {
+      if (!reports) return 1;  // every process stopped at the same step; the first one says why
+      throw;
     }
     bar.finish();
     if (!reports) return r.interrupted ? 130 : 0;

@@ -13,29 +13,11 @@
 #include "core/train/run_log.h"
 #include "core/train/trainer.h"
 #include "tests/test_support.h"
+#include "tests/training_support.h"
 
 using namespace fovea;
 namespace fs = std::filesystem;
 
-namespace {
-
-bool weights_finite(const std::string& checkpoint) {
-  const auto ckpt = load_checkpoint(checkpoint);
-  for (const auto& p : ckpt.model.net->parameters()) {
-    if (!torch::isfinite(p).all().item<bool>()) return false;
-  }
-  return true;
-}
-
-std::vector<nlohmann::json> events_of(const std::string& run) {
-  std::vector<nlohmann::json> out;
-  for (const auto& m : test::read_metrics(run)) {
-    if (m.value("kind", "") == "event") out.push_back(m);
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST(TrainingNonFinite, AHugeLearningRateStopsAtTheFirstNonFiniteStepAndKeepsAFiniteCheckpoint) {
   FOVEA_REQUIRE_FASHION_MNIST();
@@ -54,7 +36,7 @@ TEST(TrainingNonFinite, AHugeLearningRateStopsAtTheFirstNonFiniteStepAndKeepsAFi
     message = e.what();
   }
   // The first step moves every weight by ~1e20; the second overflows.
-  const auto events = events_of(config.out_dir);
+  const auto events = test::events_of(config.out_dir);
   ASSERT_EQ(events.size(), 1u);
   const auto step = events[0]["failed_step"].get<std::int64_t>();
   EXPECT_GE(step, 2);
@@ -71,7 +53,7 @@ TEST(TrainingNonFinite, AHugeLearningRateStopsAtTheFirstNonFiniteStepAndKeepsAFi
   }
   EXPECT_FALSE(fs::exists(best_checkpoint_path(config.out_dir)));
   ASSERT_TRUE(fs::exists(last_checkpoint_path(config.out_dir)));
-  EXPECT_TRUE(weights_finite(last_checkpoint_path(config.out_dir)));
+  EXPECT_TRUE(test::weights_finite(last_checkpoint_path(config.out_dir)));
 }
 
 TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
@@ -84,7 +66,7 @@ TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
   config.on_nonfinite = "rollback";
   const auto result = train(config, {}, make_train_data(config));
   EXPECT_EQ(result.steps, 40);
-  const auto events = events_of(config.out_dir);
+  const auto events = test::events_of(config.out_dir);
   ASSERT_GE(events.size(), 1u);
   double scale = 1;
   std::int64_t rollbacks = 0;
@@ -103,7 +85,7 @@ TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
   EXPECT_DOUBLE_EQ(log.train.back().lr, config.lr * scale);
   for (std::size_t i = 1; i < log.train.size(); ++i) EXPECT_LT(log.train[i - 1].step, log.train[i].step);
   EXPECT_EQ(std::int64_t(log.events.size()), std::int64_t(events.size()));
-  EXPECT_TRUE(weights_finite(last_checkpoint_path(config.out_dir)));
+  EXPECT_TRUE(test::weights_finite(last_checkpoint_path(config.out_dir)));
   // The halved rate is part of the run's state: a resumed run keeps it.
   const auto header = read_checkpoint_header(last_checkpoint_path(config.out_dir));
   EXPECT_DOUBLE_EQ(header["training"]["lr_scale"].get<double>(), scale);
@@ -119,11 +101,11 @@ TEST(TrainingNonFinite, SkipLeavesTheWeightsAndStopsOnceEveryStepIsNonFinite) {
   config.on_nonfinite = "skip";
   const auto message = test::error_message([&] { train(config); });
   EXPECT_NE(message.find(std::to_string(kMaxSkipsInARow) + " steps in a row"), std::string::npos) << message;
-  const auto events = events_of(config.out_dir);
+  const auto events = test::events_of(config.out_dir);
   ASSERT_EQ(std::int64_t(events.size()), kMaxSkipsInARow + 1);
   for (std::int64_t i = 0; i < kMaxSkipsInARow; ++i) EXPECT_EQ(events[std::size_t(i)]["action"], "skip");
   EXPECT_EQ(events.back()["action"], "stop");
-  EXPECT_TRUE(weights_finite(last_checkpoint_path(config.out_dir)));
+  EXPECT_TRUE(test::weights_finite(last_checkpoint_path(config.out_dir)));
 }
 
 TEST(TrainingNonFinite, AnExplodingLossIsReportedBeforeItBecomesNaN) {
@@ -140,7 +122,7 @@ TEST(TrainingNonFinite, AnExplodingLossIsReportedBeforeItBecomesNaN) {
     return m.rfind("warning: step ", 0) == 0 && m.find("running average") != std::string::npos;
   });
   EXPECT_GE(warned, 1);
-  const auto events = events_of(config.out_dir);
+  const auto events = test::events_of(config.out_dir);
   ASSERT_GE(events.size(), 1u);
   EXPECT_EQ(events[0]["what"], "loss_spike");
 }

@@ -82,4 +82,23 @@ inline TrainResult crash_and_resume(TrainConfig config, const std::string& out_d
   return resume_training(out_dir, {}, make_train_data(config));
 }
 
+
+/// Whether every weight of a checkpoint is finite.
+inline bool weights_finite(const std::string& checkpoint) {
+  const auto ckpt = load_checkpoint(checkpoint);
+  for (const auto& p : ckpt.model.net->parameters()) {
+    if (!torch::isfinite(p).all().item<bool>()) return false;
+  }
+  return true;
+}
+
+/// The events a run logged (non-finite steps, loss spikes), in order.
+inline std::vector<nlohmann::json> events_of(const std::string& run) {
+  std::vector<nlohmann::json> out;
+  for (const auto& m : test::read_metrics(run)) {
+    if (m.value("kind", "") == "event") out.push_back(m);
+  }
+  return out;
+}
+
 }  // namespace fovea::test
