@@ -28,6 +28,7 @@
 #include <QVBoxLayout>
 
 #include "core/render/figure.h"
+#include "ui/common/user_message.h"
 #include "ui/export/export_settings.h"
 #include "ui/export/figure_export_dialog.h"
 #include "ui/explorer/attention_view.h"
@@ -346,9 +347,11 @@ QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_l
 
 void MainWindow::showError(const QString& message) {
   if (message.isEmpty()) return;
-  error_label_->setText(message);
+  const UserMessage m = user_message(message);
+  error_label_->setText(m.summary);
+  error_label_->setToolTip(m.details);
   error_bar_->show();
-  statusBar()->showMessage(message, 10000);
+  statusBar()->showMessage(m.summary.section(QLatin1Char('\n'), 0, 0), 10000);
 }
 
 void MainWindow::clearError() {

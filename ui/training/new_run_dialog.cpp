@@ -30,6 +30,7 @@
 #include "core/io/encoder_file_header.h"
 #include "core/train/run_log.h"
 #include "core/train/train_settings.h"
+#include "ui/common/user_message.h"
 #include "ui/training/run_estimate.h"
 
 namespace fovea::ui {
@@ -135,7 +136,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       applyQuickTest(c);
       setConfig(c);
     } catch (const std::exception& e) {
-      error_->setText(QString::fromStdString(e.what()));
+      error_->setText(user_text(e));
       error_->show();
     }
   });
@@ -145,7 +146,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       fovea::apply_paper_objective(c);
       setConfig(c);
     } catch (const std::exception& e) {
-      error_->setText(QString::fromStdString(e.what()));
+      error_->setText(user_text(e));
       error_->show();
     }
   });
@@ -415,7 +416,7 @@ void NewRunDialog::accept() {
     QSettings().setValue(kLastConfigKey, QString::fromStdString(remembered.dump()));
     QDialog::accept();
   } catch (const std::exception& e) {
-    error_->setText(QString::fromStdString(e.what()));
+    error_->setText(user_text(e));
     error_->show();
   }
 }

@@ -9,6 +9,7 @@
 
 #include "core/train/local_group.h"
 #include "core/train/trainer.h"
+#include "ui/common/user_message.h"
 #include "ui/training/thread_priority.h"
 
 namespace fovea::ui {
@@ -43,7 +44,7 @@ class TrainingRun::Worker : public QObject {
       const auto text = summary(r);
       post([run_dir, r, text](TrainingRun* t) { t->ended(run_dir, r.interrupted, text, false); });
     } catch (const std::exception& e) {
-      post([run_dir, error = QString::fromStdString(e.what())](TrainingRun* t) { t->ended(run_dir, false, error, true); });
+      post([run_dir, error = user_text(e)](TrainingRun* t) { t->ended(run_dir, false, error, true); });
     }
   }
 

@@ -26,6 +26,7 @@
 #include "core/train/run_log.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
+#include "ui/common/user_message.h"
 #include "ui/explorer/live_text.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"
@@ -121,7 +122,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     try {  // the run went back to its last checkpoint: its curves too
       dashboard_->loadRun(fovea::read_run_log(live_dir_.toStdString()));
     } catch (const std::exception& error) {
-      log(QString::fromStdString(error.what()));
+      log(user_text(error));
     }
   });
   connect(training_, &TrainingRun::finished, this,
@@ -199,7 +200,7 @@ bool TrainingWindow::newRun(const QString& like) {
       const auto run = fovea::read_run_log(like.toStdString(), /*with_samples=*/false);
       if (run.has_config) dialog.startFrom(run.config);
     } catch (const std::exception& e) {
-      log(tr("%1: %2").arg(like, QString::fromStdString(e.what())));
+      log(tr("%1: %2").arg(like, user_text(e)));
     }
   }
   dialog.setQueueing(training_->isRunning());
@@ -234,8 +235,8 @@ bool TrainingWindow::resumeRun(const QString& dir) {
     dashboard_->loadRun(log);
     live_samples_ = log.samples;
   } catch (const std::exception& e) {
-    log(tr("%1: cannot resume: %2").arg(dir, QString::fromStdString(e.what())));
-    status_->setText(tr("Cannot resume %1: %2").arg(dir, QString::fromStdString(e.what())));
+    log(tr("%1: cannot resume: %2").arg(dir, user_text(e)));
+    status_->setText(tr("Cannot resume %1: %2").arg(dir, user_summary(user_text(e))));
     return false;
   }
   return training_->resume(QDir::cleanPath(dir));
@@ -261,7 +262,7 @@ void TrainingWindow::runStarted(const QString& dir) {
 
 void TrainingWindow::runEnded(const QString& dir, const QString& text, bool error) {
   log(error ? tr("error: %1").arg(text) : text);
-  status_->setText(error ? tr("Training failed: %1").arg(text) : text);
+  status_->setText(error ? tr("Training failed: %1").arg(user_summary(text)) : text);
   progress_->hide();
   runs_->setLiveRun(QString());
   updateActions();
@@ -273,7 +274,7 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
       }
     });
   }
-  if (error && isVisible()) QMessageBox::warning(this, tr("Training failed"), text);
+  if (error && isVisible()) show_message_box(this, QMessageBox::Warning, tr("Training failed"), text);
 }
 
 void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
@@ -331,9 +332,9 @@ bool TrainingWindow::openRun(const QString& dir) {
                          .arg(log_data.last_step()).arg(log_data.val.size()));
     return true;
   } catch (const std::exception& e) {
-    const auto text = QString::fromStdString(e.what());
+    const auto text = user_text(e);
     log(text);
-    status_->setText(text);
+    status_->setText(user_summary(text));
     return false;
   }
 }
@@ -373,7 +374,7 @@ void TrainingWindow::updateActions() {
   if (!running) pause_action_->setText(tr("Pause"));
 }
 
-void TrainingWindow::log(const QString& text) { log_->appendPlainText(text); }
+void TrainingWindow::log(const QString& text) { log_->appendPlainText(user_text(text)); }
 
 QString TrainingWindow::statusText() const { return status_->text(); }
 
