@@ -29,6 +29,7 @@
 
 #include "core/render/figure.h"
 #include "ui/common/user_message.h"
+#include "ui/common/window_fit.h"
 #include "ui/export/export_settings.h"
 #include "ui/export/figure_export_dialog.h"
 #include "ui/explorer/attention_view.h"
@@ -123,7 +124,7 @@ MainWindow::MainWindow(QWidget* parent)
   applyOverlayStyle();
   applyDecoding();
   refreshRecentMenu();
-  resize(1180, 860);
+  fit_to_screen(this, {1180, 860});
   statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
 }
 

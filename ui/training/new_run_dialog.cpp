@@ -31,6 +31,7 @@
 #include "core/train/run_log.h"
 #include "core/train/train_settings.h"
 #include "ui/common/user_message.h"
+#include "ui/common/window_fit.h"
 #include "ui/training/run_estimate.h"
 
 namespace fovea::ui {
@@ -150,7 +151,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       error_->show();
     }
   });
-  resize(980, 640);
+  fit_to_screen(this, {980, 640});
 }
 
 NewRunDialog::~NewRunDialog() = default;

@@ -27,6 +27,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/common/user_message.h"
+#include "ui/common/window_fit.h"
 #include "ui/explorer/live_text.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"
@@ -36,6 +37,8 @@
 namespace fovea::ui {
 
 namespace {
+
+const QString kGeometryKey = QStringLiteral("training/geometry");
 
 QString clock_text(double seconds) {
   const auto s = qint64(seconds + 0.5);
@@ -142,7 +145,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
 
   QSettings settings;
   setRunsRoot(settings.value("training/runs_root", QDir::current().filePath("runs")).toString());
-  resize(1600, 940);
+  fit_to_screen(this, {1600, 940}, kGeometryKey);
   updateActions();
 }
 
@@ -428,6 +431,7 @@ void TrainingWindow::closeEvent(QCloseEvent* event) {
     training_->cancel();
     training_->wait();
   }
+  remember_geometry(this, kGeometryKey);
   event->accept();
 }
 
