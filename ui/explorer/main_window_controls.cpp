@@ -15,6 +15,7 @@
 #include <QToolButton>
 
 #include "core/render/heatmap.h"
+#include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/word_player.h"
 
@@ -50,6 +51,14 @@ void MainWindow::buildControls() {
   next->setShortcuts({QKeySequence(Qt::Key_Period), QKeySequence(Qt::ALT | Qt::Key_Right)});
   connect(next, &QAction::triggered, player_, &WordPlayer::stepForward);
   addAction(next);
+  auto* dismiss = playback_menu_->addAction(tr("&Dismiss Probe or Take-Away"));
+  dismiss->setShortcut(QKeySequence(Qt::Key_Escape));
+  dismiss->setToolTip(tr("Show the word's own attention again (also: right-click the image)"));
+  connect(dismiss, &QAction::triggered, this, [this] {
+    primary_->dismissNotes();
+    compare_->dismissNotes();
+  });
+  addAction(dismiss);
   playback_menu_->addSeparator();
 
   speed_ = new QSlider(Qt::Horizontal);
