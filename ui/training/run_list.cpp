@@ -12,6 +12,7 @@
 #include <exception>
 
 #include "core/train/run_log.h"
+#include "ui/common/user_message.h"
 
 namespace fovea::ui {
 
@@ -112,6 +113,7 @@ QString RunList::summary(const QString& dir) const {
   try {
     const auto log = fovea::read_run_log(dir.toStdString(), /*with_samples=*/false);
     QString state = log.finished ? tr("finished")
+                    : log.failed ? tr("failed: %1").arg(log.failure.empty() ? tr("reason unknown") : user_summary(QString::fromStdString(log.failure)))
                     : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");
     QString line = tr("%1\n%2 · step %3").arg(name, log.hard() ? tr("hard") : tr("soft")).arg(log.last_step());
     if (!log.val.empty()) line += tr(" · BLEU-4 %1").arg(log.best_bleu4(), 0, 'f', 3);
@@ -193,14 +195,21 @@ void RunList::updateButtons() {
   const auto path = dir.toStdString();
   open_best_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::best_checkpoint_path(path))));
   bool resumable = !dir.isEmpty() && dir != live_ && QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(path)));
-  if (resumable) {  // a finished run has nothing left to resume
+  bool failed = false;
+  if (resumable) {  // a finished run has nothing left to resume; a failed one would fail again
     try {
-      resumable = !fovea::read_run_log(path, /*with_samples=*/false).finished;
+      const auto log = fovea::read_run_log(path, /*with_samples=*/false);
+      failed = log.failed;
+      resumable = !log.finished && !log.failed;
     } catch (const std::exception&) {
       resumable = false;
     }
   }
   resume_->setEnabled(resumable);
+  resume_->setToolTip(failed ? tr("This run failed: resuming it would meet the same error. Use New run like this and "
+                                  "change the setting that failed it.")
+                             : tr("Continue an interrupted run from its last checkpoint"));
+  like_->setText(failed ? tr("New run like this (to change a setting)") : tr("New run like this"));
   like_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::config_path(path))));
 }
 

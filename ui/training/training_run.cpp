@@ -1,6 +1,7 @@
 #include "ui/training/training_run.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QThread>
 
@@ -38,12 +39,20 @@ class TrainingRun::Worker : public QObject {
     return cb;
   }
 
-  void run(const QString& run_dir, const std::function<fovea::TrainResult()>& job) {
+  /// `owns_folder`: the folder is this run's (resumed, or new and empty before it started), so a
+  /// failure is recorded there; a run refused because the folder held another is not.
+  void run(const QString& run_dir, const std::function<fovea::TrainResult()>& job, bool owns_folder) {
     try {
       const auto r = job();
       const auto text = summary(r);
       post([run_dir, r, text](TrainingRun* t) { t->ended(run_dir, r.interrupted, text, false); });
     } catch (const std::exception& e) {
+      // The run folder says it failed, and why: the run list then offers no Resume for it.
+      try {
+        if (owns_folder) fovea::record_run_failure(run_dir.toStdString(), e.what());
+      } catch (const std::exception&) {
+        // a folder that cannot be written to: the failure is still reported below
+      }
       post([run_dir, error = user_text(e)](TrainingRun* t) { t->ended(run_dir, false, error, true); });
     }
   }
@@ -132,7 +141,8 @@ bool TrainingRun::start(const fovea::TrainConfig& config, int processes) {
   const auto tool = (tool_program_.isEmpty() ? QCoreApplication::applicationDirPath() + "/fovea" : tool_program_).toStdString();
   return launch(dir, [this, config, dir, processes, tool](Worker* w) {
     const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(dir, [config, cb, processes, tool] { return fovea::train_with_local_processes(config, cb, processes, tool); });
+    const bool fresh = !QFileInfo::exists(QString::fromStdString(fovea::metrics_path(config.out_dir)));
+    w->run(dir, [config, cb, processes, tool] { return fovea::train_with_local_processes(config, cb, processes, tool); }, fresh);
   });
 }
 
@@ -140,7 +150,10 @@ bool TrainingRun::resume(const QString& run_dir) {
   const auto dir = run_dir.toStdString();
   return launch(run_dir, [this, dir, run_dir](Worker* w) {
     const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(run_dir, [dir, cb] { return fovea::resume_training(dir, cb); });
+    w->run(run_dir, [dir, cb] {
+      fovea::clear_run_failure(dir);
+      return fovea::resume_training(dir, cb);
+    }, true);
   });
 }
 
