@@ -214,8 +214,7 @@ int main(int argc, char** argv) {
       app.measuring = false;
       const auto& control_blocked = control.stop();
       const auto steps = training->lastProgress().step;
-      training->cancelRun();
-      training->training()->wait();
+      training->cancelRun();  // the run stops at its next step; the window's destructor joins its thread
       std::vector<double> blocked;
       for (double g : gaps) blocked.push_back(std::max(0.0, g - 1.0));
       nlohmann::json j = {{"case", "ui_latency"},

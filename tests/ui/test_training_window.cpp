@@ -676,8 +676,16 @@ class TrainingWindowTest : public QObject {
       w.show();
       QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Hard, 100000)));
       QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->pointCount(out, "reward") >= 3, kWait);
-      QVERIFY(w.close());
-      QVERIFY(!w.training()->isRunning());
+      QSignalSpy closed(&w, &TrainingWindow::closedAfterStop);
+      // close() returns at once (the GUI thread never waits for the run): the window hides, and the
+      // run, still stopping, ends through the event loop, which then closes the window.
+      QVERIFY(!w.close());
+      QVERIFY(w.isHidden());
+      QVERIFY(w.training()->isRunning());
+      QVERIFY(w.isStoppingToClose());
+      QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+      QCOMPARE(closed.count(), 1);
+      QVERIFY(!w.isStoppingToClose());
     }
     const auto step = checkpoint_step(out);
     QVERIFY(step > 0);
@@ -690,7 +698,8 @@ class TrainingWindowTest : public QObject {
     QVERIFY(w2.resumeRun(out));
     QTRY_VERIFY_WITH_TIMEOUT(w2.lastProgress().step > step, kWait);
     QVERIFY(w2.dashboard()->pointCount(out, "baseline") >= 3);  // the curve before the stop came back from disk
-    QVERIFY(w2.close());
+    QVERIFY(!w2.close());  // still training: it hides, stops, then closes
+    QTRY_VERIFY_WITH_TIMEOUT(!w2.training()->isRunning() && !w2.isStoppingToClose(), kWait);
   }
 
   void pastRunsOverlayAndExport() {

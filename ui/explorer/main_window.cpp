@@ -424,9 +424,14 @@ void MainWindow::showTrainingWindow() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  // A run training in the other window is stopped at a checkpoint first (it asks).
+  // A run training in the other window is stopped at a checkpoint first (it asks). Nothing waits
+  // for it: both windows hide now, and this one closes when the run has ended.
   if (training_window_ && !training_window_->close()) {
     event->ignore();
+    if (!training_window_->isStoppingToClose()) return;  // the user chose to keep training
+    stopWebcam();
+    hide();
+    connect(training_window_, &TrainingWindow::closedAfterStop, this, &QWidget::close, Qt::UniqueConnection);
     return;
   }
   stopWebcam();

@@ -165,12 +165,5 @@ void TrainingRun::cancel() {
   if (running_) stop_ = true;
 }
 
-void TrainingRun::wait() {
-  while (running_) {
-    QThread::msleep(10);
-    QCoreApplication::sendPostedEvents(this);
-  }
-}
-
 }  // namespace fovea::ui
 

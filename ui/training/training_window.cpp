@@ -278,6 +278,11 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
     });
   }
   if (error && isVisible()) show_message_box(this, QMessageBox::Warning, tr("Training failed"), text);
+  if (closing_) {
+    closing_ = false;
+    close();
+    Q_EMIT closedAfterStop();
+  }
 }
 
 void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
@@ -427,9 +432,16 @@ void TrainingWindow::closeEvent(QCloseEvent* event) {
       event->ignore();
       return;
     }
+    // No waiting here: the window goes now, the run writes its checkpoint on its own thread, and
+    // runEnded() closes the window for good once it has.
     status_->setText(tr("Stopping at a checkpoint…"));
+    closing_ = true;
+    queue_.clear();  // closing drops the runs queued behind this one
     training_->cancel();
-    training_->wait();
+    remember_geometry(this, kGeometryKey);
+    hide();
+    event->ignore();
+    return;
   }
   remember_geometry(this, kGeometryKey);
   event->accept();
