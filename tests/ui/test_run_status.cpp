@@ -64,12 +64,13 @@ class RunStatusTest : public QObject {
     RunList list;
     list.setRoot(root.path());
     list.setCurrentRun(dir);
-    QVERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));
+    QTRY_VERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));  // read on a worker
     QVERIFY(button(&list, "Resume")->isEnabled());
 
     fovea::record_run_failure(dir.toStdString(), kC10Error);
     list.refresh();
     list.setCurrentRun(dir);
+    QTRY_VERIFY(!list.isReading());
     const QString line = list.summary(dir);
     QVERIFY2(line.contains("failed") && !line.contains("interrupted"), qPrintable(line));
     QVERIFY2(line.contains("probability tensor contains"), qPrintable(line));
@@ -80,7 +81,7 @@ class RunStatusTest : public QObject {
     // Resumed (say with the CLI) the record goes; so does the "failed".
     fovea::clear_run_failure(dir.toStdString());
     list.refresh();
-    QVERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));
+    QTRY_VERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));
   }
 
   void aRunTheTrainerFailsIsRecordedInItsFolder() {
@@ -96,7 +97,7 @@ class RunStatusTest : public QObject {
     QVERIFY(log.failed);
     QVERIFY(!log.failure.empty());
     window.runList()->refresh();
-    QVERIFY2(window.runList()->summary(dir).contains("failed"), qPrintable(window.runList()->summary(dir)));
+    QTRY_VERIFY2(window.runList()->summary(dir).contains("failed"), qPrintable(window.runList()->summary(dir)));
   }
 };
 

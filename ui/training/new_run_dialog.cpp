@@ -59,7 +59,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       error_(new QLabel),
       plan_(new QLabel),
       encoder_(new QLabel),
-      estimate_(std::make_unique<RunEstimate>(runs_root)) {
+      estimate_(std::make_unique<RunEstimate>()) {
   setWindowTitle(tr("New training run"));
   plan_->setObjectName("plan");
   plan_->setWordWrap(true);
@@ -163,6 +163,11 @@ void NewRunDialog::keyPressEvent(QKeyEvent* event) {
     return;
   }
   QDialog::keyPressEvent(event);
+}
+
+void NewRunDialog::setPastRuns(const QList<RunSummary>& runs) {
+  estimate_ = std::make_unique<RunEstimate>(runs);
+  updatePlan();
 }
 
 void NewRunDialog::startFrom(const fovea::TrainConfig& config) {

@@ -9,6 +9,7 @@
 #include <QList>
 
 #include "core/train/train_config.h"
+#include "ui/training/run_summary.h"
 
 #include <memory>
 
@@ -34,6 +35,8 @@ class NewRunDialog : public QDialog {
 
   /// Fills the fields from `config` (e.g. another run's) with a new output folder.
   void startFrom(const fovea::TrainConfig& config);
+  /// The past runs that time this one (the run list's summaries; none: no time estimate).
+  void setPastRuns(const QList<RunSummary>& runs);
   /// A run is training: Start becomes "Queue run" (it starts when the other ends).
   void setQueueing(bool queueing);
   /// The quick-test preset: the current model on a small budget (a few minutes on a laptop CPU).

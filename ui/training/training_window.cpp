@@ -31,6 +31,7 @@
 #include "ui/explorer/live_text.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"
+#include "ui/training/run_log_reader.h"
 #include "ui/training/sample_gallery.h"
 #include "ui/training/training_run.h"
 
@@ -133,8 +134,16 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(training_, &TrainingRun::failed, this,
           [this](const QString& dir, const QString& error) { runEnded(dir, error, true); });
   connect(runs_, &RunList::runToggled, this, [this](const QString& dir, bool checked) {
-    if (!checked) dashboard_->removeRun(dir);
-    else if (dir != live_dir_) openRun(dir);
+    if (!checked) return dashboard_->removeRun(dir);
+    if (dir == live_dir_ && training_->isRunning()) return;
+    // Read on a thread of its own; shown when it arrives, if the run is still ticked then.
+    status_->setText(tr("Reading %1…").arg(QFileInfo(dir).fileName()));
+    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
+      if (runs_->checkedRuns().contains(dir)) showRun(dir, log);
+    }, [this](const QString& error) {
+      log(error);
+      status_->setText(user_summary(error));
+    });
   });
   connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::showSamplesOf);
   connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
@@ -198,12 +207,16 @@ void TrainingWindow::setRunsRoot(const QString& root) {
 bool TrainingWindow::newRun(const QString& like) {
   QDir().mkpath(runs_root_);
   NewRunDialog dialog(runs_root_, this);
-  if (!like.isEmpty()) {
-    try {
-      const auto run = fovea::read_run_log(like.toStdString(), /*with_samples=*/false);
-      if (run.has_config) dialog.startFrom(run.config);
-    } catch (const std::exception& e) {
-      log(tr("%1: %2").arg(like, user_text(e)));
+  dialog.setPastRuns(runs_->summaries());  // read off the GUI thread by the run list
+  if (!like.isEmpty()) {  // its settings, from the summary the run list read (config.json alone)
+    const auto runs = runs_->summaries();
+    const auto it = std::find_if(runs.begin(), runs.end(), [&](const RunSummary& r) { return r.dir == QDir::cleanPath(like); });
+    if (it != runs.end() && it->has_config) {
+      dialog.startFrom(it->config);
+    } else {
+      const RunSummary now = RunSummaryReader().update(QDir::cleanPath(like));  // not read yet: its config only
+      if (now.has_config) dialog.startFrom(now.config);
+      else log(tr("%1: its settings are not known (no readable config.json)").arg(like));
     }
   }
   dialog.setQueueing(training_->isRunning());
@@ -324,20 +337,7 @@ bool TrainingWindow::openRun(const QString& dir) {
   const auto clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
   if (clean == live_dir_ && training_->isRunning()) return true;
   try {
-    const auto log_data = fovea::read_run_log(clean.toStdString());
-    dashboard_->removeRun(clean);
-    dashboard_->loadRun(log_data);
-    if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
-    runs_->blockSignals(true);
-    runs_->setChecked(clean, true);
-    runs_->blockSignals(false);
-    runs_->setCurrentRun(clean);
-    gallery_->setHistory(log_data.samples);
-    if (log_data.skipped_lines > 0) {
-      log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
-    }
-    status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
-                         .arg(log_data.last_step()).arg(log_data.val.size()));
+    showRun(clean, fovea::read_run_log(clean.toStdString()));
     return true;
   } catch (const std::exception& e) {
     const auto text = user_text(e);
@@ -347,16 +347,31 @@ bool TrainingWindow::openRun(const QString& dir) {
   }
 }
 
+void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data) {
+  dashboard_->removeRun(clean);
+  dashboard_->loadRun(log_data);
+  if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
+  runs_->blockSignals(true);
+  runs_->setChecked(clean, true);
+  runs_->blockSignals(false);
+  runs_->setCurrentRun(clean);
+  gallery_->setHistory(log_data.samples);
+  if (log_data.skipped_lines > 0) {
+    log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
+  }
+  status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
+                       .arg(log_data.last_step()).arg(log_data.val.size()));
+}
+
 void TrainingWindow::showSamplesOf(const QString& dir) {
   if (dir == live_dir_ && training_->isRunning()) {
     gallery_->setHistory(live_samples_);
     return;
   }
-  try {
-    gallery_->setHistory(fovea::read_run_log(dir.toStdString()).samples);
-  } catch (const std::exception&) {
-    gallery_->clear();
-  }
+  gallery_->clear();
+  read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
+    if (runs_->currentRun() == dir && !(dir == live_dir_ && training_->isRunning())) gallery_->setHistory(log.samples);
+  });
 }
 
 void TrainingWindow::setPaused(bool paused) {

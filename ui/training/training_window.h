@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/train/train_config.h"
+#include "core/train/run_log.h"
 #include "core/train/train_records.h"
 
 class QAction;
@@ -84,6 +85,8 @@ class TrainingWindow : public QMainWindow {
   void runStarted(const QString& dir);
   void runEnded(const QString& dir, const QString& text, bool error);
   void showSamplesOf(const QString& dir);
+  /// A past run's dashboards, ticked and selected in the list.
+  void showRun(const QString& dir, const fovea::RunLog& log);
   void updateActions();
   void chooseRunFolder();
   void chooseExportFolder();
