@@ -48,6 +48,15 @@ QString label_of(const fovea::TrainSetting& s) {
   return label;
 }
 
+/// `text` with each `fovea train` option (--lr) named as the dialog labels its field (“Lr”).
+QString in_field_names(QString text) {
+  std::vector<const fovea::TrainSetting*> settings;
+  for (const auto& s : fovea::train_settings()) settings.push_back(&s);
+  std::sort(settings.begin(), settings.end(), [](auto* a, auto* b) { return a->cli_name().size() > b->cli_name().size(); });
+  for (const auto* s : settings) text.replace(QString::fromStdString(s->cli_name()), QStringLiteral("“%1”").arg(label_of(*s)));
+  return text;
+}
+
 }  // namespace
 
 constexpr const char* kLastConfigKey = "training/last_config";
@@ -76,7 +85,8 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
                        "h0/c0 from the mean annotation, penalty summed over cells; the encoder still starts pretrained, "
                        "as the paper's VGG did"));
   auto* quick = new QPushButton(tr("Quick test"));
-  quick->setToolTip(tr("This model on a small budget: a few minutes, to check a setup end to end"));
+  quick->setToolTip(tr("This model (attention, sizes, encoder and its pretraining) with the shipped recipe's every other setting, on a "
+                       "small budget: a few minutes, to check a setup end to end"));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
   buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
@@ -121,6 +131,12 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) connect(edit, &QLineEdit::textChanged, this, &NewRunDialog::updateApplicable);
   }
   for (auto* button : findChildren<QPushButton*>()) button->setAutoDefault(false);  // Enter presses no button
+  // The folder's name says the attention: it follows the field until the user names the folder.
+  if (auto* attention = findChild<QComboBox*>("attention")) {
+    connect(attention, &QComboBox::currentTextChanged, this, [this] {
+      if (value("out").toString() == suggested_out_) suggestOutputFolder();
+    });
+  }
   updateApplicable();
 
   connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
@@ -133,11 +149,19 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   });
   connect(quick, &QPushButton::clicked, this, [this] {
     try {
-      auto c = config();
+      // A preset sets every field it names: the model stays, everything else is the recipe's
+      // (a learning rate or an objective left from the last run does not survive it).
+      const auto current = config();
+      auto c = fovea::recommended_train_config();
+      c.model = current.model;
+      c.backbone = current.backbone;
+      c.init_from = current.init_from;
+      c.pretrain_steps = current.pretrain_steps;  // the encoder's pretraining belongs to the model (capped below)
+      c.out_dir = current.out_dir;
       applyQuickTest(c);
       setConfig(c);
     } catch (const std::exception& e) {
-      error_->setText(user_text(e));
+      error_->setText(in_field_names(user_text(e)));
       error_->show();
     }
   });
@@ -147,7 +171,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       fovea::apply_paper_objective(c);
       setConfig(c);
     } catch (const std::exception& e) {
-      error_->setText(user_text(e));
+      error_->setText(in_field_names(user_text(e)));
       error_->show();
     }
   });
@@ -218,8 +242,10 @@ void NewRunDialog::addProcessesField(QGridLayout* grid) {
   processes_->setObjectName("processes");
   processes_->setRange(1, std::max(1, QThread::idealThreadCount()));
   processes_->setMinimumWidth(110);
+  const int cores = std::max(1, QThread::idealThreadCount());
   const auto help = tr("Processes on this machine, each training on its share of every batch (the batch must divide "
-                       "by them); the first reports here (fovea train --processes)");
+                       "by them); at most %1 here, one per core of this machine (more would only take turns on them)")
+                        .arg(cores);
   processes_->setToolTip(QStringLiteral("--processes: %1").arg(help));
   auto* label = new QLabel(tr("Processes"));
   label->setBuddy(processes_);
@@ -321,8 +347,11 @@ QWidget* NewRunDialog::browseButton(const QString& name) {
 
 void NewRunDialog::suggestOutputFolder() {
   const auto stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-  setValue("out", QDir(runs_root_).filePath(value("attention").toString() + "-" + stamp));
+  suggested_out_ = QDir(runs_root_).filePath(value("attention").toString() + "-" + stamp);
+  setValue("out", suggested_out_);
 }
+
+QString NewRunDialog::errorText() const { return error_->isHidden() ? QString() : error_->text(); }
 
 fovea::TrainConfig NewRunDialog::config() const {
   auto c = fovea::recommended_train_config();
@@ -407,6 +436,13 @@ void NewRunDialog::accept() {
   try {
     const auto c = config();
     c.validate();
+    if (c.lr > kMaxLearningRate) {
+      throw std::invalid_argument("--lr " + fovea::format_setting(fovea::SettingValue(c.lr)) +
+                                  " is far above any learning rate that trains (the recipe's is " +
+                                  fovea::format_setting(fovea::SettingValue(fovea::recommended_train_config().lr)) +
+                                  "): the first steps would overflow. Choose one of at most " +
+                                  fovea::format_setting(fovea::SettingValue(kMaxLearningRate)));
+    }
     if (QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(c.out_dir)))) {
       throw std::invalid_argument(c.out_dir + " already holds a run; resume it from the run list or choose another folder");
     }
@@ -422,7 +458,7 @@ void NewRunDialog::accept() {
     QSettings().setValue(kLastConfigKey, QString::fromStdString(remembered.dump()));
     QDialog::accept();
   } catch (const std::exception& e) {
-    error_->setText(user_text(e));
+    error_->setText(in_field_names(user_text(e)));
     error_->show();
   }
 }

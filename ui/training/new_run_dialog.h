@@ -61,6 +61,11 @@ class NewRunDialog : public QDialog {
   QVariant value(const QString& name) const;
   /// The settings' keys as the config JSON writes them (init_from, ...), in the dialog's order.
   QStringList settingKeys() const;
+  /// Why Start was refused (fields named as the dialog labels them), empty when it was not.
+  QString errorText() const;
+  /// The largest learning rate Start accepts: far above any that trains, far below one that
+  /// sends every weight to inf within a step.
+  static constexpr double kMaxLearningRate = 1.0;
 
  public Q_SLOTS:
   void accept() override;
@@ -92,6 +97,7 @@ class NewRunDialog : public QDialog {
   QLabel* plan_;
   QLabel* encoder_;
   QList<Field> fields_;
+  QString suggested_out_;  ///< the output folder the dialog named itself (renamed with attention until edited)
   QSpinBox* processes_ = nullptr;
   std::unique_ptr<RunEstimate> estimate_;
 };
