@@ -63,9 +63,6 @@ class NewRunDialog : public QDialog {
   QStringList settingKeys() const;
   /// Why Start was refused (fields named as the dialog labels them), empty when it was not.
   QString errorText() const;
-  /// The largest learning rate Start accepts: far above any that trains, far below one that
-  /// sends every weight to inf within a step.
-  static constexpr double kMaxLearningRate = 1.0;
 
  public Q_SLOTS:
   void accept() override;
