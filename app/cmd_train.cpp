@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "core/runtime/error_text.h"
 #include "core/runtime/process_startup.h"
 #include "app/progress_bar.h"
 #include "app/stop_signal.h"
@@ -156,16 +157,24 @@ Runner add_train_command(CLI::App& app) {
     cb.stop = stop_on_interrupt();
 
     TrainResult r;
-    try {
+    if (a->resume.empty() && a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
+    const std::string run_dir = a->resume.empty() ? a->config.out_dir : a->resume;
+    // Resumed, or new in a folder that held no run: the folder is this run's to mark as failed.
+    const bool owns_folder = reports && (!a->resume.empty() || !std::filesystem::exists(metrics_path(run_dir)));
+    try {  // a run that fails says so in its folder (fovea-studio lists it as failed, not resumable)
       if (!a->resume.empty()) {
+        if (owns_folder) clear_run_failure(run_dir);
         const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
         r = resume_training(a->resume, cb, data, epochs, a->config.max_steps);
       } else {
-        if (a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
         r = train(a->config, cb, data);
       }
-    } catch (const TrainingDiverged&) {
+    } catch (const TrainingDiverged& e) {
       if (!reports) return 1;  // every process stopped at the same step; the first one says why
+      if (owns_folder) record_run_failure(run_dir, e.what());
+      throw;
+    } catch (const std::exception& e) {
+      if (owns_folder) record_run_failure(run_dir, error_text(e));
       throw;
     }
     bar.finish();

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "app/commands.h"
+#include "core/runtime/error_text.h"
 #include "core/runtime/process_startup.h"
 #include "core/runtime/runtime.h"
 
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     std::cerr << "fovea: error: out of memory (a size or count too large for this machine?)\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "fovea: error: " << e.what() << "\n";
+    std::cerr << "fovea: error: " << fovea::error_text(e) << "\n";
     return 1;
   }
   return 0;

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/ui_bench_runs_folder.h"
 #include "core/runtime/process_startup.h"
 #include "core/train/train_config.h"
 #include "ui/explorer/explorer_panel.h"
@@ -141,8 +142,22 @@ int main(int argc, char** argv) {
   cli.addHelpOption();
   const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Measured time"), QStringLiteral("s"), QStringLiteral("30"));
   const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Training threads"), QStringLiteral("n"), QStringLiteral("1"));
-  cli.addOptions({seconds, threads});
+  const QCommandLineOption which(QStringLiteral("case"),
+                                 QStringLiteral("training (a run trains while a caption animates) or runs_folder (the "
+                                                "training window opens a folder of --runs runs of --steps logged steps)"),
+                                 QStringLiteral("case"), QStringLiteral("training"));
+  const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("runs_folder: runs"), QStringLiteral("n"), QStringLiteral("50"));
+  const QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("runs_folder: logged steps per run"), QStringLiteral("n"),
+                                 QStringLiteral("10000"));
+  cli.addOptions({seconds, threads, which, runs, steps});
   cli.process(app);
+  if (cli.value(which) == QLatin1String("runs_folder")) {
+    return fovea::ui_bench::runs_folder_case(app, cli.value(runs).toInt(), cli.value(steps).toInt());
+  }
+  if (cli.value(which) != QLatin1String("training")) {
+    std::fprintf(stderr, "fovea-ui-bench: --case: '%s' is not training or runs_folder\n", qPrintable(cli.value(which)));
+    return 2;
+  }
   const double measure_s = cli.value(seconds).toDouble();
 
   QTemporaryDir tmp;
@@ -214,8 +229,7 @@ int main(int argc, char** argv) {
       app.measuring = false;
       const auto& control_blocked = control.stop();
       const auto steps = training->lastProgress().step;
-      training->cancelRun();
-      training->training()->wait();
+      training->cancelRun();  // the run stops at its next step; the window's destructor joins its thread
       std::vector<double> blocked;
       for (double g : gaps) blocked.push_back(std::max(0.0, g - 1.0));
       nlohmann::json j = {{"case", "ui_latency"},

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/io/atomic_file.h"
 #include "core/io/checkpoint_header.h"
 
 namespace fovea {
@@ -19,6 +20,19 @@ std::string metrics_path(const std::string& run_dir) { return (fs::path(run_dir)
 std::string samples_path(const std::string& run_dir) { return (fs::path(run_dir) / "samples.jsonl").string(); }
 std::string config_path(const std::string& run_dir) { return (fs::path(run_dir) / "config.json").string(); }
 std::string model_card_path(const std::string& run_dir) { return (fs::path(run_dir) / "MODEL_CARD.md").string(); }
+std::string failure_path(const std::string& run_dir) { return (fs::path(run_dir) / "failed.json").string(); }
+
+void record_run_failure(const std::string& run_dir, const std::string& error) {
+  std::error_code ec;
+  if (!fs::exists(metrics_path(run_dir), ec)) return;
+  const auto first_line = error.substr(0, error.find('\n'));
+  write_file_atomically(failure_path(run_dir), nlohmann::json{{"error", first_line}}.dump() + "\n");
+}
+
+void clear_run_failure(const std::string& run_dir) {
+  std::error_code ec;
+  fs::remove(failure_path(run_dir), ec);
+}
 
 namespace {
 
@@ -108,6 +122,15 @@ RunLog read_run_log(const std::string& dir, bool with_samples) {
   }
   log.has_best_checkpoint = fs::exists(best_checkpoint_path(dir));
   log.finished = fs::exists(model_card_path(dir));
+  if (!log.finished && fs::exists(failure_path(dir))) {
+    log.failed = true;
+    try {
+      std::ifstream in(failure_path(dir));
+      log.failure = nlohmann::json::parse(in).value("error", std::string());
+    } catch (const nlohmann::json::exception&) {
+      // cut short while written: still a failed run, the reason unknown
+    }
+  }
   return log;
 }
 

@@ -22,6 +22,10 @@ struct RunLog {
   std::vector<TrainEvent> events;  ///< non-finite steps and loss spikes, in the order met
   std::int64_t skipped_lines = 0;  ///< lines that did not parse (e.g. the last one after a crash)
   bool has_last_checkpoint = false, has_best_checkpoint = false, finished = false;
+  /// The run ended with an error (failed.json, written by record_run_failure): resuming it would
+  /// meet the same error; `failure` says what it was.
+  bool failed = false;
+  std::string failure;
   std::int64_t checkpoint_step = -1;  ///< the step last.ckpt holds (-1: none, or unreadable)
 
   std::string name() const;  ///< the folder's name
@@ -45,5 +49,13 @@ std::string metrics_path(const std::string& run_dir);
 std::string samples_path(const std::string& run_dir);
 std::string config_path(const std::string& run_dir);
 std::string model_card_path(const std::string& run_dir);
+std::string failure_path(const std::string& run_dir);
+
+/// Records in a run folder (one holding metrics.jsonl; otherwise nothing is written) that its
+/// run ended with `error`: its first line, without a library's backtrace. For whoever calls
+/// train()/resume_training() and catches what they throw.
+void record_run_failure(const std::string& run_dir, const std::string& error);
+/// Forgets a recorded failure (before the run is resumed).
+void clear_run_failure(const std::string& run_dir);
 
 }  // namespace fovea

@@ -1,67 +1,15 @@
-// fovea-studio's widgets under the offscreen platform: open an image -> the caption shows;
-// click a word -> the overlay changes; broken files -> a message naming them, and the window
-// keeps working; exports hold one panel per word; a typed caption is scored; two models compare.
-#include <QApplication>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QImage>
-#include <QLineEdit>
-#include <QMenu>
-#include <QMenuBar>
-#include <QPushButton>
-#include <QStandardPaths>
-#include <QSvgRenderer>
-#include <QTemporaryDir>
-#include <QSettings>
-#include <QtTest>
+// fovea-studio's explorer under the offscreen platform: open an image -> the caption shows;
+// click a word -> the overlay changes; the model header, help, reference captions, Open Recent,
+// probing a region, taking a word away and unfamiliar images.
+#include "tests/ui/studio_ui_support.h"
 
-#include "ui/explorer/attention_view.h"
-#include "ui/explorer/caption_strip.h"
-#include "ui/explorer/explorer_panel.h"
-#include "ui/explorer/main_window.h"
-#include "ui/explorer/model_session.h"
-#include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/word_player.h"
-
-using namespace fovea::ui;
-
-namespace {
-const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-const QString kSoft = kSource + "/models/fashion-soft.ckpt";
-const QString kHard = kSource + "/models/fashion-hard.ckpt";
-const QString kSample = kSource + "/resources/samples/test_00001.png";
-constexpr int kWait = 60000;
-
-QStringList stripWords(const CaptionStrip* strip) {
-  QStringList l;
-  for (int i = 0; i < strip->count(); ++i) l << strip->word(i);
-  return l;
-}
-
-int count(const QByteArray& text, const QByteArray& what) {
-  int n = 0;
-  for (qsizetype p = text.indexOf(what); p >= 0; p = text.indexOf(what, p + 1)) ++n;
-  return n;
-}
-}  // namespace
+using namespace fovea::test_ui;
 
 class StudioTest : public QObject {
   Q_OBJECT
 
  private:
   QTemporaryDir tmp_;
-
-  /// A window with the soft model and the sample image, captioned.
-  std::unique_ptr<MainWindow> captioned(const QString& image = kSample) {
-    auto w = std::make_unique<MainWindow>();
-    w->loadModel(kSoft);
-    w->show();
-    if (!w->openImage(image)) return w;
-    [&] { QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->strip()->count() > 0, kWait); }();
-    return w;
-  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -293,187 +241,16 @@ class StudioTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
   }
 
-  void thePlayerStepsThroughTheWords() {
+  void theBeamControlTakesTheCaptionSettingsRange() {
     auto w = captioned();
-    WordPlayer* p = w->player();
-    QCOMPARE(p->count(), w->primaryPanel()->strip()->count());
-    p->pause();
-    p->setCurrent(0);
-    p->stepForward();
-    QCOMPARE(w->primaryPanel()->view()->wordIndex(), 1);
-    p->stepBack();
-    p->stepBack();
-    QCOMPARE(w->primaryPanel()->view()->wordIndex(), p->count() - 1);  // stepping back from the first word wraps
-    p->setWordsPerSecond(20);
-    const int before = p->current();
-    p->play();
-    QTRY_VERIFY_WITH_TIMEOUT(p->current() != before, 5000);
-  }
-
-  void playingTheWordsNeverReLaysOutTheWindow() {
-    // Each word changes the overlay, the highlighted chip and the readout line; none of it may
-    // change a size, or every word re-lays out the window (a QLabel readout did: ~4 layout passes
-    // per word, milliseconds of GUI thread 8 times a second).
-    auto w = captioned();
-    struct LayoutRequests : QObject {
-      int count = 0;
-      bool eventFilter(QObject* o, QEvent* e) override {
-        if (e->type() == QEvent::LayoutRequest && o->isWidgetType()) ++count;
-        return false;
-      }
-    } requests;
-    WordPlayer* p = w->player();
-    p->pause();  // (the play button's icon changes: one layout pass, before counting)
-    for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
-    qApp->installEventFilter(&requests);
-    for (int i = 0; i < 2 * p->count(); ++i) {
-      p->stepForward();
-      QCoreApplication::processEvents();
+    QSpinBox* beam = nullptr;
+    for (auto* spin : w->findChildren<QSpinBox*>()) {
+      if (spin->prefix().contains(QStringLiteral("beam"))) beam = spin;
     }
-    qApp->removeEventFilter(&requests);
-    QCOMPARE(requests.count, 0);
-    QCOMPARE(w->primaryPanel()->view()->wordIndex(), p->current());
-  }
-
-  void brokenFilesShowAMessageAndTheWindowKeepsWorking() {
-    auto w = captioned();
-    const QString text = tmp_.filePath("notes.png");
-    QFile f(text);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("this is not a PNG file");
-    f.close();
-    QVERIFY(!w->openImage(text));
-    QVERIFY2(w->errorText().contains(text), qPrintable(w->errorText()));
-    QVERIFY(!w->openImage(tmp_.filePath("missing.jpg")));
-    QVERIFY(w->errorText().contains("missing.jpg"));
-
-    const QString model = tmp_.filePath("corrupt.ckpt");
-    QFile m(model);
-    QVERIFY(m.open(QIODevice::WriteOnly));
-    m.write(QByteArray(4096, 'x'));
-    m.close();
-    w->loadModel(model);
-    QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains("corrupt.ckpt"), kWait);
-    // The previous model is still loaded, named above the image, and captions the next image.
-    QCOMPARE(w->primaryPanel()->modelPath(), kSoft);
-    QVERIFY2(w->primaryPanel()->titleText().contains("fashion-soft.ckpt") &&
-                 !w->primaryPanel()->titleText().contains("Loading"),
-             qPrintable(w->primaryPanel()->titleText()));
-    QVERIFY(w->openImage(kSource + "/resources/samples/test_00002.png"));
-    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && w->primaryPanel()->strip()->count() > 0, kWait);
-  }
-
-  void grayscaleAlphaAndHugeImagesAreCaptioned() {
-    QImage rgb(kSample);
-    const QString gray = tmp_.filePath("gray.png"), alpha = tmp_.filePath("alpha.png"), huge = tmp_.filePath("huge.bmp");
-    QVERIFY(rgb.convertToFormat(QImage::Format_Grayscale8).save(gray));
-    QImage a = rgb.convertToFormat(QImage::Format_ARGB32);
-    for (int y = 0; y < a.height() / 2; ++y)
-      for (int x = 0; x < a.width(); ++x) a.setPixelColor(x, y, QColor(0, 0, 0, 0));
-    QVERIFY(a.save(alpha));
-    QVERIFY(rgb.scaled(5000, 5000).save(huge));
-    for (const QString& path : {gray, alpha, huge}) {
-      auto w = captioned(path);
-      QVERIFY2(w->errorText().isEmpty(), qPrintable(w->errorText()));
-      QVERIFY(w->primaryPanel()->strip()->count() > 0);
-      QVERIFY(w->primaryPanel()->view()->image().width() <= 2048);
-    }
-  }
-
-  void exportsHoldOnePanelPerWord() {
-    auto w = captioned();
-    const int words = w->primaryPanel()->strip()->count();
-    const QString png = tmp_.filePath("fig.png"), svg = tmp_.filePath("fig.svg"), pdf = tmp_.filePath("fig.pdf");
-    QVERIFY(w->exportFigure(png));
-    QVERIFY(w->exportFigure(svg));
-    QVERIFY(w->exportFigure(pdf));
-    QVERIFY(!QImage(png).isNull());
-    QFile s(svg);
-    QVERIFY(s.open(QIODevice::ReadOnly));
-    const QByteArray svg_text = s.readAll();
-    QCOMPARE(count(svg_text, "font-weight=\"bold\""), words + 1);  // one label per panel, as text
-    QVERIFY(QSvgRenderer(svg).isValid());
-    QFile p(pdf);
-    QVERIFY(p.open(QIODevice::ReadOnly));
-    const QByteArray pdf_bytes = p.readAll();
-    QVERIFY(pdf_bytes.startsWith("%PDF-"));
-    QVERIFY(pdf_bytes.contains("/FontFile"));  // the labels' font is embedded
-    QVERIFY(w->exportFrames(tmp_.filePath("frames")));
-    QCOMPARE(QDir(tmp_.filePath("frames")).entryList({"*.png"}).size(), words);
-    QVERIFY(w->exportView(tmp_.filePath("view.png")));
-    QVERIFY(!QImage(tmp_.filePath("view.png")).isNull());
-    QVERIFY(!w->exportFigure(tmp_.filePath("fig.doc")));
-    QVERIFY(w->errorText().contains("fig.doc"));
-  }
-
-  void aTypedCaptionIsScoredWordByWord() {
-    auto w = captioned();
-    w->setUserCaption("a purple bag");
-    auto* strip = w->primaryPanel()->strip();
-    QTRY_VERIFY_WITH_TIMEOUT(strip->count() == 3 && strip->word(2) == "bag", kWait);
-    const auto& c = w->primaryPanel()->caption();
-    QCOMPARE(int(c.words.size()), 3);
-    for (const auto& word : c.words) {
-      QVERIFY(word.log_prob <= 0);
-      QCOMPARE(int(word.alpha.size()), c.grid_h * c.grid_w);
-    }
-    w->setUserCaption(QString());
-    QTRY_VERIFY_WITH_TIMEOUT(strip->count() > 3, kWait);
-  }
-
-  void sampledGlimpsesAreOfferedOnlyWhileAHardModelIsShown() {
-    auto w = captioned();  // the shipped soft model
-    QVERIFY(!w->glimpseSwitchEnabled());
-    w->loadCompareModel(kHard);
-    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
-    QVERIFY(w->glimpseSwitchEnabled());
-    // Only the soft model's β gates its context; the hard model's card claims no gate.
-    QVERIFY(w->primaryPanel()->titleToolTip().contains(QStringLiteral("β gate")));
-    QVERIFY(!w->comparePanel()->titleToolTip().contains(QStringLiteral("β gate")));
-    // Asked for anyway, a soft model keeps its expected alpha: its caption does not change.
-    auto* strip = w->primaryPanel()->strip();
-    const QStringList soft = stripWords(strip);
-    w->setSampleGlimpses(true);
-    QTest::qWait(300);
-    QTRY_COMPARE_WITH_TIMEOUT(stripWords(strip), soft, kWait);
-    w->setCompareVisible(false);
-    QVERIFY(!w->glimpseSwitchEnabled());
-  }
-
-  void commaAndPeriodStepThroughTheWords() {
-    auto w = captioned();
-    QApplication::setActiveWindow(w.get());
-    QVERIFY(QTest::qWaitForWindowActive(w.get()));
-    w->player()->pause();
-    w->player()->setCurrent(2);
-    QTest::keyClick(w.get(), Qt::Key_Comma);  // one action owns the key: no ambiguous shortcut
-    QCOMPARE(w->player()->current(), 1);
-    QTest::keyClick(w.get(), Qt::Key_Period);
-    QTest::keyClick(w.get(), Qt::Key_Period);
-    QCOMPARE(w->player()->current(), 3);
-  }
-
-  void softAndHardSideBySideAnimateInStep() {
-    auto w = captioned();
-    w->loadCompareModel(kHard);
-    QVERIFY(!w->comparePanel()->isHidden());
-    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
-    w->player()->pause();
-    w->player()->setCurrent(1);
-    QCOMPARE(w->primaryPanel()->view()->wordIndex(), 1);
-    QCOMPARE(w->comparePanel()->view()->wordIndex(), 1);
-    QVERIFY(w->comparePanel()->session()->model()->attention == "hard");
-  }
-
-  void aCaptionIsComputedOffTheGuiThread() {
-    // The session answers through the event loop: right after the request nothing is there yet.
-    ModelSession session;
-    session.loadModel(kSoft);
-    QSignalSpy ready(&session, &ModelSession::captionReady);
-    const quint64 id = session.caption(QImage(kSample), {});
-    QCOMPARE(ready.count(), 0);
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kWait);
-    QCOMPARE(ready.at(0).at(0).value<CaptionReply>().id, id);
+    QVERIFY(beam != nullptr);
+    const auto& row = fovea::caption_setting("beam");
+    QCOMPARE(beam->minimum(), int(row.min));
+    QCOMPARE(beam->maximum(), int(row.max));
   }
 };
 

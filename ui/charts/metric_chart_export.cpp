@@ -2,6 +2,7 @@
 // no crosshair), CSV of the raw points, each written to a temporary file and renamed (QSaveFile).
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/metric_chart_impl.h"
+#include "ui/common/user_message.h"
 #include "ui/export/export_settings.h"
 
 #include <QDir>
@@ -56,7 +57,7 @@ void MetricChart::exportWithDialog(const QString& kind) {
   const bool ok = kind == QLatin1String("png")   ? exportPng(path, &error)
                   : kind == QLatin1String("svg") ? exportSvg(path, &error)
                                                  : exportCsv(path, &error);
-  if (!ok) QMessageBox::warning(this, tr("Export Chart"), error);
+  if (!ok) show_message_box(this, QMessageBox::Warning, tr("Export Chart"), error);
 }
 
 // --- export ---------------------------------------------------------------------------------------------

@@ -154,10 +154,32 @@ void AttentionView::setPlaceholder(const QString& text) {
   update();
 }
 
+QSize AttentionView::fittedImageSize() const {
+  if (image_.isNull()) return {};
+  return image_.size().scaled((size() - QSize(8, 8)).expandedTo(QSize(1, 1)), Qt::KeepAspectRatio);
+}
+
+void AttentionView::setImageSizeLimit(const QSize& limit) {
+  if (limit == size_limit_) return;
+  size_limit_ = limit;
+  dirty_ = true;
+  update();
+}
+
 QRect AttentionView::targetRect() const {
   if (image_.isNull()) return {};
-  const QSize s = image_.size().scaled(size() - QSize(8, 8), Qt::KeepAspectRatio);
+  QSize s = fittedImageSize();
+  if (size_limit_.isValid() && (s.width() > size_limit_.width() || s.height() > size_limit_.height()))
+    s = image_.size().scaled(size_limit_, Qt::KeepAspectRatio);
   return QRect(QPoint((width() - s.width()) / 2, (height() - s.height()) / 2), s);
+}
+
+QPointF AttentionView::imagePoint(const QPoint& p) const {
+  const QRect r = targetRect();
+  if (r.isEmpty()) return {};
+  const double x = (p.x() - r.left()) * double(image_.width()) / r.width();
+  const double y = (p.y() - r.top()) * double(image_.height()) / r.height();
+  return {std::clamp(x, 0.0, double(image_.width())), std::clamp(y, 0.0, double(image_.height()))};
 }
 
 void AttentionView::rebuild() {
@@ -245,12 +267,17 @@ void AttentionView::resizeEvent(QResizeEvent*) {
 }
 
 void AttentionView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::RightButton && (probe_active_ || removal_active_)) {
+    Q_EMIT dismissRequested();
+    return;
+  }
   if (event->button() != Qt::LeftButton || !has_caption_ || !targetRect().contains(event->position().toPoint())) {
     QWidget::mousePressEvent(event);
     return;
   }
   dragging_ = true;
   drag_from_ = drag_to_ = event->position().toPoint();
+  press_image_ = imagePoint(drag_from_);
 }
 
 void AttentionView::mouseMoveEvent(QMouseEvent* event) {
@@ -269,10 +296,25 @@ void AttentionView::mouseReleaseEvent(QMouseEvent* event) {
     QWidget::mouseReleaseEvent(event);
     return;
   }
+  // A click or a drag by how far the pointer moved, not by where the image is now: the layout may
+  // have moved the image under a still pointer. The region starts where the press was in the image.
+  const bool click = (event->position().toPoint() - drag_from_).manhattanLength() < 5;
   mouseMoveEvent(event);
   dragging_ = false;
   update();
-  Q_EMIT regionSelected(regionBetween(drag_from_, drag_to_));
+  fovea::ProbeRegion region;
+  if (click) {
+    region.point = true;
+    region.x0 = region.x1 = std::min(press_image_.x(), image_.width() - 1.0);
+    region.y0 = region.y1 = std::min(press_image_.y(), image_.height() - 1.0);
+  } else {
+    const QPointF to = imagePoint(drag_to_);
+    region.x0 = std::min(press_image_.x(), to.x());
+    region.x1 = std::max(press_image_.x(), to.x());
+    region.y0 = std::min(press_image_.y(), to.y());
+    region.y1 = std::max(press_image_.y(), to.y());
+  }
+  Q_EMIT regionSelected(region);
 }
 
 void AttentionView::dragEnterEvent(QDragEnterEvent* event) {

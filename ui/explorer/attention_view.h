@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "core/decode/caption_result.h"
+#include "core/decode/probe.h"
 #include "core/render/heatmap.h"
 
 namespace fovea::ui {
@@ -39,6 +40,11 @@ class AttentionView : public QWidget {
   fovea::ProbeRegion regionBetween(const QPoint& from, const QPoint& to) const;
   /// Where the image is drawn in the widget.
   QRect imageRect() const { return targetRect(); }
+  /// The size the image would be drawn at without a limit (fitted to the widget).
+  QSize fittedImageSize() const;
+  /// Draws the image no larger than `limit` (an invalid size: no limit), so that two panels
+  /// side by side show it at the same size.
+  void setImageSizeLimit(const QSize& limit);
 
   int wordIndex() const { return word_; }
   const QImage& image() const { return image_; }
@@ -53,6 +59,8 @@ class AttentionView : public QWidget {
  Q_SIGNALS:
   void fileDropped(const QString& path);
   void regionSelected(const fovea::ProbeRegion& region);
+  /// A right-click while a probe or a take-away is shown: put the word's own α back.
+  void dismissRequested();
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -65,6 +73,8 @@ class AttentionView : public QWidget {
 
  private:
   QRect targetRect() const;
+  /// Widget point `p` in image pixels (clamped to the image).
+  QPointF imagePoint(const QPoint& p) const;
   /// `region` (image pixels) on screen.
   QRectF screenRect(const fovea::ProbeRegion& region) const;
   /// Grid cell `cell` on screen.
@@ -90,6 +100,8 @@ class AttentionView : public QWidget {
   QImage removal_image_;
   std::vector<int> removed_cells_, control_cells_;
   QPoint drag_from_, drag_to_;
+  QPointF press_image_;  ///< where the drag began, in image pixels (the layout may move the image meanwhile)
+  QSize size_limit_;
   bool dragging_ = false;
   double last_render_ms_ = 0;
 };

@@ -47,7 +47,7 @@ void CaptionStrip::setCaption(const fovea::CaptionResult& caption, bool scored) 
 void CaptionStrip::clear() {
   words_.clear();
   rects_.clear();
-  current_ = hovered_ = -1;
+  current_ = hovered_ = -1;  // a preview of a word that is gone ends without a signal
   updateGeometry();
   update();
 }
@@ -144,10 +144,7 @@ void CaptionStrip::paintEvent(QPaintEvent*) {
 
 void CaptionStrip::mousePressEvent(QMouseEvent* event) {
   const int i = wordAt(event->position().toPoint());
-  if (i >= 0) {
-    setCurrent(i);
-    Q_EMIT wordClicked(i);
-  }
+  if (i >= 0) Q_EMIT wordClicked(i);  // the panel selects it (and clears what belonged to the old word)
 }
 
 void CaptionStrip::mouseMoveEvent(QMouseEvent* event) {
@@ -155,15 +152,16 @@ void CaptionStrip::mouseMoveEvent(QMouseEvent* event) {
   if (i != hovered_) {
     hovered_ = i;
     update();
-    if (i >= 0) Q_EMIT wordHovered(i);
+    Q_EMIT wordHovered(i);
   }
 }
 
 void CaptionStrip::leaveEvent(QEvent* event) {
   QWidget::leaveEvent(event);
   if (hovered_ < 0) return;
-  hovered_ = -1;  // the mouse is gone: no chip stays highlighted
+  hovered_ = -1;  // the mouse is gone: no chip stays highlighted, the preview ends
   update();
+  Q_EMIT wordHovered(-1);
 }
 
 }  // namespace fovea::ui

@@ -1,6 +1,7 @@
 #pragma once
 /// The caption as a strip of word chips: each shows the word, p(word) and β; the current word
-/// is highlighted; clicking or hovering a word selects it. Chips wrap onto more lines.
+/// is highlighted. A click selects a word; hovering only previews it while the pointer is on
+/// its chip (wordHovered(-1) when the pointer leaves it). Chips wrap onto more lines.
 #include <QWidget>
 
 #include <vector>
@@ -34,6 +35,7 @@ class CaptionStrip : public QWidget {
 
  Q_SIGNALS:
   void wordClicked(int index);
+  /// The pointer moved onto chip `index`, or off every chip (-1): a preview, not a selection.
   void wordHovered(int index);
 
  protected:

@@ -13,14 +13,14 @@
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/image_convert.h"
 #include "ui/explorer/live_text.h"
+#include "ui/explorer/panel_notes.h"
 
 namespace fovea::ui {
 
 ExplorerPanel::ExplorerPanel(QWidget* parent)
     : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
-      strip_(new CaptionStrip), readout_(new LiveText), probe_(new QLabel),
-      take_away_button_(new QPushButton(tr("Take it away"))), take_away_(new QLabel), unfamiliar_(new QLabel),
-      references_(new QLabel) {
+      strip_(new CaptionStrip), readout_(new LiveText),
+      take_away_button_(new QPushButton(tr("Take it away"))), unfamiliar_(new QLabel), notes_(new PanelNotes) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   title_->setTextFormat(Qt::RichText);
@@ -42,21 +42,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   take_away_button_->setEnabled(false);
   word_row->addWidget(take_away_button_);
   layout->addLayout(word_row);
-  take_away_->setObjectName("takeAway");
-  take_away_->setWordWrap(true);
-  take_away_->setTextFormat(Qt::RichText);
-  take_away_->hide();
-  layout->addWidget(take_away_);
-  probe_->setObjectName("probe");
-  probe_->setWordWrap(true);
-  probe_->setTextFormat(Qt::RichText);
-  probe_->hide();
-  layout->addWidget(probe_);
-  references_->setObjectName("references");
-  references_->setWordWrap(true);
-  references_->setTextFormat(Qt::RichText);
-  references_->hide();
-  layout->addWidget(references_);
+  layout->addWidget(notes_);
 
   connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
     showModelTitle(m);
@@ -77,13 +63,15 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
     else takeAwayWord();
   });
   connect(view_, &AttentionView::regionSelected, this, &ExplorerPanel::probeRegion);
+  connect(view_, &AttentionView::dismissRequested, this, &ExplorerPanel::dismissNotes);
   connect(session_, &ModelSession::captionFailed, this, [this](quint64 id, const QString& error) {
     if (!error.isEmpty() && id == probe_latest_) {
-      probe_->setText(tr("<span style='color:gray'>Probe failed:</span> %1").arg(error.toHtmlEscaped()));
+      notes_->setNote(PanelNotes::Kind::Probe, tr("<span style='color:gray'>Probe failed:</span> %1").arg(error.toHtmlEscaped()));
       return;
     }
     if (!error.isEmpty() && id == take_away_latest_) {
-      take_away_->setText(tr("<span style='color:gray'>Taking it away failed:</span> %1").arg(error.toHtmlEscaped()));
+      notes_->setNote(PanelNotes::Kind::TakeAway,
+                      tr("<span style='color:gray'>Taking it away failed:</span> %1").arg(error.toHtmlEscaped()));
       updateTakeAwayButton();
       return;
     }
@@ -148,9 +136,18 @@ void ExplorerPanel::setUserCaption(const QString& text) {
 
 void ExplorerPanel::setOverlayStyle(const fovea::OverlayStyle& style) { view_->setOverlayStyle(style); }
 
+int ExplorerPanel::selectedWord() const { return strip_->current(); }
+
+void ExplorerPanel::previewWord(int index) {
+  if (!has_caption_ || view_->hasProbe() || view_->hasRemoval()) return;
+  const int shown = index >= 0 && index < int(caption_.words.size()) ? index : selectedWord();
+  view_->setWordIndex(shown);
+  showReadout(shown);
+}
+
 void ExplorerPanel::setWordIndex(int index) {
   if (has_caption_) index = std::min(index, int(caption_.words.size()) - 1);
-  if (index != view_->wordIndex()) {
+  if (index != selectedWord()) {
     clearProbe();
     clearTakeAway();
   }
@@ -190,7 +187,7 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   }
   scored_ = reply.scored;
   last_ms_ = reply.milliseconds;
-  const int keep = view_->wordIndex();
+  const int keep = selectedWord();
   view_->setCaption(caption_);
   strip_->setCaption(caption_, scored_);
   const int n = int(caption_.words.size());
@@ -201,19 +198,19 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
 void ExplorerPanel::probeRegion(const fovea::ProbeRegion& region) {
   if (image_.isNull() || !session_->hasModel() || !has_caption_) return;
   QStringList before;
-  const int current = view_->wordIndex();
+  const int current = selectedWord();
+  view_->setWordIndex(current);  // a word previewed under the pointer is not the one probed
   for (int i = 0; i < std::max(0, current) && i < int(caption_.words.size()); ++i)
     before << QString::fromStdString(caption_.words[std::size_t(i)].word);
   probe_prefix_ = before.join(QLatin1Char(' '));
   clearTakeAway();
-  probe_->setText(tr("<span style='color:gray'>Looking there…</span>"));
-  probe_->show();
+  notes_->setNote(PanelNotes::Kind::Probe, tr("<span style='color:gray'>Looking there…</span>"));
   probe_latest_ = session_->probe(image_, region, probe_prefix_);
   probe_region_ = region;
 }
 
 void ExplorerPanel::showProbe(const ProbeReply& reply) {
-  if (reply.id != probe_latest_ || probe_->isHidden()) return;
+  if (reply.id != probe_latest_ || notes_->noteKind() != PanelNotes::Kind::Probe) return;
   const auto list = [](const std::vector<fovea::ProbeWord>& words, int count) {
     QStringList parts;
     for (int i = 0; i < std::min(count, int(words.size())); ++i)
@@ -224,33 +221,38 @@ void ExplorerPanel::showProbe(const ProbeReply& reply) {
   };
   const QString where = probe_prefix_.isEmpty() ? tr("as the first word")
                                                 : tr("after “%1”").arg(probe_prefix_.toHtmlEscaped());
-  probe_->setText(tr("<span style='color:gray'>Looking there %1:</span> %2 &nbsp; <span style='color:gray'>with its own "
-                     "attention: %3</span>")
-                      .arg(where, list(reply.result.words, 5), list(reply.result.own_words, 2)));
+  notes_->setNote(PanelNotes::Kind::Probe, tr("<span style='color:gray'>Looking there %1:</span> %2 &nbsp; <span "
+                                               "style='color:gray'>with its own attention: %3</span>")
+                                                .arg(where, list(reply.result.words, 5), list(reply.result.own_words, 2)));
   view_->setProbe(reply.result.alpha, probe_region_);
+}
+
+void ExplorerPanel::dismissNotes() {
+  clearProbe();
+  clearTakeAway();
 }
 
 void ExplorerPanel::clearProbe() {
   probe_latest_ = 0;
-  probe_->hide();
-  probe_->clear();
+  notes_->clearNote(PanelNotes::Kind::Probe);
   view_->clearProbe();
 }
 
 void ExplorerPanel::takeAwayWord() {
-  const int word = view_->wordIndex();
+  const int word = selectedWord();
+  view_->setWordIndex(word);
   if (image_.isNull() || !session_->hasModel() || !has_caption_ || word < 0 || word >= int(caption_.words.size()))
     return;
   clearProbe();
-  take_away_->setText(tr("<span style='color:gray'>Taking away what “%1” looks at, and a control…</span>")
-                          .arg(QString::fromStdString(caption_.words[std::size_t(word)].word).toHtmlEscaped()));
-  take_away_->show();
+  notes_->setNote(PanelNotes::Kind::TakeAway,
+                  tr("<span style='color:gray'>Taking away what “%1” looks at, and a control…</span>")
+                      .arg(QString::fromStdString(caption_.words[std::size_t(word)].word).toHtmlEscaped()));
   take_away_latest_ = session_->takeAway(image_, caption_, word, options_);
   updateTakeAwayButton();
 }
 
 void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
-  if (reply.id != take_away_latest_ || take_away_->isHidden()) return;
+  if (reply.id != take_away_latest_ || notes_->noteKind() != PanelNotes::Kind::TakeAway) return;
   const fovea::TakeAway& t = reply.result;
   const QString word = QString::fromStdString(t.text).toHtmlEscaped();
   const auto effect = [&](const fovea::Removal& r, double drop) {
@@ -267,7 +269,7 @@ void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
   const QString control_where = t.control_source >= 0
                                     ? tr("where “%1” looks").arg(QString::fromStdString(t.control_word).toHtmlEscaped())
                                     : tr("far from it");
-  take_away_->setText(tr("<span style='color:#c03030'>Without what “%1” looks at</span> <span style='color:gray'>(%2 "
+  notes_->setNote(PanelNotes::Kind::TakeAway, tr("<span style='color:#c03030'>Without what “%1” looks at</span> <span style='color:gray'>(%2 "
                          "cells, outlined):</span> %3<br><span style='color:#2080b0'>Control</span> <span "
                          "style='color:gray'>(%4 cells %5, dashed):</span> %6")
                           .arg(word)
@@ -282,47 +284,46 @@ void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
 
 void ExplorerPanel::clearTakeAway() {
   take_away_latest_ = 0;
-  take_away_->hide();
-  take_away_->clear();
+  notes_->clearNote(PanelNotes::Kind::TakeAway);
   view_->clearRemoval();
   updateTakeAwayButton();
 }
 
 void ExplorerPanel::updateTakeAwayButton() {
-  const int word = view_->wordIndex();
+  const int word = selectedWord();
   const bool pending = take_away_latest_ != 0 && !view_->hasRemoval();
   take_away_button_->setEnabled(has_caption_ && word >= 0 && word < int(caption_.words.size()) && !pending);
   take_away_button_->setText(view_->hasRemoval() ? tr("Put it back") : tr("Take it away"));
 }
 
-QString ExplorerPanel::takeAwayText() const { return take_away_->isHidden() ? QString() : take_away_->text(); }
+QString ExplorerPanel::takeAwayText() const { return notes_->note(PanelNotes::Kind::TakeAway); }
 
 QString ExplorerPanel::unfamiliarText() const { return unfamiliar_->isHidden() ? QString() : unfamiliar_->text(); }
 
-QString ExplorerPanel::probeText() const { return probe_->isHidden() ? QString() : probe_->text(); }
+QString ExplorerPanel::probeText() const { return notes_->note(PanelNotes::Kind::Probe); }
 
 void ExplorerPanel::showReferences(const QStringList& references, double bleu4, double cider) {
   if (references.isEmpty()) {
-    references_->hide();
-    references_->clear();
+    notes_->setReferences({}, {});
     return;
   }
   QString list;
   for (const auto& r : references) list += QStringLiteral("<li>%1</li>").arg(r.toHtmlEscaped());
-  references_->setText(tr("<span style='color:gray'>Reference:</span> %1%2 &nbsp; <span style='color:gray'>this "
+  const QString tip = tr("The image's reference captions (captions.json beside it):<ul>%1</ul>").arg(list);
+  notes_->setReferences(tr("<span style='color:gray'>Reference:</span> %1%2 &nbsp; <span style='color:gray'>this "
                           "caption: BLEU-4 %3 · CIDEr-D %4</span>")
                            .arg(references.first().toHtmlEscaped())
                            .arg(references.size() > 1 ? tr(" <span style='color:gray'>(+%1 more)</span>").arg(references.size() - 1) : QString())
                            .arg(bleu4, 0, 'f', 3)
-                           .arg(cider, 0, 'f', 3));
-  references_->setToolTip(tr("The image's reference captions (captions.json beside it):<ul>%1</ul>").arg(list));
-  references_->show();
+                           .arg(cider, 0, 'f', 3),
+                        tip);
 }
 
-QString ExplorerPanel::referencesText() const { return references_->isHidden() ? QString() : references_->text(); }
+QString ExplorerPanel::referencesText() const { return notes_->references(); }
 
-void ExplorerPanel::updateReadout() {
-  const int i = view_->wordIndex();
+void ExplorerPanel::updateReadout() { showReadout(selectedWord()); }
+
+void ExplorerPanel::showReadout(int i) {
   if (!has_caption_ || i < 0 || i >= int(caption_.words.size())) {
     readout_->clear();
     return;

@@ -18,6 +18,7 @@ namespace fovea::ui {
 class AttentionView;
 class CaptionStrip;
 class LiveText;
+class PanelNotes;
 
 class ExplorerPanel : public QWidget {
   Q_OBJECT
@@ -31,7 +32,13 @@ class ExplorerPanel : public QWidget {
   void setCaptionOptions(const fovea::CaptionOptions& options);
   /// Non-empty: show where the model looks for this caption (teacher forcing); empty: its own caption.
   void setUserCaption(const QString& text);
+  /// Selects word `index` (the player's current word).
   void setWordIndex(int index);
+  /// Shows word `index`'s α and numbers while the pointer rests on its chip, without selecting
+  /// it; -1 shows the selected word again. Ignored while a probe or a take-away is shown.
+  void previewWord(int index);
+  /// The selected word (the preview does not change it).
+  int selectedWord() const;
   void setOverlayStyle(const fovea::OverlayStyle& style);
   /// Asks what the model would say at the current word (after the words before it; with no word
   /// selected, as the first word) looking at `region` (image pixels): the view shows the forced α,
@@ -39,6 +46,9 @@ class ExplorerPanel : public QWidget {
   void probeRegion(const fovea::ProbeRegion& region);
   /// The probe's line (rich text); empty when no probe is shown.
   QString probeText() const;
+  /// Removes a probe's or a take-away's result and shows the word's own α again (Escape, or a
+  /// right-click on the image).
+  void dismissNotes();
   /// "Take it away" for the current word: the image without the cells holding most of its α,
   /// and without as many cells elsewhere (the control), each scored and recaptioned; the view
   /// shows the first, a line under the words what both did to the word, until the word changes.
@@ -80,6 +90,7 @@ class ExplorerPanel : public QWidget {
   void request();
   void showReply(const CaptionReply& reply);
   void updateReadout();
+  void showReadout(int word);
   void showProbe(const ProbeReply& reply);
   void clearProbe();
   void showTakeAway(const TakeAwayReply& reply);
@@ -91,11 +102,11 @@ class ExplorerPanel : public QWidget {
   AttentionView* view_;
   CaptionStrip* strip_;
   LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
-  QLabel* probe_;       ///< the probe's next words
   QPushButton* take_away_button_;
-  QLabel* take_away_;   ///< what taking the word's attended cells away did
   QLabel* unfamiliar_;  ///< the image is unlike the model's training images
-  QLabel* references_;  ///< ground truth, when the image's folder has a captions.json
+  /// Under the words, in a space that keeps its height: the probe's next words, what taking the
+  /// word's attended cells away did, or the ground truth when the folder has a captions.json.
+  PanelNotes* notes_;
   QImage image_;
   fovea::CaptionOptions options_;
   QString user_caption_;

@@ -28,12 +28,16 @@
 #include <QVBoxLayout>
 
 #include "core/render/figure.h"
+#include "ui/common/user_message.h"
+#include "ui/common/window_fit.h"
 #include "ui/export/export_settings.h"
 #include "ui/export/figure_export_dialog.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/image_convert.h"
+#include "ui/explorer/image_size_sync.h"
+#include "ui/explorer/recent_files.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
 #include "ui/explorer/webcam_source.h"
@@ -41,11 +45,6 @@
 #include "ui/training/training_window.h"
 
 namespace fovea::ui {
-namespace {
-constexpr int kMaxRecent = 10;
-const char* kRecentKey = "recentFiles";
-}  // namespace
-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), primary_(new ExplorerPanel), compare_(new ExplorerPanel), splitter_(new QSplitter),
       player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), webcam_(new WebcamSource(this)),
@@ -90,8 +89,11 @@ MainWindow::MainWindow(QWidget* parent)
       player_->pause();
       player_->setCurrent(i);
     });
+    // Hover previews the word in both panels while the pointer is on its chip; only a click selects.
     connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
-      if (!player_->isPlaying()) player_->setCurrent(i);
+      if (player_->isPlaying()) return;
+      primary_->previewWord(i);
+      compare_->previewWord(i);
     });
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
     connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
@@ -119,10 +121,11 @@ MainWindow::MainWindow(QWidget* parent)
   });
   connect(webcam_, &WebcamSource::stopped, this, [this] { webcam_action_->setChecked(false); });
 
+  recent_ = new RecentFiles(recent_menu_, [this](const QString& path) { openImage(path); }, this);
+  size_sync_ = new ImageSizeSync(primary_->view(), compare_->view(), this);
   applyOverlayStyle();
   applyDecoding();
-  refreshRecentMenu();
-  resize(1180, 860);
+  fit_to_screen(this, {1180, 860});
   statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
 }
 
@@ -212,7 +215,8 @@ bool MainWindow::openImage(const QString& path, bool remember) {
   player_->setCount(0);
   primary_->setImage(loaded.image);
   if (!compare_->isHidden()) compare_->setImage(loaded.image);
-  if (remember) addRecent(image_path_);
+  size_sync_->sync();
+  if (remember) recent_->add(image_path_);
   const QString image_dir = QFileInfo(image_path_).absolutePath();
   if (image_dir != references_dir_) {
     references_dir_ = image_dir;
@@ -272,6 +276,7 @@ void MainWindow::setCompareVisible(bool visible) {
     compare_->setUserCaption(user_caption_->text());
     splitter_->setSizes({1, 1});
   }
+  size_sync_->sync();
   updateGlimpseSwitch();
 }
 
@@ -346,9 +351,11 @@ QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_l
 
 void MainWindow::showError(const QString& message) {
   if (message.isEmpty()) return;
-  error_label_->setText(message);
+  const UserMessage m = user_message(message);
+  error_label_->setText(m.summary);
+  error_label_->setToolTip(m.details);
   error_bar_->show();
-  statusBar()->showMessage(message, 10000);
+  statusBar()->showMessage(m.summary.section(QLatin1Char('\n'), 0, 0), 10000);
 }
 
 void MainWindow::clearError() {
@@ -356,41 +363,7 @@ void MainWindow::clearError() {
   error_bar_->hide();
 }
 
-QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
-
-void MainWindow::addRecent(const QString& path) {
-  QSettings settings;
-  QStringList list = settings.value(kRecentKey).toStringList();
-  list.removeAll(path);
-  list.prepend(path);
-  while (list.size() > kMaxRecent) list.removeLast();
-  settings.setValue(kRecentKey, list);
-  refreshRecentMenu();
-}
-
-void MainWindow::refreshRecentMenu() {
-  recent_menu_->clear();
-  const QStringList list = recentFiles();
-  // File names, with the folder where two share a name (and the whole path where that is not enough).
-  const auto label = [&list](const QString& path) {
-    const QFileInfo info(path);
-    const auto same = [&](auto part) {
-      return std::count_if(list.begin(), list.end(), [&](const QString& p) { return part(QFileInfo(p)) == part(info); });
-    };
-    if (same([](const QFileInfo& f) { return f.fileName(); }) == 1) return info.fileName();
-    const auto with_folder = [](const QFileInfo& f) { return f.dir().dirName() + "/" + f.fileName(); };
-    return same(with_folder) == 1 ? with_folder(info) : QDir::toNativeSeparators(path);
-  };
-  for (const QString& path : list) recent_menu_->addAction(label(path), this, [this, path] { openImage(path); })->setToolTip(path);
-  if (list.isEmpty()) recent_menu_->addAction(tr("(none yet)"))->setEnabled(false);
-  else {
-    recent_menu_->addSeparator();
-    recent_menu_->addAction(tr("Clear List"), this, [this] {
-      QSettings().remove(kRecentKey);
-      refreshRecentMenu();
-    });
-  }
-}
+QStringList MainWindow::recentFiles() const { return recent_->files(); }
 
 void MainWindow::chooseImage() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open Image"), QFileInfo(image_path_).absolutePath(),
@@ -451,9 +424,14 @@ void MainWindow::showTrainingWindow() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  // A run training in the other window is stopped at a checkpoint first (it asks).
+  // A run training in the other window is stopped at a checkpoint first (it asks). Nothing waits
+  // for it: both windows hide now, and this one closes when the run has ended.
   if (training_window_ && !training_window_->close()) {
     event->ignore();
+    if (!training_window_->isStoppingToClose()) return;  // the user chose to keep training
+    stopWebcam();
+    hide();
+    connect(training_window_, &TrainingWindow::closedAfterStop, this, &QWidget::close, Qt::UniqueConnection);
     return;
   }
   stopWebcam();

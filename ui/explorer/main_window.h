@@ -21,6 +21,8 @@ class QToolButton;
 namespace fovea::ui {
 
 class ExplorerPanel;
+class ImageSizeSync;
+class RecentFiles;
 class ThumbnailStrip;
 class TrainingWindow;
 class WebcamSource;
@@ -78,8 +80,6 @@ class MainWindow : public QMainWindow {
   void updateGlimpseSwitch();
   void applyOverlayStyle();
   void captionArrived();
-  void addRecent(const QString& path);
-  void refreshRecentMenu();
   void chooseImage();
   void chooseFolder();
   void chooseModel(bool compare);
@@ -97,6 +97,8 @@ class MainWindow : public QMainWindow {
   QLabel* error_label_;
   QWidget* error_bar_;
   QMenu* recent_menu_ = nullptr;
+  RecentFiles* recent_ = nullptr;
+  ImageSizeSync* size_sync_ = nullptr;  ///< compared panels show the image at one size
   QMenu* playback_menu_ = nullptr;
   QAction* compare_action_ = nullptr;
   QAction* webcam_action_ = nullptr;

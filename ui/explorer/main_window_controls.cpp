@@ -14,7 +14,9 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "core/decode/caption_settings.h"
 #include "core/render/heatmap.h"
+#include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/word_player.h"
 
@@ -50,6 +52,14 @@ void MainWindow::buildControls() {
   next->setShortcuts({QKeySequence(Qt::Key_Period), QKeySequence(Qt::ALT | Qt::Key_Right)});
   connect(next, &QAction::triggered, player_, &WordPlayer::stepForward);
   addAction(next);
+  auto* dismiss = playback_menu_->addAction(tr("&Dismiss Probe or Take-Away"));
+  dismiss->setShortcut(QKeySequence(Qt::Key_Escape));
+  dismiss->setToolTip(tr("Show the word's own attention again (also: right-click the image)"));
+  connect(dismiss, &QAction::triggered, this, [this] {
+    primary_->dismissNotes();
+    compare_->dismissNotes();
+  });
+  addAction(dismiss);
   playback_menu_->addSeparator();
 
   speed_ = new QSlider(Qt::Horizontal);
@@ -69,7 +79,8 @@ void MainWindow::buildControls() {
   addAction(slower);
 
   beam_ = new QSpinBox;
-  beam_->setRange(1, 10);
+  const auto& beam = fovea::caption_setting("beam");  // the range every command takes
+  beam_->setRange(int(beam.min), int(beam.max));
   beam_->setValue(3);
   beam_->setPrefix(tr("beam "));
   beam_->setToolTip(tr("Beam width"));

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ui/common/user_message.h"
 #include "ui/explorer/image_convert.h"
 
 namespace fovea::ui {
@@ -234,7 +235,7 @@ void ModelSession::startNext() {
             }
           }
         } catch (const std::exception& e) {
-          error = QString::fromStdString(e.what());
+          error = user_text(e);
         } catch (...) {
           error = QStringLiteral("unknown error");
         }

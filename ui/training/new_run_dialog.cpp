@@ -30,6 +30,9 @@
 #include "core/io/encoder_file_header.h"
 #include "core/train/run_log.h"
 #include "core/train/train_settings.h"
+#include "ui/common/user_message.h"
+#include "ui/common/window_fit.h"
+#include "ui/training/new_run_checks.h"
 #include "ui/training/run_estimate.h"
 
 namespace fovea::ui {
@@ -38,13 +41,6 @@ namespace {
 
 /// The setting's field name: its CLI option without "--".
 QString field_name(const fovea::TrainSetting& s) { return QString::fromStdString(s.cli_name().substr(2)); }
-
-/// "init_from" -> "Init from".
-QString label_of(const fovea::TrainSetting& s) {
-  QString label = QString::fromLatin1(s.key).replace('_', ' ');
-  label[0] = label[0].toUpper();
-  return label;
-}
 
 }  // namespace
 
@@ -57,7 +53,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       error_(new QLabel),
       plan_(new QLabel),
       encoder_(new QLabel),
-      estimate_(std::make_unique<RunEstimate>(runs_root)) {
+      estimate_(std::make_unique<RunEstimate>()) {
   setWindowTitle(tr("New training run"));
   plan_->setObjectName("plan");
   plan_->setWordWrap(true);
@@ -74,7 +70,8 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
                        "h0/c0 from the mean annotation, penalty summed over cells; the encoder still starts pretrained, "
                        "as the paper's VGG did"));
   auto* quick = new QPushButton(tr("Quick test"));
-  quick->setToolTip(tr("This model on a small budget: a few minutes, to check a setup end to end"));
+  quick->setToolTip(tr("This model (attention, sizes, encoder and its pretraining) with the shipped recipe's every other setting, on a "
+                       "small budget: a few minutes, to check a setup end to end"));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
   buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
@@ -119,6 +116,12 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) connect(edit, &QLineEdit::textChanged, this, &NewRunDialog::updateApplicable);
   }
   for (auto* button : findChildren<QPushButton*>()) button->setAutoDefault(false);  // Enter presses no button
+  // The folder's name says the attention: it follows the field until the user names the folder.
+  if (auto* attention = findChild<QComboBox*>("attention")) {
+    connect(attention, &QComboBox::currentTextChanged, this, [this] {
+      if (value("out").toString() == suggested_out_) suggestOutputFolder();
+    });
+  }
   updateApplicable();
 
   connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
@@ -131,11 +134,19 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   });
   connect(quick, &QPushButton::clicked, this, [this] {
     try {
-      auto c = config();
+      // A preset sets every field it names: the model stays, everything else is the recipe's
+      // (a learning rate or an objective left from the last run does not survive it).
+      const auto current = config();
+      auto c = fovea::recommended_train_config();
+      c.model = current.model;
+      c.backbone = current.backbone;
+      c.init_from = current.init_from;
+      c.pretrain_steps = current.pretrain_steps;  // the encoder's pretraining belongs to the model (capped below)
+      c.out_dir = current.out_dir;
       applyQuickTest(c);
       setConfig(c);
     } catch (const std::exception& e) {
-      error_->setText(QString::fromStdString(e.what()));
+      error_->setText(in_field_names(user_text(e)));
       error_->show();
     }
   });
@@ -145,11 +156,11 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       fovea::apply_paper_objective(c);
       setConfig(c);
     } catch (const std::exception& e) {
-      error_->setText(QString::fromStdString(e.what()));
+      error_->setText(in_field_names(user_text(e)));
       error_->show();
     }
   });
-  resize(980, 640);
+  fit_to_screen(this, {980, 640});
 }
 
 NewRunDialog::~NewRunDialog() = default;
@@ -161,6 +172,11 @@ void NewRunDialog::keyPressEvent(QKeyEvent* event) {
     return;
   }
   QDialog::keyPressEvent(event);
+}
+
+void NewRunDialog::setPastRuns(const QList<RunSummary>& runs) {
+  estimate_ = std::make_unique<RunEstimate>(runs);
+  updatePlan();
 }
 
 void NewRunDialog::startFrom(const fovea::TrainConfig& config) {
@@ -211,8 +227,10 @@ void NewRunDialog::addProcessesField(QGridLayout* grid) {
   processes_->setObjectName("processes");
   processes_->setRange(1, std::max(1, QThread::idealThreadCount()));
   processes_->setMinimumWidth(110);
+  const int cores = std::max(1, QThread::idealThreadCount());
   const auto help = tr("Processes on this machine, each training on its share of every batch (the batch must divide "
-                       "by them); the first reports here (fovea train --processes)");
+                       "by them); at most %1 here, one per core of this machine (more would only take turns on them)")
+                        .arg(cores);
   processes_->setToolTip(QStringLiteral("--processes: %1").arg(help));
   auto* label = new QLabel(tr("Processes"));
   label->setBuddy(processes_);
@@ -264,7 +282,8 @@ void NewRunDialog::addField(QWidget* page, const fovea::TrainSetting& s) {
   const auto name = field_name(s);
   const auto help = QString::fromUtf8(s.help);
   editor->setObjectName(name);
-  editor->setToolTip(QStringLiteral("--%1: %2").arg(name, help));
+  editor->setToolTip(QStringLiteral("--%1: %2").arg(name, help) +
+                     (*s.applies_when != '\0' ? tr(" (applies to %1)").arg(QString::fromUtf8(s.applies_when)) : QString()));
   auto* grid = static_cast<QGridLayout*>(page->layout());
   const int row = grid->rowCount();
   auto* label = new QLabel(label_of(s));
@@ -314,22 +333,27 @@ QWidget* NewRunDialog::browseButton(const QString& name) {
 
 void NewRunDialog::suggestOutputFolder() {
   const auto stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-  setValue("out", QDir(runs_root_).filePath(value("attention").toString() + "-" + stamp));
+  suggested_out_ = QDir(runs_root_).filePath(value("attention").toString() + "-" + stamp);
+  setValue("out", suggested_out_);
+}
+
+QString NewRunDialog::errorText() const { return error_->isHidden() ? QString() : error_->text(); }
+
+void NewRunDialog::applyField(const Field& f, fovea::TrainConfig& c) const {
+  const auto& s = *f.setting;
+  if (auto* box = qobject_cast<QCheckBox*>(f.editor)) s.set(c, box->isChecked());
+  else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) s.set(c, std::int64_t(spin->value()));
+  else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) s.set(c, combo->currentText().toStdString());
+  else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) {
+    const auto text = edit->text().trimmed().toStdString();
+    if (std::holds_alternative<std::string>(s.default_value())) s.set(c, text);
+    else s.set(c, fovea::parse_setting(s, text));
+  }
 }
 
 fovea::TrainConfig NewRunDialog::config() const {
   auto c = fovea::recommended_train_config();
-  for (const auto& f : fields_) {
-    const auto& s = *f.setting;
-    if (auto* box = qobject_cast<QCheckBox*>(f.editor)) s.set(c, box->isChecked());
-    else if (auto* spin = qobject_cast<QSpinBox*>(f.editor)) s.set(c, std::int64_t(spin->value()));
-    else if (auto* combo = qobject_cast<QComboBox*>(f.editor)) s.set(c, combo->currentText().toStdString());
-    else if (auto* edit = qobject_cast<QLineEdit*>(f.editor)) {
-      const auto text = edit->text().trimmed().toStdString();
-      if (std::holds_alternative<std::string>(s.default_value())) s.set(c, text);
-      else s.set(c, fovea::parse_setting(s, text));
-    }
-  }
+  for (const auto& f : fields_) applyField(f, c);
   return c;
 }
 
@@ -371,51 +395,30 @@ QStringList NewRunDialog::settingKeys() const {
 }
 
 void NewRunDialog::updateApplicable() {
-  const auto enable = [this](const char* name, bool on) {
-    if (auto* w = findChild<QWidget*>(name)) w->setEnabled(on);
-  };
-  const bool hard = value("attention").toString() == "hard";
-  for (const char* name : {"lambda-r", "lambda-e", "expected-prob"}) enable(name, hard);
-  enable("beta", !hard);
-  const bool builtin = fovea::is_builtin_dataset(value("dataset").toString().trimmed().toStdString());
-  enable("images", !builtin);
-  const auto backbone = value("backbone").toString().trimmed().toStdString();
-  const bool untrained = backbone.empty() || backbone == "none";
-  enable("finetune-backbone", !untrained && !fovea::is_encoder_file(backbone));  // a TorchScript CNN
-  enable("encoder-widths", untrained);  // an encoder file's blocks are its own
-  fovea::TrainConfig probe;  // would a pretraining run? (pretrains_encoder, with pretraining asked for)
-  probe.dataset = value("dataset").toString().trimmed().toStdString();
-  probe.backbone = untrained ? std::string() : backbone;
-  probe.init_from = value("init-from").toString().trimmed().toStdString();
-  probe.pretrain_steps = 1;
-  enable("pretrain-steps", fovea::pretrains_encoder(probe));
-  fovea::TrainConfig cnn = probe;  // does captioning start from a trained built-in CNN?
-  cnn.pretrain_steps = value("pretrain-steps").toInt();
-  cnn.trainable_blocks = 0;
-  enable("trainable-blocks", fovea::frozen_encoder_blocks(cnn) > 0);
+  // Each setting's own test of when it applies (core/train/train_settings.cpp), on the fields as
+  // they stand; a field being typed keeps its last good value.
+  auto c = fovea::recommended_train_config();
+  for (const auto& f : fields_) {
+    try {
+      applyField(f, c);
+    } catch (const std::exception&) {
+    }
+  }
+  for (const auto& f : fields_) f.editor->setEnabled(f.setting->applies(c));
   updatePlan();
 }
 
 void NewRunDialog::accept() {
   try {
     const auto c = config();
-    c.validate();
-    if (QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(c.out_dir)))) {
-      throw std::invalid_argument(c.out_dir + " already holds a run; resume it from the run list or choose another folder");
-    }
-    if (!c.init_from.empty() && !QFileInfo::exists(QString::fromStdString(c.init_from))) {
-      throw std::invalid_argument(c.init_from + ": no such checkpoint to initialise from");
-    }
-    if (!c.backbone.empty() && !QFileInfo::exists(QString::fromStdString(c.backbone))) {
-      throw std::invalid_argument(c.backbone + ": no such encoder file or TorchScript CNN (backbone; none: untrained)");
-    }
+    check_new_run(c);
     error_->hide();
     auto remembered = fovea::to_json(c);
     remembered.erase("out");  // every run gets a folder of its own
     QSettings().setValue(kLastConfigKey, QString::fromStdString(remembered.dump()));
     QDialog::accept();
   } catch (const std::exception& e) {
-    error_->setText(QString::fromStdString(e.what()));
+    error_->setText(in_field_names(user_text(e)));
     error_->show();
   }
 }

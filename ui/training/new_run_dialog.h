@@ -9,6 +9,7 @@
 #include <QList>
 
 #include "core/train/train_config.h"
+#include "ui/training/run_summary.h"
 
 #include <memory>
 
@@ -34,6 +35,8 @@ class NewRunDialog : public QDialog {
 
   /// Fills the fields from `config` (e.g. another run's) with a new output folder.
   void startFrom(const fovea::TrainConfig& config);
+  /// The past runs that time this one (the run list's summaries; none: no time estimate).
+  void setPastRuns(const QList<RunSummary>& runs);
   /// A run is training: Start becomes "Queue run" (it starts when the other ends).
   void setQueueing(bool queueing);
   /// The quick-test preset: the current model on a small budget (a few minutes on a laptop CPU).
@@ -58,6 +61,8 @@ class NewRunDialog : public QDialog {
   QVariant value(const QString& name) const;
   /// The settings' keys as the config JSON writes them (init_from, ...), in the dialog's order.
   QStringList settingKeys() const;
+  /// Why Start was refused (fields named as the dialog labels them), empty when it was not.
+  QString errorText() const;
 
  public Q_SLOTS:
   void accept() override;
@@ -71,6 +76,8 @@ class NewRunDialog : public QDialog {
     const fovea::TrainSetting* setting;
     QWidget* editor;
   };
+  /// Writes the field's value into `c`; throws naming the setting when it does not parse.
+  void applyField(const Field& f, fovea::TrainConfig& c) const;
   QWidget* addPage(const QString& title);
   void addField(QWidget* page, const fovea::TrainSetting& setting);
   /// The Runtime page's "Processes" row.
@@ -89,6 +96,7 @@ class NewRunDialog : public QDialog {
   QLabel* plan_;
   QLabel* encoder_;
   QList<Field> fields_;
+  QString suggested_out_;  ///< the output folder the dialog named itself (renamed with attention until edited)
   QSpinBox* processes_ = nullptr;
   std::unique_ptr<RunEstimate> estimate_;
 };

@@ -7,6 +7,8 @@
 
 #include "core/train/run_log.h"
 
+#include <algorithm>
+
 namespace fovea::ui {
 
 namespace {
@@ -31,27 +33,21 @@ QString minutes(double s) {
 
 }  // namespace
 
-RunEstimate::RunEstimate(const QString& runs_root) {
-  if (runs_root.isEmpty()) return;
-  for (const auto& dir : fovea::find_runs(runs_root.toStdString())) {
-    try {
-      const auto log = fovea::read_run_log(dir, /*with_samples=*/false);
-      if (!log.has_config) continue;
-      Speed s;
-      s.run = QString::fromStdString(log.name());
-      s.config = log.config;
-      double pretrain_end = 0;
-      if (!log.pretrain.empty() && log.pretrain.back().pretrain_step > 0) {
-        pretrain_end = log.pretrain.back().elapsed_s;
-        s.pretrain_s = pretrain_end / double(log.pretrain.back().pretrain_step);
-      }
-      if (!log.train.empty() && log.train.back().step >= 10) {
-        s.caption_s = (log.train.back().elapsed_s - pretrain_end) / double(log.train.back().step);
-      }
-      if (s.pretrain_s > 0 || s.caption_s > 0) speeds_.append(s);
-    } catch (const std::exception&) {
-      // an unreadable run tells nothing about speed
+RunEstimate::RunEstimate(const QList<RunSummary>& past_runs) {
+  QList<RunSummary> runs = past_runs;
+  std::sort(runs.begin(), runs.end(), [](const RunSummary& a, const RunSummary& b) { return a.dir < b.dir; });
+  for (const RunSummary& run : runs) {
+    if (!run.readable || !run.has_config) continue;  // an unreadable run tells nothing about speed
+    Speed s;
+    s.run = run.name();
+    s.config = run.config;
+    double pretrain_end = 0;
+    if (run.pretrain_step > 0) {
+      pretrain_end = run.pretrain_elapsed_s;
+      s.pretrain_s = pretrain_end / double(run.pretrain_step);
     }
+    if (run.train_step >= 10) s.caption_s = (run.train_elapsed_s - pretrain_end) / double(run.train_step);
+    if (s.pretrain_s > 0 || s.caption_s > 0) speeds_.append(s);
   }
 }
 

@@ -12,6 +12,8 @@
 #include <exception>
 
 #include "core/train/run_log.h"
+#include "ui/common/user_message.h"
+#include "ui/training/run_scanner.h"
 
 namespace fovea::ui {
 
@@ -22,6 +24,11 @@ RunList::RunList(QWidget* parent)
       open_best_(new QPushButton(tr("Open best in explorer"))),
       resume_(new QPushButton(tr("Resume"))),
       like_(new QPushButton(tr("New run like this"))) {
+  scanner_ = new RunScanner(this);
+  connect(scanner_, &RunScanner::summaryReady, this, &RunList::summaryArrived);
+  connect(scanner_, &RunScanner::scanned, this, [this] {
+    if (!isReading()) Q_EMIT summariesReady();
+  });
   auto* choose = new QPushButton(tr("Folder…"));
   auto* refresh_button = new QPushButton(tr("Refresh"));
   choose->setToolTip(tr("Choose the folder that holds your run folders"));
@@ -109,16 +116,28 @@ QString RunList::summary(const QString& dir) const {
     return tr("%1\n%2 · %3")
         .arg(name, live_line_.isEmpty() ? tr("starting") : live_line_, live_paused_ ? tr("❚❚ paused") : tr("● training"));
   }
-  try {
-    const auto log = fovea::read_run_log(dir.toStdString(), /*with_samples=*/false);
-    QString state = log.finished ? tr("finished")
-                    : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");
-    QString line = tr("%1\n%2 · step %3").arg(name, log.hard() ? tr("hard") : tr("soft")).arg(log.last_step());
-    if (!log.val.empty()) line += tr(" · BLEU-4 %1").arg(log.best_bleu4(), 0, 'f', 3);
-    return line + " · " + state;
-  } catch (const std::exception& e) {
-    return tr("%1 — unreadable: %2").arg(name, QString::fromStdString(e.what()));
+  const auto found = summaries_.constFind(dir);
+  if (found == summaries_.constEnd()) return tr("%1\nreading…").arg(name);
+  const RunSummary& log = *found;
+  if (!log.readable) return tr("%1 — unreadable: %2").arg(name, user_summary(log.error));
+  QString state = log.finished ? tr("finished")
+                  : log.failed ? tr("failed: %1").arg(log.failure.isEmpty() ? tr("reason unknown") : user_summary(log.failure))
+                  : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");
+  QString line = tr("%1\n%2 · step %3").arg(name, log.hard ? tr("hard") : tr("soft")).arg(log.last_step);
+  if (log.best_bleu4 >= 0) line += tr(" · BLEU-4 %1").arg(log.best_bleu4, 0, 'f', 3);
+  return line + " · " + state;
+}
+
+bool RunList::isReading() const { return scanner_->pending() > 0; }
+
+void RunList::summaryArrived(const RunSummary& summary) {
+  summaries_.insert(summary.dir, summary);
+  if (auto* it = item(summary.dir)) {
+    list_->blockSignals(true);  // a text change is not a check toggle
+    describe(it);
+    list_->blockSignals(false);
   }
+  if (summary.dir == currentRun()) updateButtons();
 }
 
 void RunList::refresh() {
@@ -141,6 +160,9 @@ void RunList::refresh() {
   }
   list_->blockSignals(false);
   updateButtons();
+  QStringList read = dirs;
+  read.removeAll(live_);  // the live run's line comes from its progress, not its lagging log
+  scanner_->scan(read);
 }
 
 QStringList RunList::runs() const {
@@ -193,14 +215,17 @@ void RunList::updateButtons() {
   const auto path = dir.toStdString();
   open_best_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::best_checkpoint_path(path))));
   bool resumable = !dir.isEmpty() && dir != live_ && QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(path)));
-  if (resumable) {  // a finished run has nothing left to resume
-    try {
-      resumable = !fovea::read_run_log(path, /*with_samples=*/false).finished;
-    } catch (const std::exception&) {
-      resumable = false;
-    }
+  bool failed = false;
+  if (resumable) {  // a finished run has nothing left to resume; a failed one would fail again
+    const auto found = summaries_.constFind(dir);
+    failed = found != summaries_.constEnd() && found->failed;
+    resumable = found != summaries_.constEnd() && found->readable && !found->finished && !found->failed;
   }
   resume_->setEnabled(resumable);
+  resume_->setToolTip(failed ? tr("This run failed: resuming it would meet the same error. Use New run like this and "
+                                  "change the setting that failed it.")
+                             : tr("Continue an interrupted run from its last checkpoint"));
+  like_->setText(failed ? tr("New run like this (to change a setting)") : tr("New run like this"));
   like_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::config_path(path))));
 }
 

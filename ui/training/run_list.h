@@ -2,9 +2,12 @@
 /// The runs of a runs folder (each a folder with metrics.jsonl, config and checkpoints), with a
 /// checkbox per run to overlay its curves, a one-line summary each, and the actions that act on
 /// the selected run: open its best checkpoint in the caption explorer, resume it.
+#include <QHash>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+
+#include "ui/training/run_summary.h"
 
 class QLabel;
 class QListWidget;
@@ -13,6 +16,8 @@ class QPushButton;
 
 namespace fovea::ui {
 
+class RunScanner;
+
 class RunList : public QWidget {
   Q_OBJECT
  public:
@@ -20,8 +25,14 @@ class RunList : public QWidget {
 
   void setRoot(const QString& root);
   QString root() const { return root_; }
-  /// Rescans the root; check states and the selection survive.
+  /// Rescans the root; check states and the selection survive. The folders are listed at once;
+  /// their summaries are read on a worker thread (only what their logs gained since the last
+  /// read) and fill the lines as they arrive (summariesReady when all have).
   void refresh();
+  /// The runs' summaries read so far (for the New run dialog's time estimate).
+  QList<RunSummary> summaries() const { return summaries_.values(); }
+  /// Whether summaries are still being read.
+  bool isReading() const;
   QStringList runs() const;
   QStringList checkedRuns() const;
   void setChecked(const QString& dir, bool checked);
@@ -44,6 +55,7 @@ class RunList : public QWidget {
   void rootChosen(const QString& root);
   /// "New run like this": a new run starting from this run's settings.
   void newRunLikeRequested(const QString& dir);
+  void summariesReady();
 
  private:
   QListWidgetItem* item(const QString& dir) const;
@@ -51,6 +63,10 @@ class RunList : public QWidget {
   void updateButtons();
   void chooseRoot();
 
+  void summaryArrived(const RunSummary& summary);
+
+  RunScanner* scanner_;
+  QHash<QString, RunSummary> summaries_;
   QString root_, live_, live_line_;
   bool live_paused_ = false;
   QLabel* root_label_;

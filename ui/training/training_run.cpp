@@ -1,6 +1,7 @@
 #include "ui/training/training_run.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QThread>
 
@@ -9,6 +10,7 @@
 
 #include "app/launch/local_processes.h"
 #include "core/train/trainer.h"
+#include "ui/common/user_message.h"
 #include "ui/training/thread_priority.h"
 
 namespace fovea::ui {
@@ -37,13 +39,21 @@ class TrainingRun::Worker : public QObject {
     return cb;
   }
 
-  void run(const QString& run_dir, const std::function<fovea::TrainResult()>& job) {
+  /// `owns_folder`: the folder is this run's (resumed, or new and empty before it started), so a
+  /// failure is recorded there; a run refused because the folder held another is not.
+  void run(const QString& run_dir, const std::function<fovea::TrainResult()>& job, bool owns_folder) {
     try {
       const auto r = job();
       const auto text = summary(r);
       post([run_dir, r, text](TrainingRun* t) { t->ended(run_dir, r.interrupted, text, false); });
     } catch (const std::exception& e) {
-      post([run_dir, error = QString::fromStdString(e.what())](TrainingRun* t) { t->ended(run_dir, false, error, true); });
+      // The run folder says it failed, and why: the run list then offers no Resume for it.
+      try {
+        if (owns_folder) fovea::record_run_failure(run_dir.toStdString(), e.what());
+      } catch (const std::exception&) {
+        // a folder that cannot be written to: the failure is still reported below
+      }
+      post([run_dir, error = user_text(e)](TrainingRun* t) { t->ended(run_dir, false, error, true); });
     }
   }
 
@@ -131,10 +141,14 @@ bool TrainingRun::start(const fovea::TrainConfig& config, int processes) {
   const auto tool = (tool_program_.isEmpty() ? QCoreApplication::applicationDirPath() + "/fovea" : tool_program_).toStdString();
   return launch(dir, [this, config, dir, processes, tool](Worker* w) {
     const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(dir, [config, cb, processes, tool] {
-      fovea::FoveaToolLauncher launcher(tool);
-      return fovea::train_with_local_processes(config, cb, processes, launcher);
-    });
+    const bool fresh = !QFileInfo::exists(QString::fromStdString(fovea::metrics_path(config.out_dir)));
+    w->run(
+        dir,
+        [config, cb, processes, tool] {
+          fovea::FoveaToolLauncher launcher(tool);
+          return fovea::train_with_local_processes(config, cb, processes, launcher);
+        },
+        fresh);
   });
 }
 
@@ -142,7 +156,10 @@ bool TrainingRun::resume(const QString& run_dir) {
   const auto dir = run_dir.toStdString();
   return launch(run_dir, [this, dir, run_dir](Worker* w) {
     const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(run_dir, [dir, cb] { return fovea::resume_training(dir, cb); });
+    w->run(run_dir, [dir, cb] {
+      fovea::clear_run_failure(dir);
+      return fovea::resume_training(dir, cb);
+    }, true);
   });
 }
 
@@ -152,13 +169,6 @@ void TrainingRun::setPaused(bool paused) {
 
 void TrainingRun::cancel() {
   if (running_) stop_ = true;
-}
-
-void TrainingRun::wait() {
-  while (running_) {
-    QThread::msleep(10);
-    QCoreApplication::sendPostedEvents(this);
-  }
 }
 
 }  // namespace fovea::ui

@@ -19,7 +19,8 @@ class TrainingRun : public QObject {
   Q_OBJECT
  public:
   explicit TrainingRun(QObject* parent = nullptr);
-  /// Stops a running run at its next step (a checkpoint is written) and waits for it.
+  /// Stops a running run at its next step (a checkpoint is written) and joins the worker thread.
+  /// The windows destroy it only once its run has ended (they close after `finished`).
   ~TrainingRun() override;
 
   /// Starts a new run in config.out_dir, trained by `processes` processes on this machine: this
@@ -31,10 +32,9 @@ class TrainingRun : public QObject {
   /// Continues the interrupted run in `run_dir` from its last checkpoint.
   bool resume(const QString& run_dir);
   void setPaused(bool paused);
-  /// Stops at the next step; `finished` follows with interrupted = true.
+  /// Stops at the next step; `finished` follows with interrupted = true. Never waits: the GUI
+  /// thread goes on, and whoever must know when the run has stopped listens for finished/failed.
   void cancel();
-  /// Blocks until the worker has finished (after cancel(), e.g. when the window closes).
-  void wait();
 
   bool isRunning() const { return running_; }
   bool isPaused() const { return pause_.load(); }

@@ -1,10 +1,8 @@
 #include "ui/training/training_window.h"
 
 #include <QAction>
-#include <QCheckBox>
 #include <QCloseEvent>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
@@ -12,11 +10,9 @@
 #include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
-#include <QSlider>
 #include <QSplitter>
 #include <QTimer>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -24,17 +20,21 @@
 
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
-#include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
+#include "ui/common/user_message.h"
+#include "ui/common/window_fit.h"
 #include "ui/explorer/live_text.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"
+#include "ui/training/run_log_reader.h"
 #include "ui/training/sample_gallery.h"
 #include "ui/training/training_run.h"
 
 namespace fovea::ui {
 
 namespace {
+
+const QString kGeometryKey = QStringLiteral("training/geometry");
 
 QString clock_text(double seconds) {
   const auto s = qint64(seconds + 0.5);
@@ -121,7 +121,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     try {  // the run went back to its last checkpoint: its curves too
       dashboard_->loadRun(fovea::read_run_log(live_dir_.toStdString()));
     } catch (const std::exception& error) {
-      log(QString::fromStdString(error.what()));
+      log(user_text(error));
     }
   });
   connect(training_, &TrainingRun::finished, this,
@@ -129,8 +129,16 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(training_, &TrainingRun::failed, this,
           [this](const QString& dir, const QString& error) { runEnded(dir, error, true); });
   connect(runs_, &RunList::runToggled, this, [this](const QString& dir, bool checked) {
-    if (!checked) dashboard_->removeRun(dir);
-    else if (dir != live_dir_) openRun(dir);
+    if (!checked) return dashboard_->removeRun(dir);
+    if (dir == live_dir_ && training_->isRunning()) return;
+    // Read on a thread of its own; shown when it arrives, if the run is still ticked then.
+    status_->setText(tr("Reading %1…").arg(QFileInfo(dir).fileName()));
+    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
+      if (runs_->checkedRuns().contains(dir)) showRun(dir, log);
+    }, [this](const QString& error) {
+      log(error);
+      status_->setText(user_summary(error));
+    });
   });
   connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::showSamplesOf);
   connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
@@ -141,49 +149,11 @@ TrainingWindow::TrainingWindow(QWidget* parent)
 
   QSettings settings;
   setRunsRoot(settings.value("training/runs_root", QDir::current().filePath("runs")).toString());
-  resize(1600, 940);
+  fit_to_screen(this, {1600, 940}, kGeometryKey);
   updateActions();
 }
 
 TrainingWindow::~TrainingWindow() = default;
-
-void TrainingWindow::buildToolbar() {
-  auto* tb = addToolBar(tr("Training"));
-  tb->setObjectName("training-toolbar");
-  tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
-  new_action_ = tb->addAction(tr("New run…"), this, [this] { newRun(); });
-  new_action_->setToolTip(tr("Start a run (queued while another trains)"));
-  new_action_->setShortcut(QKeySequence::New);
-  tb->addAction(tr("Open run…"), this, &TrainingWindow::chooseRunFolder);
-  tb->addSeparator();
-  pause_action_ = tb->addAction(tr("Pause"));
-  pause_action_->setCheckable(true);
-  pause_action_->setToolTip(tr("Pause between steps (a checkpoint is written); click again to go on"));
-  connect(pause_action_, &QAction::toggled, this, &TrainingWindow::setPaused);
-  cancel_action_ = tb->addAction(tr("Cancel"), this, &TrainingWindow::cancelRun);
-  cancel_action_->setToolTip(tr("Stop at the next step with a checkpoint; Resume in the run list continues it"));
-  tb->addSeparator();
-  tb->addWidget(new QLabel(tr(" Smoothing ")));
-  smoothing_ = new QSlider(Qt::Horizontal);
-  smoothing_->setRange(0, 99);
-  smoothing_->setMaximumWidth(140);
-  smoothing_->setToolTip(tr("Exponential moving average of the per-step curves, as TensorBoard's"));
-  smoothing_label_ = new QLabel;
-  smoothing_label_->setMinimumWidth(34);
-  tb->addWidget(smoothing_);
-  tb->addWidget(smoothing_label_);
-  connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
-    smoothing_label_->setText(QString::number(v / 100.0, 'f', 2));
-    dashboard_->setSmoothing(v / 100.0);
-  });
-  smoothing_->setValue(60);
-  log_scale_ = new QCheckBox(tr("Log scale"));
-  tb->addWidget(log_scale_);
-  connect(log_scale_, &QCheckBox::toggled, dashboard_, &TrainingDashboard::setLogScale);
-  tb->addAction(tr("Reset zoom"), dashboard_, &TrainingDashboard::resetZoom);
-  tb->addSeparator();
-  tb->addAction(tr("Export charts…"), this, &TrainingWindow::chooseExportFolder);
-}
 
 void TrainingWindow::setRunsRoot(const QString& root) {
   runs_root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
@@ -194,12 +164,16 @@ void TrainingWindow::setRunsRoot(const QString& root) {
 bool TrainingWindow::newRun(const QString& like) {
   QDir().mkpath(runs_root_);
   NewRunDialog dialog(runs_root_, this);
-  if (!like.isEmpty()) {
-    try {
-      const auto run = fovea::read_run_log(like.toStdString(), /*with_samples=*/false);
-      if (run.has_config) dialog.startFrom(run.config);
-    } catch (const std::exception& e) {
-      log(tr("%1: %2").arg(like, QString::fromStdString(e.what())));
+  dialog.setPastRuns(runs_->summaries());  // read off the GUI thread by the run list
+  if (!like.isEmpty()) {  // its settings, from the summary the run list read (config.json alone)
+    const auto runs = runs_->summaries();
+    const auto it = std::find_if(runs.begin(), runs.end(), [&](const RunSummary& r) { return r.dir == QDir::cleanPath(like); });
+    if (it != runs.end() && it->has_config) {
+      dialog.startFrom(it->config);
+    } else {
+      const RunSummary now = RunSummaryReader().update(QDir::cleanPath(like));  // not read yet: its config only
+      if (now.has_config) dialog.startFrom(now.config);
+      else log(tr("%1: its settings are not known (no readable config.json)").arg(like));
     }
   }
   dialog.setQueueing(training_->isRunning());
@@ -234,8 +208,8 @@ bool TrainingWindow::resumeRun(const QString& dir) {
     dashboard_->loadRun(log);
     live_samples_ = log.samples;
   } catch (const std::exception& e) {
-    log(tr("%1: cannot resume: %2").arg(dir, QString::fromStdString(e.what())));
-    status_->setText(tr("Cannot resume %1: %2").arg(dir, QString::fromStdString(e.what())));
+    log(tr("%1: cannot resume: %2").arg(dir, user_text(e)));
+    status_->setText(tr("Cannot resume %1: %2").arg(dir, user_summary(user_text(e))));
     return false;
   }
   return training_->resume(QDir::cleanPath(dir));
@@ -261,7 +235,7 @@ void TrainingWindow::runStarted(const QString& dir) {
 
 void TrainingWindow::runEnded(const QString& dir, const QString& text, bool error) {
   log(error ? tr("error: %1").arg(text) : text);
-  status_->setText(error ? tr("Training failed: %1").arg(text) : text);
+  status_->setText(error ? tr("Training failed: %1").arg(user_summary(text)) : text);
   progress_->hide();
   runs_->setLiveRun(QString());
   updateActions();
@@ -273,7 +247,12 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
       }
     });
   }
-  if (error && isVisible()) QMessageBox::warning(this, tr("Training failed"), text);
+  if (error && isVisible()) show_message_box(this, QMessageBox::Warning, tr("Training failed"), text);
+  if (closing_) {
+    closing_ = false;
+    close();
+    Q_EMIT closedAfterStop();
+  }
 }
 
 void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
@@ -315,27 +294,30 @@ bool TrainingWindow::openRun(const QString& dir) {
   const auto clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
   if (clean == live_dir_ && training_->isRunning()) return true;
   try {
-    const auto log_data = fovea::read_run_log(clean.toStdString());
-    dashboard_->removeRun(clean);
-    dashboard_->loadRun(log_data);
-    if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
-    runs_->blockSignals(true);
-    runs_->setChecked(clean, true);
-    runs_->blockSignals(false);
-    runs_->setCurrentRun(clean);
-    gallery_->setHistory(log_data.samples);
-    if (log_data.skipped_lines > 0) {
-      log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
-    }
-    status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
-                         .arg(log_data.last_step()).arg(log_data.val.size()));
+    showRun(clean, fovea::read_run_log(clean.toStdString()));
     return true;
   } catch (const std::exception& e) {
-    const auto text = QString::fromStdString(e.what());
+    const auto text = user_text(e);
     log(text);
-    status_->setText(text);
+    status_->setText(user_summary(text));
     return false;
   }
+}
+
+void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data) {
+  dashboard_->removeRun(clean);
+  dashboard_->loadRun(log_data);
+  if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
+  runs_->blockSignals(true);
+  runs_->setChecked(clean, true);
+  runs_->blockSignals(false);
+  runs_->setCurrentRun(clean);
+  gallery_->setHistory(log_data.samples);
+  if (log_data.skipped_lines > 0) {
+    log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
+  }
+  status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
+                       .arg(log_data.last_step()).arg(log_data.val.size()));
 }
 
 void TrainingWindow::showSamplesOf(const QString& dir) {
@@ -343,68 +325,17 @@ void TrainingWindow::showSamplesOf(const QString& dir) {
     gallery_->setHistory(live_samples_);
     return;
   }
-  try {
-    gallery_->setHistory(fovea::read_run_log(dir.toStdString()).samples);
-  } catch (const std::exception&) {
-    gallery_->clear();
-  }
+  gallery_->clear();
+  read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
+    if (runs_->currentRun() == dir && !(dir == live_dir_ && training_->isRunning())) gallery_->setHistory(log.samples);
+  });
 }
 
-void TrainingWindow::setPaused(bool paused) {
-  if (!training_->isRunning()) return;
-  training_->setPaused(paused);
-  pause_action_->blockSignals(true);
-  pause_action_->setChecked(paused);
-  pause_action_->setText(paused ? tr("Resume") : tr("Pause"));
-  pause_action_->blockSignals(false);
-  log(paused ? tr("pausing at the next step…") : tr("resuming…"));
-}
-
-void TrainingWindow::cancelRun() {
-  if (!training_->isRunning()) return;
-  training_->cancel();
-  status_->setText(tr("Stopping at the next step…"));
-}
-
-void TrainingWindow::updateActions() {
-  const bool running = training_->isRunning();
-  pause_action_->setEnabled(running);
-  cancel_action_->setEnabled(running);
-  if (!running) pause_action_->setText(tr("Pause"));
-}
-
-void TrainingWindow::log(const QString& text) { log_->appendPlainText(text); }
+void TrainingWindow::log(const QString& text) { log_->appendPlainText(user_text(text)); }
 
 QString TrainingWindow::statusText() const { return status_->text(); }
 
 QString TrainingWindow::logText() const { return log_->toPlainText(); }
-
-QStringList TrainingWindow::exportCharts(const QString& dir) {
-  QDir().mkpath(dir);
-  QStringList written;
-  for (const auto& name : dashboard_->chartNames()) {
-    auto* chart = dashboard_->chart(name);
-    const auto base = QDir(dir).filePath(name);
-    QString error;
-    if (chart->exportPng(base + ".png", &error)) written << base + ".png";
-    if (chart->exportSvg(base + ".svg", &error)) written << base + ".svg";
-    if (chart->exportCsv(base + ".csv", &error)) written << base + ".csv";
-    if (!error.isEmpty()) log(error);
-  }
-  return written;
-}
-
-void TrainingWindow::chooseRunFolder() {
-  const auto dir = QFileDialog::getExistingDirectory(this, tr("Open a run folder"), runs_root_);
-  if (!dir.isEmpty()) openRun(dir);
-}
-
-void TrainingWindow::chooseExportFolder() {
-  const auto dir = QFileDialog::getExistingDirectory(this, tr("Export every chart (PNG, SVG, CSV) into"), runs_root_);
-  if (dir.isEmpty()) return;
-  const auto files = exportCharts(dir);
-  status_->setText(tr("Wrote %1 files to %2").arg(files.size()).arg(dir));
-}
 
 void TrainingWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
@@ -423,10 +354,18 @@ void TrainingWindow::closeEvent(QCloseEvent* event) {
       event->ignore();
       return;
     }
+    // No waiting here: the window goes now, the run writes its checkpoint on its own thread, and
+    // runEnded() closes the window for good once it has.
     status_->setText(tr("Stopping at a checkpoint…"));
+    closing_ = true;
+    queue_.clear();  // closing drops the runs queued behind this one
     training_->cancel();
-    training_->wait();
+    remember_geometry(this, kGeometryKey);
+    hide();
+    event->ignore();
+    return;
   }
+  remember_geometry(this, kGeometryKey);
   event->accept();
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/train/train_config.h"
+#include "core/train/run_log.h"
 #include "core/train/train_records.h"
 
 class QAction;
@@ -52,6 +53,9 @@ class TrainingWindow : public QMainWindow {
   QStringList exportCharts(const QString& dir);
   /// Ask before closing while a run trains (tests turn it off; closing then stops the run).
   void setConfirmClose(bool confirm) { confirm_close_ = confirm; }
+  /// Closed while a run trained: the window is hidden and the run is stopping at a checkpoint; it
+  /// closes for good (and emits closedAfterStop) when the run has ended.
+  bool isStoppingToClose() const { return closing_; }
 
   TrainingDashboard* dashboard() const { return dashboard_; }
   RunList* runList() const { return runs_; }
@@ -66,6 +70,8 @@ class TrainingWindow : public QMainWindow {
  Q_SIGNALS:
   /// "Open best in explorer": the caption explorer should load this checkpoint.
   void openModelRequested(const QString& checkpoint);
+  /// A close that had to stop a run first has completed.
+  void closedAfterStop();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -79,6 +85,8 @@ class TrainingWindow : public QMainWindow {
   void runStarted(const QString& dir);
   void runEnded(const QString& dir, const QString& text, bool error);
   void showSamplesOf(const QString& dir);
+  /// A past run's dashboards, ticked and selected in the list.
+  void showRun(const QString& dir, const fovea::RunLog& log);
   void updateActions();
   void chooseRunFolder();
   void chooseExportFolder();
@@ -108,6 +116,7 @@ class TrainingWindow : public QMainWindow {
   double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
   std::vector<fovea::SampleRecord> live_samples_;
   bool confirm_close_ = true;
+  bool closing_ = false;  ///< hidden, waiting for the stopped run's finished signal to close
   fovea::TrainProgress last_progress_;
 };
 

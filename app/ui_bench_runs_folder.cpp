@@ -1,0 +1,150 @@
+// fovea-ui-bench --case runs_folder. A 1 ms precise timer on the GUI thread records the gaps
+// between its ticks from the moment the training window is created on a runs folder of `runs`
+// runs x `steps` logged steps until every run's line is filled in (opening), then while the
+// first run is ticked and its curves load (ticking). The longest gap minus the interval is the
+// longest block of the GUI thread.
+#include "app/ui_bench_runs_folder.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/train/run_log.h"
+#include "core/train/train_config.h"
+#include "core/train/train_records.h"
+#include "ui/charts/training_dashboard.h"
+#include "ui/training/run_list.h"
+#include "ui/training/training_window.h"
+
+namespace fovea::ui_bench {
+
+namespace {
+
+void write_runs(const QString& root, int runs, int steps) {
+  for (int r = 0; r < runs; ++r) {
+    const std::string dir = QDir(root).filePath(QStringLiteral("soft-%1").arg(r, 2, 10, QChar('0'))).toStdString();
+    QDir().mkpath(QString::fromStdString(dir));
+    fovea::TrainConfig config = fovea::recommended_train_config();
+    config.out_dir = dir;
+    std::ofstream(fovea::config_path(dir)) << fovea::to_json(config).dump(2) << "\n";
+    std::ofstream metrics(fovea::metrics_path(dir));
+    for (int s = 1; s <= steps; ++s) {
+      fovea::TrainRecord t;
+      t.step = s;
+      t.epoch = s / 625;
+      t.loss = 4.0 / (1 + 0.001 * s) + 0.01 * r;
+      t.nll = t.loss;
+      t.lr = 1e-3;
+      t.grad_norm = 1.5;
+      t.tokens_per_s = 9000;
+      t.entropy = 2.0;
+      t.elapsed_s = 0.05 * s;
+      metrics << fovea::to_json(t).dump() << "\n";
+      if (s % 1000 == 0) {
+        fovea::ValidationRecord v;
+        v.step = s;
+        v.epoch = t.epoch;
+        v.bleu[3] = 0.5 + 0.0001 * s / 10;
+        v.cider = 1.0;
+        metrics << fovea::to_json(v).dump() << "\n";
+      }
+    }
+    std::ofstream(fovea::samples_path(dir));
+  }
+}
+
+double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+}  // namespace
+
+int runs_folder_case(QApplication& app, int runs, int steps) {
+  QTemporaryDir tmp;
+  QElapsedTimer setup;
+  setup.start();
+  write_runs(tmp.path(), runs, steps);
+  const double setup_s = setup.elapsed() / 1000.0;
+
+  // Gaps by phase: creating the window, pointing it at the folder, showing it, the summaries
+  // arriving; then ticking a run. Each phase starts on its own timer tick.
+  std::vector<double> creating, pointing, showing, reading, ticking;
+  std::vector<double>* phase = &creating;
+  QElapsedTimer clock;
+  qint64 last = 0;
+  QTimer tick;
+  tick.setTimerType(Qt::PreciseTimer);
+  tick.setInterval(1);
+  QObject::connect(&tick, &QTimer::timeout, [&] {
+    const qint64 now = clock.nsecsElapsed();
+    phase->push_back(std::max(0.0, double(now - last) / 1e6 - 1.0));
+    last = now;
+  });
+  clock.start();
+  tick.start();
+
+  fovea::ui::TrainingWindow* window = nullptr;
+  QString first;
+  QElapsedTimer opened;
+  double open_s = 0, tick_s = 0;
+  QTimer step;
+  int state = 0;
+  QObject::connect(&step, &QTimer::timeout, [&] {
+    if (state == 0) {  // open the window on the folder, timed by the ticks around it
+      // Each phase's action runs first in its tick, so the gap it causes is counted in it.
+      opened.start();
+      phase = &creating;
+      window = new fovea::ui::TrainingWindow;
+      window->setConfirmClose(false);
+      state = -1;
+    } else if (state == -1) {
+      phase = &pointing;
+      window->setRunsRoot(tmp.path());
+      state = -2;
+    } else if (state == -2) {
+      phase = &showing;
+      window->show();
+      state = 1;
+    } else if (state == 1 && phase != &reading) {
+      phase = &reading;
+    } else if (state == 1 && !window->runList()->isReading() && window->runList()->summaries().size() == runs) {
+      open_s = opened.elapsed() / 1000.0;
+      phase = &ticking;
+      first = window->runList()->runs().value(0);
+      opened.restart();
+      window->runList()->setChecked(first, true);  // as a click on its box does
+      state = 2;
+    } else if (state == 2 && window->dashboard()->pointCount(first, "nll") > 0) {
+      tick_s = opened.elapsed() / 1000.0;
+      tick.stop();
+      step.stop();
+      nlohmann::json j = {{"case", "runs_folder"},
+                          {"runs", runs},
+                          {"steps_per_run", steps},
+                          {"setup_s", setup_s},
+                          {"open_s", open_s},
+                          {"creating_window_max_blocked_ms", max_of(creating)},
+                          {"pointing_at_folder_max_blocked_ms", max_of(pointing)},
+                          {"showing_max_blocked_ms", max_of(showing)},
+                          {"reading_summaries_max_blocked_ms", max_of(reading)},
+                          {"tick_s", tick_s},
+                          {"ticking_max_blocked_ms", max_of(ticking)},
+                          {"max_blocked_ms", std::max({max_of(creating), max_of(pointing), max_of(showing),
+                                                       max_of(reading), max_of(ticking)})}};
+      std::printf("%s\n", j.dump().c_str());
+      std::fflush(stdout);
+      delete window;
+      QApplication::exit(0);
+    }
+  });
+  step.start(20);
+  return app.exec();
+}
+
+}  // namespace fovea::ui_bench

@@ -1,0 +1,62 @@
+#pragma once
+// Shared by fovea-studio's explorer tests: the shipped models and a sample scene, and a window
+// showing the sample's caption.
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QImage>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QSettings>
+#include <QtTest>
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/model_session.h"
+#include "ui/explorer/thumbnail_strip.h"
+#include "ui/explorer/word_player.h"
+#include "core/decode/caption_settings.h"
+#include <QSpinBox>
+
+#include <memory>
+
+using namespace fovea::ui;
+
+namespace fovea::test_ui {
+inline const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
+inline const QString kSoft = kSource + "/models/fashion-soft.ckpt";
+inline const QString kHard = kSource + "/models/fashion-hard.ckpt";
+inline const QString kSample = kSource + "/resources/samples/test_00001.png";
+constexpr int kWait = 60000;
+
+inline QStringList stripWords(const CaptionStrip* strip) {
+  QStringList l;
+  for (int i = 0; i < strip->count(); ++i) l << strip->word(i);
+  return l;
+}
+
+inline int count(const QByteArray& text, const QByteArray& what) {
+  int n = 0;
+  for (qsizetype p = text.indexOf(what); p >= 0; p = text.indexOf(what, p + 1)) ++n;
+  return n;
+}
+
+/// A window with the soft model and the sample image, captioned.
+inline std::unique_ptr<MainWindow> captioned(const QString& image = kSample) {
+  auto w = std::make_unique<MainWindow>();
+  w->loadModel(kSoft);
+  w->show();
+  if (!w->openImage(image)) return w;
+  [&] { QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->strip()->count() > 0, kWait); }();
+  return w;
+}
+
+}  // namespace fovea::test_ui

@@ -1,0 +1,179 @@
+// Choosing a word in the caption explorer (issue 64, bugs 2-4, snags 14-15): a click selects,
+// hover only previews; in compare mode a click on either strip selects in both and nothing
+// jumps; at 1024x700 every chip shows and both images are the same size; a probe's or a
+// take-away's line takes no space from the image; Escape or a right-click dismisses a probe.
+#include <QApplication>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/word_player.h"
+
+using namespace fovea::ui;
+
+namespace {
+const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
+const QString kSoft = kSource + "/models/fashion-soft.ckpt";
+const QString kHard = kSource + "/models/fashion-hard.ckpt";
+const QString kSample = kSource + "/resources/samples/test_00001.png";
+constexpr int kWait = 60000;
+
+bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->isBusy() && p->strip()->count() > 0; }
+
+/// Lets pending layout requests run (a layout change is posted, not immediate).
+void settle() {
+  for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+}
+
+/// Where `w` is in its window: what must not move.
+QRect inWindow(const QWidget* w, const QRect& r) { return QRect(w->mapTo(w->window(), r.topLeft()), r.size()); }
+}  // namespace
+
+class WordSelectionTest : public QObject {
+  Q_OBJECT
+
+  std::unique_ptr<MainWindow> window(bool compare, QSize size = {1180, 800}) {
+    auto w = std::make_unique<MainWindow>();
+    w->loadModel(kSoft);
+    if (compare) w->loadCompareModel(kHard);
+    w->resize(size);
+    w->show();
+    [&] {
+      QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+      QVERIFY(w->openImage(kSample));
+      QTRY_VERIFY_WITH_TIMEOUT(ready(w->primaryPanel()) && (!compare || ready(w->comparePanel())), kWait);
+    }();
+    w->player()->pause();
+    return w;
+  }
+
+  /// Clicks the image's centre and waits for the probe.
+  static void probeCentre(ExplorerPanel* panel) {
+    QTest::mouseClick(panel->view(), Qt::LeftButton, {}, panel->view()->imageRect().center());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasProbe(), kWait);
+  }
+
+ private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void hoverPreviewsAWordButOnlyAClickSelectsIt() {
+    auto w = window(false);
+    ExplorerPanel* panel = w->primaryPanel();
+    CaptionStrip* strip = panel->strip();
+    QVERIFY(strip->count() >= 4);
+    const int chosen = 1;
+    QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(chosen).center());
+    QCOMPARE(w->player()->current(), chosen);
+    // The pointer crosses two more chips on its way to "Take it away".
+    QTest::mouseMove(strip, strip->wordRect(chosen + 1).center());
+    QTest::mouseMove(strip, strip->wordRect(chosen + 2).center());
+    QCOMPARE(panel->view()->wordIndex(), chosen + 2);  // previewed while on the chip
+    QCOMPARE(w->player()->current(), chosen);          // not selected
+    QCOMPARE(panel->selectedWord(), chosen);
+    QTest::mouseMove(panel->takeAwayButton());
+    QTRY_COMPARE(panel->view()->wordIndex(), chosen);  // off the chips: the selected word again
+    QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
+    QCOMPARE(w->player()->current(), chosen);
+    const QString said = strip->word(chosen);
+    QVERIFY2(panel->takeAwayText().contains("Without what “" + said + "” looks at"), qPrintable(panel->takeAwayText()));
+  }
+
+  void inCompareModeAClickOnEitherStripSelectsInBothAndNothingJumps() {
+    auto w = window(true);
+    ExplorerPanel* primary = w->primaryPanel();
+    ExplorerPanel* other = w->comparePanel();
+    QTest::mouseClick(primary->strip(), Qt::LeftButton, {}, primary->strip()->wordRect(1).center());
+    probeCentre(primary);
+    const QRect chips[2] = {inWindow(primary->strip(), primary->strip()->wordRect(0)),
+                            inWindow(other->strip(), other->strip()->wordRect(0))};
+    const QRect images[2] = {inWindow(primary->view(), primary->view()->imageRect()),
+                             inWindow(other->view(), other->view()->imageRect())};
+    const int k = 3;
+    const QPoint at = other->strip()->wordRect(k).center();
+    QTest::mouseClick(other->strip(), Qt::LeftButton, {}, at);
+    settle();
+    QTest::mouseMove(other->strip(), at);  // the pointer rests where it clicked, whatever moved under it
+    settle();
+    QCOMPARE(w->player()->current(), k);
+    QCOMPARE(primary->selectedWord(), k);
+    QCOMPARE(other->selectedWord(), k);
+    QCOMPARE(primary->view()->wordIndex(), k);
+    QVERIFY(!primary->view()->hasProbe());  // the probe belonged to the old word
+    QCOMPARE(inWindow(primary->strip(), primary->strip()->wordRect(0)), chips[0]);
+    QCOMPARE(inWindow(other->strip(), other->strip()->wordRect(0)), chips[1]);
+    QCOMPARE(inWindow(primary->view(), primary->view()->imageRect()), images[0]);
+    QCOMPARE(inWindow(other->view(), other->view()->imageRect()), images[1]);
+  }
+
+  void aProbePointIsWhereThePressWasEvenIfTheImageMovedBeforeTheRelease() {
+    auto w = window(false);
+    AttentionView* view = w->primaryPanel()->view();
+    fovea::ProbeRegion got;
+    connect(view, &AttentionView::regionSelected, this, [&got](const fovea::ProbeRegion& r) { got = r; });
+    const QPoint at = view->imageRect().center();
+    QTest::mousePress(view, Qt::LeftButton, {}, at);
+    w->resize(w->width() - 300, w->height() - 200);  // the image shrinks and moves under the pointer
+    QTRY_VERIFY(view->imageRect().center() != at);
+    QTest::mouseRelease(view, Qt::LeftButton, {}, at);
+    QVERIFY(got.point);
+    const QSize image = view->image().size();
+    QVERIFY2(std::abs(got.x0 - image.width() / 2.0) <= 2 && std::abs(got.y0 - image.height() / 2.0) <= 2,
+             qPrintable(QStringLiteral("%1,%2 in %3x%4").arg(got.x0).arg(got.y0).arg(image.width()).arg(image.height())));
+  }
+
+  void atTenTwentyFourBySevenHundredEveryChipShowsAndBothImagesAreOneSize() {
+    auto w = window(true, {1024, 700});
+    for (ExplorerPanel* panel : {w->primaryPanel(), w->comparePanel()}) {
+      QTest::mouseClick(panel->strip(), Qt::LeftButton, {}, panel->strip()->wordRect(2).center());
+      QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+      QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
+    }
+    settle();
+    for (ExplorerPanel* panel : {w->primaryPanel(), w->comparePanel()}) {
+      CaptionStrip* strip = panel->strip();
+      const QRect last = strip->wordRect(strip->count() - 1);
+      QVERIFY2(last.bottom() < strip->height(), qPrintable(QStringLiteral("last chip ends at %1 of %2").arg(last.bottom()).arg(strip->height())));
+      QVERIFY2(panel->view()->geometry().bottom() < strip->geometry().top(), "the image does not cover the words");
+    }
+    QCOMPARE(w->primaryPanel()->view()->imageRect().size(), w->comparePanel()->view()->imageRect().size());
+  }
+
+  void aProbeOrATakeAwayLineTakesNoSpaceFromTheImage() {
+    auto w = window(false);
+    ExplorerPanel* panel = w->primaryPanel();
+    QTest::mouseClick(panel->strip(), Qt::LeftButton, {}, panel->strip()->wordRect(1).center());
+    const QRect image = inWindow(panel->view(), panel->view()->imageRect());
+    const QRect chip = inWindow(panel->strip(), panel->strip()->wordRect(0));
+    probeCentre(panel);
+    settle();
+    QVERIFY(!panel->probeText().isEmpty());
+    QCOMPARE(inWindow(panel->view(), panel->view()->imageRect()), image);
+    QCOMPARE(inWindow(panel->strip(), panel->strip()->wordRect(0)), chip);
+    QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
+    settle();
+    QCOMPARE(inWindow(panel->view(), panel->view()->imageRect()), image);
+    QCOMPARE(inWindow(panel->strip(), panel->strip()->wordRect(0)), chip);
+  }
+
+  void escapeOrARightClickDismissesAProbe() {
+    auto w = window(false);
+    ExplorerPanel* panel = w->primaryPanel();
+    probeCentre(panel);
+    QTest::keyClick(w.get(), Qt::Key_Escape);
+    QVERIFY(!panel->view()->hasProbe());
+    QVERIFY(panel->probeText().isEmpty());
+    probeCentre(panel);
+    QTest::mouseClick(panel->view(), Qt::RightButton, {}, panel->view()->imageRect().center());
+    QVERIFY(!panel->view()->hasProbe());
+    QVERIFY(panel->probeText().isEmpty());
+  }
+};
+
+QTEST_MAIN(WordSelectionTest)
+#include "test_word_selection.moc"

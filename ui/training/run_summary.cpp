@@ -1,0 +1,147 @@
+#include "ui/training/run_summary.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/checkpoint_header.h"
+#include "core/train/run_log.h"
+#include "core/train/train_records.h"
+
+namespace fovea::ui {
+
+namespace fs = std::filesystem;
+
+QString RunSummary::name() const { return QFileInfo(dir).fileName(); }
+
+namespace {
+
+/// The config.json (or, for older runs, last.ckpt's header) of a run.
+bool read_config(const std::string& dir, fovea::TrainConfig& config) {
+  try {
+    if (fs::exists(fovea::config_path(dir))) {
+      std::ifstream in(fovea::config_path(dir));
+      config = fovea::train_config_from_json(nlohmann::json::parse(in));
+      return true;
+    }
+    if (fs::exists(fovea::last_checkpoint_path(dir))) {
+      config = fovea::train_config_from_json(fovea::read_checkpoint_header(fovea::last_checkpoint_path(dir)).at("training").at("config"));
+      return true;
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
+std::int64_t mtime(const std::string& path) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(path, ec);
+  return ec ? -1 : std::int64_t(t.time_since_epoch().count());
+}
+
+}  // namespace
+
+RunSummary RunSummaryReader::update(const QString& dir) {
+  const std::string d = dir.toStdString();
+  const std::string metrics = fovea::metrics_path(d);
+  State& st = states_[dir];
+  std::error_code ec;
+  const auto size = std::int64_t(fs::file_size(metrics, ec));
+  if (ec) {
+    st = State{};
+    st.summary.dir = dir;
+    st.summary.error = QObject::tr("%1: not a training run folder (no metrics.jsonl)").arg(dir);
+    return st.summary;
+  }
+  if (size < st.offset || !st.summary.readable) {  // new, or cut back by a resumed run: from the start
+    st = State{};
+    st.summary.dir = dir;
+    st.summary.readable = true;
+    st.summary.has_config = read_config(d, st.summary.config);
+  }
+  RunSummary& s = st.summary;
+  s.bytes_read = 0;
+  if (size > st.offset) {
+    std::ifstream in(metrics, std::ios::binary);
+    in.seekg(st.offset);
+    std::string chunk(std::size_t(size - st.offset), '\0');
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    chunk.resize(std::size_t(in.gcount()));
+    const auto end = chunk.rfind('\n');  // a last line without its newline is still being written
+    if (end != std::string::npos) {
+      s.bytes_read = std::int64_t(end + 1);
+      st.offset += s.bytes_read;
+      std::string_view last_train;
+      std::size_t from = 0;
+      while (from <= end) {
+        const auto to = chunk.find('\n', from);
+        const std::string_view line(chunk.data() + from, to - from);
+        from = to + 1;
+        // Only validation lines are parsed whole; of the many step lines, the last one.
+        if (line.find("\"val\"") != std::string_view::npos || line.find("\"pretrain\"") != std::string_view::npos) {
+          try {
+            const auto j = nlohmann::json::parse(line);
+            const auto kind = j.value("kind", std::string());
+            if (kind == "val") {
+              const auto v = fovea::validation_record_from_json(j);
+              s.best_bleu4 = std::max(s.best_bleu4, v.bleu[3]);
+              s.last_step = std::max(s.last_step, v.step);
+            } else if (kind == "pretrain") {
+              const auto p = fovea::pretrain_record_from_json(j);
+              s.pretrain_step = p.pretrain_step;
+              s.pretrain_elapsed_s = p.elapsed_s;
+            }
+          } catch (const nlohmann::json::exception&) {
+            // a damaged line tells nothing
+          }
+        } else if (line.find("\"train\"") != std::string_view::npos) {
+          last_train = line;
+        }
+      }
+      if (!last_train.empty()) {
+        try {
+          const auto r = fovea::train_record_from_json(nlohmann::json::parse(last_train));
+          s.train_step = r.step;
+          s.train_elapsed_s = r.elapsed_s;
+          s.last_step = std::max(s.last_step, r.step);
+          if (!s.has_config) s.hard = r.hard;
+        } catch (const nlohmann::json::exception&) {
+        }
+      }
+    }
+  }
+  if (s.has_config) s.hard = s.config.model.attention == fovea::AttentionKind::Hard;
+  s.has_last_checkpoint = fs::exists(fovea::last_checkpoint_path(d), ec);
+  s.has_best_checkpoint = fs::exists(fovea::best_checkpoint_path(d), ec);
+  if (s.has_last_checkpoint) {
+    const auto t = mtime(fovea::last_checkpoint_path(d));
+    if (t != st.ckpt_mtime) {  // the header is read again only when the checkpoint changed
+      st.ckpt_mtime = t;
+      st.checkpoint_step = -1;
+      try {
+        st.checkpoint_step =
+            fovea::read_checkpoint_header(fovea::last_checkpoint_path(d)).at("training").at("step").get<std::int64_t>();
+      } catch (const std::exception&) {
+      }
+    }
+    s.last_step = std::max(s.last_step, st.checkpoint_step);
+  }
+  s.finished = fs::exists(fovea::model_card_path(d), ec);
+  s.failed = false;
+  s.failure.clear();
+  if (!s.finished && fs::exists(fovea::failure_path(d), ec)) {
+    s.failed = true;
+    try {
+      std::ifstream in(fovea::failure_path(d));
+      s.failure = QString::fromStdString(nlohmann::json::parse(in).value("error", std::string()));
+    } catch (const nlohmann::json::exception&) {
+    }
+  }
+  return s;
+}
+
+}  // namespace fovea::ui
