@@ -47,7 +47,7 @@ void print_removal(const char* what, const Removal& r, double drop, const std::s
   char change[64] = "no drop to measure: p was 0.000";
   if (p_before >= 0.0005) std::snprintf(change, sizeof change, "drop %.0f%%", 100 * drop);
   std::printf("%s (%zu cells): p(%s) %.3f (%s)\n  caption: %s%s\n", what, r.cells.size(), word.c_str(), r.p_word, change,
-              r.caption.text().c_str(), r.word_still_said ? "" : "   [the word is gone]");
+              r.caption.text().c_str(), r.word_still_said ? "" : "   [the new caption does not say it]");
 }
 }  // namespace
 
@@ -80,6 +80,7 @@ Runner add_take_away_command(CLI::App& app) {
     print_removal("without what its alpha points at", t.attended, t.attended_drop(), t.text, t.p_word);
     const std::string where = t.control_source >= 0 ? "where \"" + t.control_word + "\" looks" : "far from it";
     print_removal(("control, as much removed " + where).c_str(), t.control, t.control_drop(), t.text, t.p_word);
+    if (t.spread) std::printf("note: %s\n", t.spread_note().c_str());
     return 0;
   };
 }

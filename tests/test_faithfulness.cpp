@@ -16,6 +16,17 @@ TEST(Faithfulness, TheCellsHoldingHalfOfAlphaComeLargestFirst) {
   EXPECT_EQ(cells_holding(alpha, 0.0), (std::vector<int>{5})) << "at least one cell";
 }
 
+TEST(Faithfulness, AWordWhoseAttentionSpreadsLooksAtNoOnePlace) {
+  std::vector<float> uniform(196, 1.0f / 196);  // 90% of it takes 177 cells
+  EXPECT_TRUE(looks_at_no_one_place(uniform));
+  std::vector<float> half(196, 0.0f);  // an even spread over half the grid: 89 cells hold 90%
+  for (int i = 0; i < 98; ++i) half[std::size_t(i)] = 1.0f / 98;
+  EXPECT_TRUE(looks_at_no_one_place(half));
+  std::vector<float> object(196, 0.1f / 180);  // 16 cells of an object hold 90%
+  for (int i = 0; i < 16; ++i) object[std::size_t(i * 3)] = 0.9f / 16;
+  EXPECT_FALSE(looks_at_no_one_place(object));
+}
+
 TEST(Faithfulness, RemovingCellsFillsThemWithTheBackgroundAndNothingElse) {
   RgbImage image(40, 40, 10);  // a dark background
   for (int y = 10; y < 20; ++y)

@@ -150,6 +150,10 @@ double TakeAway::attended_drop() const { return probability_drop(p_word, attende
 
 double TakeAway::control_drop() const { return probability_drop(p_word, control.p_word); }
 
+bool looks_at_no_one_place(const std::vector<float>& alpha) {
+  return double(cells_holding(alpha, kAttendedMass).size()) > kSpreadShare * double(alpha.size());
+}
+
 TakeAway take_away(Captioner& captioner, const RgbImage& image, const CaptionResult& caption, std::size_t word,
                    const CaptionOptions& options) {
   if (word >= caption.words.size())
@@ -162,11 +166,21 @@ TakeAway take_away(Captioner& captioner, const RgbImage& image, const CaptionRes
   const CaptionResult original = captioner.score(image, caption.text());
   t.p_word = word < original.words.size() ? std::exp(double(original.words[word].log_prob)) : 0.0;
   const auto attended = cells_holding(caption.words[word].alpha, kAttendedMass);
+  t.spread = looks_at_no_one_place(caption.words[word].alpha);
   auto control = alpha_control_cells(caption, word, attended, &t.control_source);
   if (t.control_source >= 0) t.control_word = caption.words[std::size_t(t.control_source)].word;
   t.attended = remove_and_recaption(captioner, image, caption, word, attended, options);
   t.control = remove_and_recaption(captioner, image, caption, word, std::move(control), options);
   return t;
+}
+
+std::string TakeAway::spread_note() const {
+  if (!spread) return {};
+  return "\"" + text + "\" looks at no one place: " + std::to_string(int(kAttendedMass * 100)) +
+         "% of its attention spreads over " + std::to_string(attended.cells.size()) + " of " +
+         std::to_string(grid_h * grid_w) +
+         " cells, so what was taken away is much of the image and says little about the word (words that name "
+         "something in the image look at it)";
 }
 
 nlohmann::json to_json(const TakeAway& t) {
@@ -177,6 +191,7 @@ nlohmann::json to_json(const TakeAway& t) {
           {"index", t.word},
           {"p", t.p_word},
           {"grid", {t.grid_h, t.grid_w}},
+          {"spread", t.spread},
           {"attended", removal_json(t.attended, t.p_word)},
           {"control", control}};
 }

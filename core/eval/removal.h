@@ -17,6 +17,14 @@ namespace fovea {
 /// "The cells holding most of α": the fewest cells that hold this share of its mass.
 inline constexpr double kAttendedMass = 0.9;
 
+/// A word whose kAttendedMass of α spreads over more than this share of the grid looks at no one
+/// place (a function word, a relation): taking away what it looks at would remove much of the
+/// image and test nothing about the word.
+inline constexpr double kSpreadShare = 1.0 / 3.0;
+
+/// Whether kAttendedMass of `alpha` spreads over more than kSpreadShare of its cells.
+bool looks_at_no_one_place(const std::vector<float>& alpha);
+
 /// The cells (row-major indices) holding at least `mass` of α, largest first (at least one).
 std::vector<int> cells_holding(const std::vector<float>& alpha, double mass = 0.5);
 
@@ -56,6 +64,9 @@ struct TakeAway {
   Removal control;           ///< as many cells elsewhere, removed
   int control_source = -1;   ///< the caption word whose α placed the control, -1: far from the attended cells
   std::string control_word;  ///< that word (empty for -1)
+  bool spread = false;       ///< its α spreads over more than kSpreadShare of the grid
+  /// Why the result says little about a spread word; empty for one that looks at one place.
+  std::string spread_note() const;
   double attended_drop() const;  ///< relative drop of p(word) (see relative_drop)
   double control_drop() const;
 };
@@ -66,7 +77,7 @@ struct TakeAway {
 TakeAway take_away(Captioner& captioner, const RgbImage& image, const CaptionResult& caption, std::size_t word,
                    const CaptionOptions& options = {});
 
-/// {"word", "index", "p", "grid": [h, w], "attended": {"cells", "p", "drop", "caption", "word_still_said"},
+/// {"word", "index", "p", "grid": [h, w], "spread", "attended": {"cells", "p", "drop", "caption", "word_still_said"},
 ///  "control": {..., "source": the word whose α placed it, or null}}
 nlohmann::json to_json(const TakeAway& t);
 

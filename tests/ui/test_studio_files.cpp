@@ -79,6 +79,8 @@ class StudioFilesTest : public QObject {
     m.close();
     w->loadModel(model);
     QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains("corrupt.ckpt"), kWait);
+    QCOMPARE(w->errorText().count(QStringLiteral("corrupt.ckpt")), 1);  // the path said once
+    QVERIFY2(w->errorText().contains(QStringLiteral("not a Fovea model file")), qPrintable(w->errorText()));
     // The previous model is still loaded, named above the image, and captions the next image.
     QCOMPARE(w->primaryPanel()->modelPath(), kSoft);
     QVERIFY2(w->primaryPanel()->titleText().contains("fashion-soft.ckpt") &&
@@ -144,6 +146,35 @@ class StudioFilesTest : public QObject {
     }
     w->setUserCaption(QString());
     QTRY_VERIFY_WITH_TIMEOUT(strip->count() > 3, kWait);
+  }
+
+  void aTypedWordTheModelDoesNotKnowSaysSo() {
+    auto w = captioned();
+    w->setUserCaption("a zebra bag");
+    auto* strip = w->primaryPanel()->strip();
+    QTRY_VERIFY_WITH_TIMEOUT(strip->count() == 3 && strip->word(2) == "bag", kWait);
+    QCOMPARE(strip->wordDetail(1), QStringLiteral("not a word it knows"));
+    QVERIFY(strip->wordDetail(2).startsWith(QStringLiteral("p ")));
+  }
+
+  void anotherBeamWidthKeepsTheWordBeingStudied() {
+    QCOMPARE(word_to_keep({"a", "red", "bag"}, 2, {"a", "big", "red", "bag"}), 3);  // the same word
+    QCOMPARE(word_to_keep({"a", "red", "bag", "left"}, 3, {"a", "bag"}), 1);       // else the same place
+    QCOMPARE(word_to_keep({"a", "bag"}, -1, {"a", "bag"}), 0);
+    auto w = captioned();
+    auto* player = w->player();
+    auto* strip = w->primaryPanel()->strip();
+    player->pause();
+    player->setCurrent(3);
+    const QString studied = strip->word(3);
+    QSignalSpy shown(w->primaryPanel(), &ExplorerPanel::captionShown);
+    w->setBeam(1);  // greedy: a caption of its own, of the same image
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kWait);
+    QVERIFY(!player->isPlaying());  // the word being studied stays, and so does the pause
+    QStringList words;
+    for (int i = 0; i < strip->count(); ++i) words << strip->word(i);
+    if (words.contains(studied)) QCOMPARE(strip->word(player->current()), studied);
+    else QCOMPARE(player->current(), std::min(3, strip->count() - 1));
   }
 
   void sampledGlimpsesAreOfferedOnlyWhileAHardModelIsShown() {

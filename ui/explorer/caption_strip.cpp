@@ -1,5 +1,6 @@
 #include "ui/explorer/caption_strip.h"
 
+#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QPainter>
 
@@ -21,7 +22,14 @@ QFont detail_font(const QFont& base) {
   return f;
 }
 /// p(word), and β where the model has the gate (a hard model's β is always 1: not shown).
+/// A typed word the model's vocabulary lacks: scored as <unk>, its p is not the word's.
+bool unknown_to_model(const fovea::WordAttention& w) {
+  const std::string tag = " <unk>";
+  return w.word.size() > tag.size() && w.word.compare(w.word.size() - tag.size(), tag.size(), tag) == 0;
+}
+
 QString detail(const fovea::WordAttention& w, bool beta_gated) {
+  if (unknown_to_model(w)) return QCoreApplication::translate("CaptionStrip", "not a word it knows");
   const QString p = QStringLiteral("p %1").arg(std::exp(w.log_prob), 0, 'f', 2);
   return beta_gated ? p + QStringLiteral(" \u00B7 \u03B2 %1").arg(w.beta, 0, 'f', 2) : p;
 }
@@ -65,6 +73,10 @@ void CaptionStrip::setCurrent(int index) {
 
 QString CaptionStrip::word(int i) const {
   return i >= 0 && i < count() ? QString::fromStdString(words_[i].word) : QString();
+}
+
+QString CaptionStrip::wordDetail(int i) const {
+  return i >= 0 && i < count() ? detail(words_[std::size_t(i)], beta_gated_) : QString();
 }
 
 QRect CaptionStrip::wordRect(int i) const { return i >= 0 && i < int(rects_.size()) ? rects_[i] : QRect(); }
@@ -128,7 +140,9 @@ void CaptionStrip::paintEvent(QPaintEvent*) {
     p.drawRoundedRect(QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
     p.setPen(scored_ ? QColor(20, 20, 20) : palette().color(QPalette::ButtonText));
     p.setFont(wf);
-    p.drawText(QRect(r.left(), r.top() + kPad, r.width(), wm.height()), Qt::AlignHCenter, QString::fromStdString(words_[i].word));
+    QString text = QString::fromStdString(words_[i].word);
+    if (unknown_to_model(words_[i])) text.chop(6);  // " <unk>": the detail line says it
+    p.drawText(QRect(r.left(), r.top() + kPad, r.width(), wm.height()), Qt::AlignHCenter, text);
     p.setFont(df);
     p.setPen(scored_ ? QColor(70, 70, 70) : palette().color(QPalette::PlaceholderText));
     p.drawText(QRect(r.left(), r.top() + kPad + wm.height(), r.width(), r.height() - kPad - wm.height()), Qt::AlignHCenter,

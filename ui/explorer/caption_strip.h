@@ -23,6 +23,8 @@ class CaptionStrip : public QWidget {
   int count() const { return int(words_.size()); }
   int current() const { return current_; }
   QString word(int i) const;
+  /// The line under word i's chip: p (and β), or that the model does not know a typed word.
+  QString wordDetail(int i) const;
   QRect wordRect(int i) const;  ///< for tests: where chip i is drawn
   int wordAt(const QPoint& pos) const;
 

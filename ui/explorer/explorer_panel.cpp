@@ -53,7 +53,9 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
     // The model loaded before (if any) goes on captioning: the header names it again.
     if (const auto* m = session_->model()) showModelTitle(*m);
     else title_->setText(tr("<b>No model</b> (the last one failed to load)"));
-    Q_EMIT errorOccurred(tr("Could not load the model %1: %2").arg(path, error));
+    // The core's messages start with the file's path: say it once.
+    const QString why = error.startsWith(path + QStringLiteral(": ")) ? error.mid(path.size() + 2) : error;
+    Q_EMIT errorOccurred(tr("Could not load the model %1: %2").arg(path, why));
   });
   connect(session_, &ModelSession::captionReady, this, &ExplorerPanel::showReply);
   connect(session_, &ModelSession::probeReady, this, &ExplorerPanel::showProbe);
@@ -71,7 +73,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
     }
     if (!error.isEmpty() && id == take_away_latest_) {
       notes_->setNote(PanelNotes::Kind::TakeAway,
-                      tr("<span style='color:gray'>Taking it away failed:</span> %1").arg(error.toHtmlEscaped()));
+                      tr("<span style='color:gray'>Not taken away:</span> %1").arg(error.toHtmlEscaped()));
       updateTakeAwayButton();
       return;
     }
@@ -264,7 +266,7 @@ void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
         .arg(drop >= 0 ? tr("−") : tr("+"))
         .arg(tr("%1%").arg(std::abs(drop) * 100, 0, 'f', 0))
         .arg(caption)
-        .arg(r.word_still_said ? QString() : tr(" — <b>“%1” is gone</b>").arg(word));
+        .arg(r.word_still_said ? QString() : tr(" — <b>without “%1”</b>").arg(word));
   };
   const QString control_where = t.control_source >= 0
                                     ? tr("where “%1” looks").arg(QString::fromStdString(t.control_word).toHtmlEscaped())
@@ -277,7 +279,10 @@ void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
                           .arg(effect(t.attended, t.attended_drop()))
                           .arg(t.control.cells.size())
                           .arg(control_where)
-                          .arg(effect(t.control, t.control_drop())));
+                          .arg(effect(t.control, t.control_drop())) +
+                      (t.spread ? tr("<br><span style='color:gray'>Note: %1.</span>")
+                                      .arg(QString::fromStdString(t.spread_note()).toHtmlEscaped())
+                                : QString()));
   view_->setRemoval(to_qimage(t.attended.image), t.attended.cells, t.control.cells);
   updateTakeAwayButton();
 }

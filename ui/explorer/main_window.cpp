@@ -196,11 +196,15 @@ void MainWindow::captionArrived() {
     player_->play();
     return;
   }
-  const int keep = player_->current();
-  const bool same = n == player_->count();
+  // Another caption of the same image (beam, greedy, model): stay on the word being studied.
+  QStringList words;
+  for (const auto& w : primary_->caption().words) words << QString::fromStdString(w.word);
+  const bool same_image = shown_image_ == image_path_;
+  const int keep = word_to_keep(shown_words_, player_->current(), words);
+  shown_image_ = image_path_, shown_words_ = words;
   player_->setCount(n);
-  if (same && keep >= 0) player_->setCurrent(keep);
-  player_->play();
+  if (same_image) player_->setCurrent(keep);  // playing or paused, as it was
+  else player_->play();
 }
 
 bool MainWindow::openImage(const QString& path, bool remember) {

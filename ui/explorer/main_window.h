@@ -116,6 +116,8 @@ class MainWindow : public QMainWindow {
   QString references_dir_;
   void showReferences();  ///< each panel's caption against the shown image's references  ///< the typed caption's field and "Model's caption", under the panels
   QString image_path_;
+  QString shown_image_;      ///< the image of the caption shown
+  QStringList shown_words_;  ///< that caption's words
   bool live_ = false;
 };
 

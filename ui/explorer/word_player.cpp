@@ -1,6 +1,7 @@
 #include "ui/explorer/word_player.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace fovea::ui {
 
@@ -12,6 +13,18 @@ WordPlayer::WordPlayer(QObject* parent) : QObject(parent) {
 int WordPlayer::interval() const {
   const int base = int(1000.0 / wps_);
   return current_ == count_ - 1 ? base * 3 : base;  // hold the last word before looping
+}
+
+int word_to_keep(const QStringList& before, int current, const QStringList& after) {
+  if (after.isEmpty()) return -1;
+  if (current < 0) return 0;
+  int best = -1;
+  if (current < before.size()) {
+    for (int i = 0; i < after.size(); ++i) {
+      if (after[i] == before[current] && (best < 0 || std::abs(i - current) < std::abs(best - current))) best = i;
+    }
+  }
+  return best >= 0 ? best : std::min(current, int(after.size()) - 1);
 }
 
 void WordPlayer::setCount(int words) {

@@ -2,9 +2,15 @@
 /// Plays a caption word by word: a current index that advances on a timer, with play/pause,
 /// step back/forward and speed. Loops with a longer hold on the last word.
 #include <QObject>
+#include <QStringList>
 #include <QTimer>
 
 namespace fovea::ui {
+
+/// The word of `after` to stay on when the caption of the same image changes (another beam width,
+/// greedy, another model) while `current` of `before` is shown: the same word, where the new
+/// caption has it (its occurrence nearest the old place), else the same place (the last word at most).
+int word_to_keep(const QStringList& before, int current, const QStringList& after);
 
 class WordPlayer : public QObject {
   Q_OBJECT
