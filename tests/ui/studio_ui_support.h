@@ -24,7 +24,11 @@
 #include "ui/explorer/thumbnail_strip.h"
 #include "ui/explorer/word_player.h"
 #include "core/decode/caption_settings.h"
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
+
+#include "ui/export/figure_export_dialog.h"
 
 #include <memory>
 

@@ -148,6 +148,32 @@ class StudioFilesTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(strip->count() > 3, kWait);
   }
 
+  void theFigureDialogShowsTheSizeAndRefusesValuesOutOfRange() {
+    auto w = captioned();
+    ExportSettings s;
+    s.figure_width = QStringLiteral("column");
+    s.columns = 3;
+    const QString three = w->describeFigure(s);
+    QVERIFY2(three.startsWith(QStringLiteral("3 columns × ")), qPrintable(three));
+    s.columns = 0;
+    QVERIFY2(w->describeFigure(s).contains(QStringLiteral(" px (PNG at 300 dpi)")), qPrintable(w->describeFigure(s)));
+    FigureExportDialog d(s, [&](const ExportSettings& chosen) { return w->describeFigure(chosen); });
+    QVERIFY(!d.previewText().isEmpty());
+    auto* width = d.findChild<QComboBox*>();
+    width->setCurrentIndex(2);  // custom
+    auto* cm = d.findChild<QDoubleSpinBox*>();
+    cm->setValue(0.5);  // kept as typed, then refused by name
+    QVERIFY2(d.problem().contains(QStringLiteral("0.5 cm")), qPrintable(d.problem()));
+    d.accept();
+    QVERIFY(d.result() != QDialog::Accepted);
+    cm->setValue(12);
+    QVERIFY(d.problem().isEmpty());
+    for (auto* spin : d.findChildren<QSpinBox*>()) {
+      if (spin->suffix() == QStringLiteral(" dpi")) spin->setValue(5000);
+    }
+    QVERIFY2(d.problem().contains(QStringLiteral("5000 dpi")), qPrintable(d.problem()));
+  }
+
   void aTypedWordTheModelDoesNotKnowSaysSo() {
     auto w = captioned();
     w->setUserCaption("a zebra bag");

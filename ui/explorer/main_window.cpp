@@ -32,6 +32,7 @@
 #include "ui/common/window_fit.h"
 #include "ui/export/export_settings.h"
 #include "ui/export/figure_export_dialog.h"
+#include "ui/export/figure_preview.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
@@ -290,18 +291,18 @@ void MainWindow::setUserCaption(const QString& text) {
   if (!compare_->isHidden()) compare_->setUserCaption(text);
 }
 
+QString MainWindow::describeFigure(const ExportSettings& settings) const {
+  if (!primary_->hasCaption() || primary_->caption().words.empty()) return tr("(no caption yet)");
+  return describe_figure(settings, to_rgb(primary_->view()->image()), primary_->caption(), primary_->view()->overlayStyle());
+}
+
 bool MainWindow::exportFigure(const QString& path) {
   if (!primary_->hasCaption() || primary_->caption().words.empty()) {
     showError(tr("Nothing to export yet: open an image and wait for its caption"));
     return false;
   }
   try {
-    const ExportSettings settings = ExportSettings::load();
-    fovea::FigureOptions options;
-    options.style = primary_->view()->overlayStyle();
-    options.width_pt = fovea::parse_figure_width(settings.figure_width.toStdString());
-    options.dpi = settings.png_dpi;
-    options.show_probability = settings.show_probability;
+    const auto options = figure_options(ExportSettings::load(), primary_->view()->overlayStyle());
     fovea::write_figure(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), options);
   } catch (const std::exception& e) {
     showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
@@ -389,7 +390,7 @@ void MainWindow::chooseModel(bool compare) {
 }
 
 void MainWindow::chooseExport() {
-  FigureExportDialog options(ExportSettings::load(), this);
+  FigureExportDialog options(ExportSettings::load(), [this](const ExportSettings& s) { return describeFigure(s); }, this);
   if (options.exec() != QDialog::Accepted) return;
   options.settings().save();
   const QString base = QFileInfo(image_path_).completeBaseName();

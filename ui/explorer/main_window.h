@@ -7,6 +7,8 @@
 #include "core/eval/reference_captions.h"
 #include <QStringList>
 
+#include "ui/export/export_settings.h"
+
 class QAction;
 class QCheckBox;
 class QComboBox;
@@ -47,6 +49,8 @@ class MainWindow : public QMainWindow {
   bool glimpseSwitchEnabled() const;
   /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
   bool exportFigure(const QString& path);
+  /// The figure Export Figure would write with `settings`: its panels and size (the dialog's preview).
+  QString describeFigure(const ExportSettings& settings) const;
   bool exportFrames(const QString& dir);
   bool exportView(const QString& path);
   void startWebcam(int device = 0);

@@ -9,6 +9,7 @@ struct ExportSettings {
   QString figure_width = QStringLiteral("double");  ///< as `fovea export --width` takes it
   int png_dpi = 300;                                ///< figures' PNG and chart PNGs
   bool show_probability = true;                     ///< p(word) under each word
+  int columns = 0;                                  ///< panels per row; 0: as many as fit
 
   static ExportSettings load();
   void save() const;

@@ -1,11 +1,15 @@
 #pragma once
 /// Asks how an exported figure is sized before its file is chosen: single or double column or a
-/// custom width, the PNG resolution, and whether p(word) goes under each word.
+/// custom width, panels per row, the PNG resolution, and whether p(word) goes under each word;
+/// shows the figure's size as the choices change and refuses values out of range, saying why.
 #include <QDialog>
+
+#include <functional>
 
 #include "ui/export/export_settings.h"
 
 class QCheckBox;
+class QLabel;
 class QComboBox;
 class QDoubleSpinBox;
 class QSpinBox;
@@ -15,10 +19,22 @@ namespace fovea::ui {
 class FigureExportDialog : public QDialog {
   Q_OBJECT
  public:
-  explicit FigureExportDialog(const ExportSettings& settings, QWidget* parent = nullptr);
+  /// `preview` describes the figure these settings make ("2 columns × 9 rows, 17.8 × 43.0 cm,
+  /// 2102 × 5079 px at 300 dpi"), or says why it cannot be made; none: no preview.
+  using Preview = std::function<QString(const ExportSettings&)>;
+  explicit FigureExportDialog(const ExportSettings& settings, Preview preview = {}, QWidget* parent = nullptr);
   ExportSettings settings() const;
+  /// Why the settings cannot be used (a width or resolution out of range); empty when they can.
+  QString problem() const;
+  QString previewText() const;
+  void accept() override;
 
  private:
+  void updatePreview();
+  Preview preview_;
+  QSpinBox* columns_ = nullptr;
+  QLabel* size_ = nullptr;
+  QLabel* error_ = nullptr;
   QComboBox* width_ = nullptr;
   QDoubleSpinBox* custom_cm_ = nullptr;
   QSpinBox* dpi_ = nullptr;
