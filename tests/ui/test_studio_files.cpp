@@ -174,6 +174,27 @@ class StudioFilesTest : public QObject {
     QVERIFY2(d.problem().contains(QStringLiteral("5000 dpi")), qPrintable(d.problem()));
   }
 
+  void anUnreadableThumbnailKeepsItsNameAndTheStripFollowsTheView() {
+    QDir dir(tmp_.filePath("thumbs"));
+    QVERIFY(dir.mkpath("."));
+    QVERIFY(QFile::copy(kSample, dir.filePath("a_scene.png")));
+    QFile bad(dir.filePath("not_an_image_really.png"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("text, not pixels");
+    bad.close();
+    auto w = captioned();
+    QCOMPARE(w->openFolder(dir.path()), 2);
+    auto* strip = w->thumbnails();
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->strip()->count() > 0, kWait);
+    QCOMPARE(strip->item(1)->text(), QStringLiteral("not_an_image_really.png"));  // not "notani…dable)"
+    QVERIFY(strip->item(1)->toolTip().contains(QStringLiteral("cannot be read")));
+    QCOMPARE(strip->currentRow(), 0);
+    strip->setCurrentRow(1);  // as a click does: the file is opened, fails, and is named
+    QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains(QStringLiteral("not_an_image_really.png")), kWait);
+    QCOMPARE(strip->currentRow(), 0);  // the strip shows what the view still shows
+    QVERIFY(w->imagePath().endsWith(QStringLiteral("a_scene.png")));
+  }
+
   void aTypedWordTheModelDoesNotKnowSaysSo() {
     auto w = captioned();
     w->setUserCaption("a zebra bag");

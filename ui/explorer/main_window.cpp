@@ -213,6 +213,7 @@ bool MainWindow::openImage(const QString& path, bool remember) {
   const LoadedImage loaded = load_image_file(path);
   if (loaded.image.isNull()) {
     showError(loaded.error);
+    thumbs_->markCurrent(image_path_);  // the strip shows what the view shows
     return false;
   }
   clearError();

@@ -5,6 +5,7 @@
 #include <QImageReader>
 #include <QPainter>
 #include <QSignalBlocker>
+#include <QStyle>
 
 namespace fovea::ui {
 namespace {
@@ -28,13 +29,15 @@ ThumbnailStrip::ThumbnailStrip(QWidget* parent) : QListWidget(parent) {
   setMovement(QListView::Static);
   setIconSize(QSize(kThumb, kThumb));
   // Every cell the same size, whatever the images' shapes (a wide figure first in the folder once
-  // set the size of all), and long names cut in the middle, where file names differ least.
-  setGridSize(QSize(kThumb + 28, kThumb + 30));
+  // set the size of all). Names take two lines, so names that differ in the middle
+  // (scene_a.png, scene_b.png) still differ; longer ones are cut in the middle.
+  setGridSize(QSize(kThumb + 28, kThumb + 44));
+  setWordWrap(true);
   setTextElideMode(Qt::ElideMiddle);
   setUniformItemSizes(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setFixedHeight(kThumb + 46);
+  setFixedHeight(kThumb + 60);
   connect(this, &QListWidget::currentRowChanged, this, [this](int row) {
     if (!quiet_ && row >= 0 && row < files_.size()) Q_EMIT imageChosen(files_[row]);
   });
@@ -65,8 +68,12 @@ void ThumbnailStrip::setFiles(const QStringList& paths) {
     const QImage thumb = reader.read();
     auto* item = new QListWidgetItem(QFileInfo(path).fileName());
     item->setToolTip(path);
-    if (!thumb.isNull()) item->setIcon(QIcon(QPixmap::fromImage(square_thumbnail(thumb))));
-    else item->setText(item->text() + tr(" (unreadable)"));
+    if (!thumb.isNull()) {
+      item->setIcon(QIcon(QPixmap::fromImage(square_thumbnail(thumb))));
+    } else {  // the name stays whole; the icon and the tooltip say it cannot be read
+      item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+      item->setToolTip(tr("%1 (cannot be read as an image)").arg(path));
+    }
     addItem(item);
     files_ << path;
   }
