@@ -11,14 +11,16 @@
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
+#include "core/eval/reference_captions.h"
 #include "core/render/figure.h"
+#include "core/render/web_page.h"
 
 namespace fovea::cli {
 
 namespace {
 struct ExportArgs {
   CaptionChoices c{default_model_path()};
-  std::string image, out, frames, caption, colormap = "spotlight", width = "double";
+  std::string image, out, frames, caption, colormap = "spotlight", width = "double", format;
   int columns = 0, frame_size = 448;
   double dpi = 300;
   bool blocky = false, no_probability = false;
@@ -29,7 +31,10 @@ struct ExportArgs {
 Runner add_export_command(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   app.add_option("image", a->image, "Image file")->required();
-  app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf");
+  app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf, or .html (a web page)");
+  app.add_option("--format", a->format, "png, svg, pdf or html (a self-contained web page: hover a word to see its alpha); "
+                                        "default: --out's extension")
+      ->check(CLI::IsMember({"png", "svg", "pdf", "html"}));
   app.add_option("--frames", a->frames, "Also write the word-by-word animation as PNG frames into this folder");
   app.add_option("--caption", a->caption, "Show where the model looks for this caption (teacher forcing) instead of its own");
   add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
@@ -43,7 +48,7 @@ Runner add_export_command(CLI::App& app) {
   app.add_flag("--no-probability", a->no_probability, "Leave p(word) out of the labels");
   app.add_option("--frame-size", a->frame_size, "Animation frame width")->check(CLI::Range(64, 4096))->capture_default_str();
   return [a]() -> int {
-    if (a->out.empty() && a->frames.empty()) throw std::invalid_argument("nothing to export: give --out FIG.(png|svg|pdf) and/or --frames DIR");
+    if (a->out.empty() && a->frames.empty()) throw std::invalid_argument("nothing to export: give --out FIG.(png|svg|pdf|html) and/or --frames DIR");
     std::error_code ec;
     if (!a->out.empty() && std::filesystem::equivalent(a->out, a->image, ec)) {
       throw std::invalid_argument("--out " + a->out + " is the image itself: write the figure to another file");
@@ -68,7 +73,20 @@ Runner add_export_command(CLI::App& app) {
       result = captioner.score(image, a->caption);
     }
     std::cout << result.text() << "\n";
-    if (!a->out.empty()) {
+    auto extension = std::filesystem::path(a->out).extension().string();
+    if (extension == ".htm") extension = ".html";
+    if (!a->out.empty() && !a->format.empty() && extension != "." + a->format) {
+      throw std::invalid_argument("--format " + a->format + " and --out " + a->out + " disagree: name the file ." + a->format);
+    }
+    if (!a->out.empty() && extension == ".html") {
+      WebPageOptions page;
+      page.model = std::filesystem::path(a->c.model).filename().string();
+      page.references = ReferenceCaptions::read_folder(std::filesystem::path(a->image).parent_path().string())
+                            .of(std::filesystem::path(a->image).filename().string());
+      page.style = a->colormap == "spotlight" ? "spotlight" : "heatmap";
+      write_web_page(a->out, image, result, page);
+      std::cout << "wrote " << a->out << " (a web page: " << result.words.size() << " words)\n";
+    } else if (!a->out.empty()) {
       write_figure(a->out, image, result, fig);
       std::cout << "wrote " << a->out << " (" << result.words.size() + 1 << " panels)\n";
     }

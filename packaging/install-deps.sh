@@ -18,6 +18,7 @@ PACKAGES=(
   jq xvfb xauth
   python3-torch python3-torchvision  # torchrun and tools/export_backbone.py, and their tests
   desktop-file-utils appstream help2man
+  chromium  # tests open the exported web pages in it, headless and offline
   "$@"
 )
 

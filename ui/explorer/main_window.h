@@ -49,6 +49,8 @@ class MainWindow : public QMainWindow {
   bool glimpseSwitchEnabled() const;
   /// The annotated figure of the main panel's caption (PNG, SVG or PDF by extension).
   bool exportFigure(const QString& path);
+  /// The caption as a self-contained web page (core/render/web_page.h).
+  bool exportWebPage(const QString& path);
   /// The figure Export Figure would write with `settings`: its panels and size (the dialog's preview).
   QString describeFigure(const ExportSettings& settings) const;
   bool exportFrames(const QString& dir);
@@ -88,6 +90,7 @@ class MainWindow : public QMainWindow {
   void chooseFolder();
   void chooseModel(bool compare);
   void chooseExport();
+  void chooseWebPageExport();
   void chooseFramesExport();
   void chooseViewExport();
 

@@ -27,6 +27,8 @@
 #include <QVBoxLayout>
 
 #include "core/render/figure.h"
+#include "core/render/web_page.h"
+#include "ui/common/user_message.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
@@ -55,6 +57,7 @@ void MainWindow::buildActions() {
   QAction* fig = file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Export Figure (PNG, SVG, PDF)…"), this,
                                  &MainWindow::chooseExport);
   fig->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
+  file->addAction(tr("Export &Web Page…"), this, &MainWindow::chooseWebPageExport);
   file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
   file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
   file->addSeparator();
@@ -141,6 +144,32 @@ QString MainWindow::shortcutsText() const {
   }
   for (const QAction* a : actions()) add(a);
   return QStringLiteral("<table>%1</table><br>%2").arg(rows, tr("In the thumbnail strip the arrow keys move between images."));
+}
+
+void MainWindow::chooseWebPageExport() {
+  const QString base = QFileInfo(image_path_).completeBaseName();
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Web Page"), base + QStringLiteral("-attention.html"),
+                                                    tr("Web page (*.html)"));
+  if (!path.isEmpty()) exportWebPage(path);
+}
+
+bool MainWindow::exportWebPage(const QString& path) {
+  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
+    showError(tr("Nothing to export yet: open an image and wait for its caption"));
+    return false;
+  }
+  try {
+    fovea::WebPageOptions page;
+    page.model = QFileInfo(primary_->modelPath()).fileName().toStdString();
+    if (!live_ && !image_path_.isEmpty()) page.references = references_.of(QFileInfo(image_path_).fileName().toStdString());
+    page.style = primary_->view()->overlayStyle().colormap == fovea::Colormap::Spotlight ? "spotlight" : "heatmap";
+    fovea::write_web_page(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), page);
+  } catch (const std::exception& e) {
+    showError(tr("Export failed: %1").arg(user_text(e)));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
+  return true;
 }
 
 }  // namespace fovea::ui

@@ -1,0 +1,191 @@
+#include "core/render/web_page.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/io/atomic_file.h"
+#include "core/render/png_encoder.h"
+
+namespace fovea {
+
+namespace {
+
+std::string base64(const std::vector<std::uint8_t>& bytes) {
+  static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t n = std::uint32_t(bytes[i]) << 16 | (i + 1 < bytes.size() ? std::uint32_t(bytes[i + 1]) << 8 : 0) |
+                            (i + 2 < bytes.size() ? std::uint32_t(bytes[i + 2]) : 0);
+    out += digits[n >> 18 & 63];
+    out += digits[n >> 12 & 63];
+    out += i + 1 < bytes.size() ? digits[n >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? digits[n & 63] : '=';
+  }
+  return out;
+}
+
+/// Text for an HTML element or attribute.
+std::string escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+/// The page's data as JSON, safe inside a <script> element ("</" cannot close it).
+std::string page_data(const CaptionResult& caption) {
+  nlohmann::json words = nlohmann::json::array();
+  for (const auto& w : caption.words) {
+    std::vector<double> alpha;  // three digits are more than a screen shows
+    for (const float a : w.alpha) alpha.push_back(std::round(double(a) * 1e4) / 1e4);
+    words.push_back({{"word", w.word}, {"p", std::exp(double(w.log_prob))}, {"beta", w.beta}, {"alpha", alpha}});
+  }
+  std::string text = nlohmann::json({{"grid", {caption.grid_h, caption.grid_w}},
+                                     {"beta_gated", caption.beta_gated},
+                                     {"words", words}})
+                         .dump();
+  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
+  return text;
+}
+
+// The page's behaviour: draws the image and the current word's α over it (bilinear, as the
+// figures do), the chips, playing, and the overlay style. Plain JavaScript, no library.
+constexpr const char* kScript = R"JS(
+const data = JSON.parse(document.getElementById('fovea-data').textContent);
+const img = document.getElementById('fovea-image');
+const canvas = document.getElementById('fovea-view');
+const chips = document.getElementById('fovea-chips');
+const styleChoice = document.getElementById('fovea-style');
+const playButton = document.getElementById('fovea-play');
+let current = -1, selected = -1, timer = null;
+const [gh, gw] = data.grid;
+function alphaAt(a, x, y) {  // bilinear, cell centres at (i + 0.5) / n
+  const fx = Math.min(Math.max(x * gw - 0.5, 0), gw - 1), fy = Math.min(Math.max(y * gh - 0.5, 0), gh - 1);
+  const x0 = Math.floor(fx), y0 = Math.floor(fy), x1 = Math.min(x0 + 1, gw - 1), y1 = Math.min(y0 + 1, gh - 1);
+  const tx = fx - x0, ty = fy - y0;
+  const top = a[y0 * gw + x0] * (1 - tx) + a[y0 * gw + x1] * tx;
+  const bottom = a[y1 * gw + x0] * (1 - tx) + a[y1 * gw + x1] * tx;
+  return top * (1 - ty) + bottom * ty;
+}
+function heat(t) {  // viridis, five stops
+  const s = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const f = Math.min(Math.max(t, 0), 1) * 4, i = Math.min(Math.floor(f), 3), u = f - i;
+  return s[i].map((c, k) => c + (s[i + 1][k] - c) * u);
+}
+function draw() {
+  const ctx = canvas.getContext('2d');
+  canvas.width = img.naturalWidth;
+  canvas.height = img.naturalHeight;
+  ctx.drawImage(img, 0, 0);
+  canvas.dataset.word = current;
+  if (current < 0) return;
+  const a = data.words[current].alpha, peak = Math.max(...a) || 1;
+  const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height), p = pixels.data;
+  const spotlight = styleChoice.value === 'spotlight';
+  for (let y = 0; y < canvas.height; ++y) {
+    for (let x = 0; x < canvas.width; ++x) {
+      const t = alphaAt(a, (x + 0.5) / canvas.width, (y + 0.5) / canvas.height) / peak, o = 4 * (y * canvas.width + x);
+      if (spotlight) {
+        const k = 0.2 + 0.8 * t;
+        p[o] *= k; p[o + 1] *= k; p[o + 2] *= k;
+      } else {
+        const c = heat(t);
+        for (let k = 0; k < 3; ++k) p[o + k] = 0.4 * p[o + k] + 0.6 * c[k];
+      }
+    }
+  }
+  ctx.putImageData(pixels, 0, 0);
+  let ink = 0;  // what the overlay left on the picture, for tools that check the page
+  for (let o = 0; o < p.length; o += 4) ink += p[o] + p[o + 1] + p[o + 2];
+  canvas.dataset.ink = ink;
+}
+function show(i) {
+  current = i;
+  chips.querySelectorAll('button').forEach((b, k) => b.classList.toggle('current', k === i));
+  document.getElementById('fovea-word').textContent = i < 0 ? '' :
+    'word ' + (i + 1) + ': ' + data.words[i].word + ' \u00b7 p ' + data.words[i].p.toFixed(2) +
+    (data.beta_gated ? ' \u00b7 \u03b2 ' + data.words[i].beta.toFixed(2) : '');
+  draw();
+}
+data.words.forEach((w, i) => {
+  const b = document.createElement('button');
+  b.innerHTML = '<b></b><small></small>';
+  b.firstChild.textContent = w.word;
+  b.lastChild.textContent = 'p ' + w.p.toFixed(2) + (data.beta_gated ? ' \u00b7 \u03b2 ' + w.beta.toFixed(2) : '');
+  b.addEventListener('mouseenter', () => show(i));           // hover previews the word
+  b.addEventListener('mouseleave', () => show(selected));    // leaving shows the chosen one again
+  b.addEventListener('click', () => { stop(); selected = i; show(i); });
+  chips.appendChild(b);
+});
+function stop() { clearInterval(timer); timer = null; playButton.textContent = 'Play'; }
+playButton.addEventListener('click', () => {
+  if (timer) return stop();
+  playButton.textContent = 'Pause';
+  timer = setInterval(() => { selected = (selected + 1) % data.words.length; show(selected); }, 700);
+});
+styleChoice.addEventListener('change', draw);
+// A link may name the word to show first: page.html#word=3 (counting from 1).
+const asked = parseInt((location.hash.match(/word=(\d+)/) || [])[1] || '1', 10) - 1;
+selected = data.words.length ? Math.min(Math.max(asked, 0), data.words.length - 1) : -1;
+if (img.complete) show(selected); else img.addEventListener('load', () => show(selected));
+)JS";
+
+constexpr const char* kStyle = R"CSS(
+body { font-family: "DejaVu Sans", sans-serif; margin: 1.5em; color: #222; max-width: 60em; }
+#fovea-view { image-rendering: auto; width: min(32em, 100%); border: 1px solid #ccc; }
+#fovea-chips button { margin: 0.2em; padding: 0.3em 0.6em; border: 1px solid #aaa; border-radius: 6px;
+  background: #f4f4f4; cursor: pointer; display: inline-flex; flex-direction: column; align-items: center; }
+#fovea-chips button.current { border: 2px solid #2a6fd6; background: #e3edfb; }
+#fovea-chips small { color: #666; }
+.note { color: #666; font-size: 0.9em; }
+)CSS";
+
+}  // namespace
+
+std::string web_page(const RgbImage& image, const CaptionResult& caption, const WebPageOptions& options) {
+  if (image.width <= 0 || image.height <= 0) throw std::invalid_argument("web page: the image is empty");
+  for (const auto& w : caption.words) {
+    if (int(w.alpha.size()) != caption.grid_h * caption.grid_w) {
+      throw std::invalid_argument("web page: the attention of \"" + w.word + "\" does not fit its " +
+                                  std::to_string(caption.grid_h) + "x" + std::to_string(caption.grid_w) + " grid");
+    }
+  }
+  const std::string title = options.title.empty() ? caption.text() : options.title;
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape(title) +
+                     "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + escape(title) + "</h1>\n";
+  html += "<p><canvas id=\"fovea-view\"></canvas><img id=\"fovea-image\" hidden alt=\"\" src=\"data:image/png;base64," +
+          base64(encode_png(image)) + "\"></p>\n";
+  html += "<div id=\"fovea-chips\"></div>\n<p><button id=\"fovea-play\">Play</button> <label>Overlay <select "
+          "id=\"fovea-style\"><option value=\"spotlight\"" +
+          std::string(options.style == "heatmap" ? "" : " selected") + ">spotlight</option><option value=\"heatmap\"" +
+          std::string(options.style == "heatmap" ? " selected" : "") +
+          ">heat map</option></select></label> <span id=\"fovea-word\"></span></p>\n";
+  if (!options.model.empty()) html += "<p class=\"note\">Caption by " + escape(options.model) + ".</p>\n";
+  if (!options.references.empty()) {
+    html += "<h2>Reference captions</h2>\n<ul>\n";
+    for (const auto& r : options.references) html += "<li>" + escape(r) + "</li>\n";
+    html += "</ul>\n";
+  }
+  html += "<p class=\"note\">Hover or click a word to see where the model looked (its attention, \u03b1); Play "
+          "steps through the caption; a link ending in #word=N opens at word N.</p>\n";
+  html += "<script type=\"application/json\" id=\"fovea-data\">" + page_data(caption) + "</script>\n";
+  html += std::string("<script>") + kScript + "</script>\n</body>\n</html>\n";
+  return html;
+}
+
+void write_web_page(const std::string& path, const RgbImage& image, const CaptionResult& caption,
+                    const WebPageOptions& options) {
+  write_file_atomically(path, web_page(image, caption, options));
+}
+
+}  // namespace fovea

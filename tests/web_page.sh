@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `fovea export IMAGE --out page.html`: one self-contained page (nothing fetched), which a browser
+# shows offline, drawing the word a link names (#word=N) and another word's alpha differently.
+# The browser part runs where Chromium is installed (packaging/install-deps.sh installs it).
+# Usage: web_page.sh FOVEA SAMPLE_IMAGE WORK_DIR
+set -euo pipefail
+FOVEA="$(realpath "$1")"
+SAMPLE="$(realpath "$2")"
+WORK="$3"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$FOVEA" export "$SAMPLE" --format html --out page.html > export.log || { cat export.log; fail "export --format html"; }
+[ -s page.html ] || fail "no page written"
+grep -q -e 'https\?://' -e ' src="[^d]' page.html && fail "the page refers to something outside itself"
+grep -q '<li>' page.html || fail "the sample's reference captions are not on the page"
+"$FOVEA" export "$SAMPLE" --format html --out page.png > mismatch.log 2>&1 && fail "--format html with --out page.png was accepted"
+grep -q "disagree" mismatch.log || { cat mismatch.log; fail "the mismatch was not named"; }
+
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$BROWSER" ]; then echo "skipped the browser checks: no chromium"; exit 0; fi
+dom() {  # the page's DOM after its script ran, opened at word $1
+  timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$WORK/profile-$1" \
+    --virtual-time-budget=5000 --dump-dom "file://$WORK/page.html#word=$1" 2>/dev/null
+}
+canvas() { grep -o '<canvas[^>]*>' <<<"$1"; }
+first=$(canvas "$(dom 1)")
+fourth=$(canvas "$(dom 4)")
+grep -q 'data-word="0"' <<<"$first" || fail "the page did not draw its first word: $first"
+grep -q 'data-word="3"' <<<"$fourth" || fail "#word=4 did not show the fourth word: $fourth"
+ink1=$(grep -o 'data-ink="[0-9]*"' <<<"$first")
+ink4=$(grep -o 'data-ink="[0-9]*"' <<<"$fourth")
+[ -n "$ink1" ] && [ "$ink1" != "$ink4" ] || fail "two words' attention drew the same picture ($ink1, $ink4)"
+echo "ok: the page draws each word's attention offline"
