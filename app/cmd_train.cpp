@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include <filesystem>
@@ -93,6 +94,17 @@ void add_setting_option(CLI::App& app, const TrainSetting& s, TrainConfig& confi
   o->group(s.group);
 }
 
+/// The settings given on the command line (and those --paper set), for a resumed run to check
+/// against its own.
+std::map<std::string, SettingValue> given_settings(const CLI::App& app, const TrainConfig& config, const TrainConfig& before_paper) {
+  std::map<std::string, SettingValue> given;
+  for (const auto& s : train_settings()) {
+    const CLI::Option* o = app.get_option_no_throw(s.cli_name());
+    if ((o != nullptr && o->count() > 0) || s.get(config) != s.get(before_paper)) given[s.key] = s.get(config);
+  }
+  return given;
+}
+
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
@@ -113,6 +125,7 @@ Runner add_train_command(CLI::App& app) {
 
   return [a, &app]() -> int {
     if (a->processes > 1) return run_processes(a->processes, a->config, !a->resume.empty());
+    const TrainConfig before_paper = a->config;
     if (a->paper) apply_paper_objective(a->config);
     TrainData data;
     if (const auto env = process_group_environment(); env && env->world_size > 1) {
@@ -154,8 +167,7 @@ Runner add_train_command(CLI::App& app) {
 
     TrainResult r;
     if (!a->resume.empty()) {
-      const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
-      r = resume_training(a->resume, cb, data, epochs, a->config.max_steps);
+      r = resume_training(a->resume, cb, data, given_settings(app, a->config, before_paper));
     } else {
       if (a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
       r = train(a->config, cb, data);
@@ -165,7 +177,13 @@ Runner add_train_command(CLI::App& app) {
     std::fprintf(stderr, "%s after %lld steps in %s; best validation BLEU-4 %.4f (step %lld)\n",
                  r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
                  format_duration(r.elapsed_s).c_str(), r.best_bleu4, (long long)r.best_step);
-    std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
+    // Only the files there: a run stopped before its first validation has no best.ckpt yet.
+    const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
+    if (there(r.last_checkpoint) && there(r.best_checkpoint)) {
+      std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
+    } else if (there(r.last_checkpoint)) {
+      std::fprintf(stderr, "checkpoint: %s (no best.ckpt yet: it is written at the first validation)\n", r.last_checkpoint.c_str());
+    }
     return r.interrupted ? 130 : 0;
   };
 }
