@@ -1,5 +1,6 @@
 // fovea: the command-line tool (train, caption, data, info). Thin: parse, wire, run core/.
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
 
 #include <filesystem>
 #include <iostream>
@@ -48,6 +49,10 @@ int main(int argc, char** argv) {
     // The path and the system's reason, without the library's wording ("filesystem error: cannot
     // create directories: Not a directory [out/x]").
     std::cerr << "fovea: error: " << e.path1().string() << ": " << e.code().message() << "\n";
+    return 1;
+  } catch (const c10::Error& e) {
+    // LibTorch's own errors: their reason, without the C++ backtrace what() appends.
+    std::cerr << "fovea: error: " << e.what_without_backtrace() << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "fovea: error: out of memory (a size or count too large for this machine?)\n";
