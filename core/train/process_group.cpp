@@ -1,5 +1,7 @@
 #include "core/train/process_group.h"
 
+#include "core/runtime/error_text.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -39,8 +41,8 @@ int integer_variable(const std::function<const char*(const char*)>& getenv, cons
 
 /// Turns a c10d error into one that says which process saw it and how the group is set up.
 [[noreturn]] void rethrow(const ProcessGroupEnvironment& env, const char* what, const std::exception& e) {
-  std::string message = e.what();
-  // c10::Error appends a C++ backtrace: the first line says what happened.
+  std::string message = error_text(e);
+  // The first line says what happened.
   if (const auto eol = message.find('\n'); eol != std::string::npos) message.resize(eol);
   throw std::runtime_error("process " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) + ": " +
                            what + " failed (another process stopped, or did not join " + env.master_addr + ":" +
