@@ -100,6 +100,26 @@ TEST(ImageIo, ATruncatedPngIsRefused) {
   EXPECT_EQ(test::error_message([&] { read_image(dir / "empty.png"); }), dir / "empty.png" + ": empty file, expected an image");
 }
 
+TEST(ImageIo, ATruncatedBmpIsRefused) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("cut-bmp");
+  // A 2x2 24-bit BMP: a 54-byte header, then two rows of 2 pixels padded to 8 bytes.
+  std::string bmp(54 + 16, '\0');
+  const auto put32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bmp[at + i] = char(v >> (8 * i));
+  };
+  bmp[0] = 'B', bmp[1] = 'M';
+  put32(2, std::uint32_t(bmp.size())), put32(10, 54), put32(14, 40), put32(18, 2), put32(22, 2);
+  bmp[26] = 1, bmp[28] = 24;
+  put32(34, 16);
+  for (std::size_t i = 54; i < bmp.size(); ++i) bmp[i] = char(200);
+  write_bytes(dir / "whole.bmp", bmp);
+  EXPECT_EQ(read_image(dir / "whole.bmp").width, 2);
+  write_bytes(dir / "cut.bmp", bmp.substr(0, 60));
+  EXPECT_EQ(test::error_message([&] { read_image(dir / "cut.bmp"); }),
+            dir / "cut.bmp" + ": truncated BMP (its header gives 70 bytes, the file has 60; the file is cut short or damaged)");
+}
+
 TEST(ImageIo, AHeaderClaimingTooManyPixelsIsRefusedBeforeDecoding) {
   FOVEA_REQUIRE_IMAGE_IO();
   test::TempDir dir("png-bomb");

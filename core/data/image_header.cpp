@@ -76,9 +76,16 @@ ImageHeader inspect_image(const std::string& path, const std::uint8_t* b, std::s
   if (n >= 8 && std::memcmp(b, png, 8) == 0) return inspect_png(path, b, n);
   if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return inspect_jpeg(path, b, n);
   if (n >= 26 && b[0] == 'B' && b[1] == 'M') {
+    const std::uint32_t declared = std::uint32_t(le32(b + 2));  // the file's size, as its header gives it
+    if (declared > n) cut_short(path, "BMP", "its header gives " + std::to_string(declared) + " bytes, the file has " + std::to_string(n));
     if (le32(b + 14) == 12) return ImageHeader{"BMP", (long long)(b[18] | b[19] << 8), (long long)(b[20] | b[21] << 8)};
     const long long w = le32(b + 18), h = le32(b + 22);  // h < 0: rows stored top-down
     return ImageHeader{"BMP", w < 0 ? -w : w, h < 0 ? -h : h};
+  }
+  if (n >= 12 && std::memcmp(b, "RIFF", 4) == 0 && std::memcmp(b + 8, "WEBP", 4) == 0) {
+    const std::uint64_t declared = std::uint64_t(std::uint32_t(le32(b + 4))) + 8;
+    if (declared > n) cut_short(path, "WebP", "its header gives " + std::to_string(declared) + " bytes, the file has " + std::to_string(n));
+    return ImageHeader{"WebP", 0, 0};  // the size: left to the decoder (within OpenCV's own limit)
   }
   return {};
 }

@@ -11,13 +11,13 @@
 namespace fovea {
 
 struct ImageHeader {
-  std::string format;          ///< "PNG", "JPEG", "BMP", or empty when not one of these
-  long long width = 0, height = 0;  ///< from the header; 0 when the format is not one of these
+  std::string format;               ///< "PNG", "JPEG", "BMP", "WebP", or empty when not one of these
+  long long width = 0, height = 0;  ///< from the header (PNG, JPEG, BMP); 0 when not read
 };
 
 /// Reads the header of the image held in `bytes` (the whole file). Throws std::runtime_error
-/// naming `path` when a PNG or JPEG is cut short or its structure is malformed. Other formats
-/// are left to the decoder (format empty).
+/// naming `path` when a PNG, JPEG, BMP or WebP file is cut short, or a JPEG's structure is
+/// malformed. Other formats (TIFF, ...) are left to the decoder (format empty).
 ImageHeader inspect_image(const std::string& path, const std::uint8_t* bytes, std::size_t size);
 
 }  // namespace fovea
