@@ -41,6 +41,8 @@ RunLock::RunLock(const std::string& folder) {
     const std::string who = error == EWOULDBLOCK ? holder(fd_) : std::string();
     ::close(fd_);
     fd_ = -1;
+    // A file system without locks (some network mounts): the run goes on unguarded, as before.
+    if (error == ENOLCK || error == EOPNOTSUPP || error == ENOSYS) return;
     if (error != EWOULDBLOCK) throw std::runtime_error(path + ": cannot lock the run folder (" + std::strerror(error) + ")");
     throw std::runtime_error(folder + ": another run is writing to this folder (" + who +
                              "); wait for it to end or stop it, or choose another folder");

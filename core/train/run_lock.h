@@ -2,7 +2,8 @@
 /// One writer per run folder: an advisory lock (flock) on `.fovea-run.lock` in the folder, held
 /// for the life of the object. A second run into the folder, or a second `--resume` of it, is
 /// refused with the holder's pid and host instead of both writing the same files. The lock ends
-/// with the process that holds it, however it ends (a kill -9 included); the file stays.
+/// with the process that holds it, however it ends (a kill -9 included); the file stays. On a
+/// file system without locks (some network mounts) the run goes on unguarded.
 #include <string>
 
 namespace fovea {
