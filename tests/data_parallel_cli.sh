@@ -75,6 +75,11 @@ grep -q "caching 32 images at 32 px" kprun.log || { cat kprun.log; fail "the fir
 [ "$(find "$WORK/cache" -type f | wc -l)" = 2 ] || { find "$WORK/cache"; fail "expected two image caches (train, val) and nothing else"; }
 jq -s -e '[.[] | select(.kind=="train")] | length >= 1' kprun/metrics.jsonl > /dev/null || fail "no training steps logged"
 
+echo "== under torchrun, a failing process writes its reason where the agent reads it (TORCHELASTIC_ERROR_FILE)"
+if TORCHELASTIC_ERROR_FILE="$WORK/error.json" "$FOVEA" train --resume not-a-run > /dev/null 2>&1; then fail "resuming no run succeeded"; fi
+jq -e '.message.message | test("not-a-run: no last.ckpt") and (.message.extraInfo.timestamp | tonumber > 0)' error.json > /dev/null \
+  || { cat error.json; fail "the error file does not give the reason"; }
+
 if command -v torchrun > /dev/null; then
   echo "== torchrun --max_restarts 1: a killed worker restarts the group, which resumes from last.ckpt"
   # --redirects 1 --tee 1: Debian 12's torchrun (PyTorch 1.13, Python 3.11) fails on its defaults (0).
