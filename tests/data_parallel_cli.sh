@@ -77,7 +77,7 @@ jq -s -e '[.[] | select(.kind=="train")] | length >= 1' kprun/metrics.jsonl > /d
 
 echo "== under torchrun, a failing process writes its reason where the agent reads it (TORCHELASTIC_ERROR_FILE)"
 if TORCHELASTIC_ERROR_FILE="$WORK/error.json" "$FOVEA" train --resume not-a-run > /dev/null 2>&1; then fail "resuming no run succeeded"; fi
-jq -e '.message.message | test("not-a-run: no last.ckpt") and (.message.extraInfo.timestamp | tonumber > 0)' error.json > /dev/null \
+jq -e '(.message.message | test("not-a-run: no last.ckpt")) and (.message.extraInfo.timestamp | tonumber > 0)' error.json > /dev/null \
   || { cat error.json; fail "the error file does not give the reason"; }
 
 if command -v torchrun > /dev/null; then
