@@ -100,6 +100,7 @@ Runner add_eval_command(CLI::App& app) {
                            "this soft model is scored with its expected alpha\n");
     }
     const auto e = evaluate_scenes(captioner, scenes, opts, 50, a->faithfulness);
+    if (e.has_faithfulness && e.faithfulness.all.count == 0) std::fprintf(stderr, "fovea: note: faithfulness %s\n", kFaithfulnessUnmeasured);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
     if (a->json) {
@@ -127,7 +128,7 @@ Runner add_eval_command(CLI::App& app) {
     std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
                 (long long)e.grounding.nouns);
     print_confusions(e.grounding);
-    if (e.has_faithfulness) print_faithfulness(e.faithfulness);
+    if (e.has_faithfulness && e.faithfulness.all.count > 0) print_faithfulness(e.faithfulness);
     return 0;
   };
 }

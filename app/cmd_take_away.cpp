@@ -2,6 +2,8 @@
 // ask the model again: does the word go?
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -27,12 +29,15 @@ struct TakeAwayArgs {
 
 /// --word: a 1-based position in the caption, or a word of it (its first occurrence).
 std::size_t word_index(const CaptionResult& caption, const std::string& word) {
-  const bool number = !word.empty() && word.find_first_not_of("0123456789") == std::string::npos;
-  if (number) {
-    const long long i = std::stoll(word);
-    if (i < 1 || i > (long long)caption.words.size())
-      throw std::runtime_error("--word " + word + ": the caption \"" + caption.text() + "\" has " +
-                               std::to_string(caption.words.size()) + " words");
+  const std::string digits = !word.empty() && (word[0] == '-' || word[0] == '+') ? word.substr(1) : word;
+  const bool number = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+  if (number) {  // a position; one too long for a number is past the caption's end all the same
+    const std::size_t n = caption.words.size();
+    const long long i = digits.size() > 9 ? -1 : std::atoll(digits.c_str()) * (word[0] == '-' ? -1 : 1);
+    if (i < 1 || i > (long long)n)
+      throw std::runtime_error("--word " + (word.size() > 24 ? word.substr(0, 20) + "..." : word) + ": the caption \"" +
+                               caption.text() + "\" has " + std::to_string(n) + " words; give a position from 1 to " +
+                               std::to_string(n) + " or one of its words");
     return std::size_t(i - 1);
   }
   // A word the model does not know is shown as "zebra <unk>": --word zebra names it too.
@@ -79,7 +84,12 @@ Runner add_take_away_command(CLI::App& app) {
     std::printf("caption: %s\nword %zu \"%s\": p %.3f\n", caption.text().c_str(), t.word + 1, t.text.c_str(), t.p_word);
     print_removal("without what its alpha points at", t.attended, t.attended_drop(), t.text, t.p_word);
     const std::string where = t.control_source >= 0 ? "where \"" + t.control_word + "\" looks" : "far from it";
-    print_removal(("control, as much removed " + where).c_str(), t.control, t.control_drop(), t.text, t.p_word);
+    // The control removes as many cells as the word's α did, unless fewer lie outside those.
+    const std::string control = t.control.cells.size() < t.attended.cells.size()
+                                    ? "control " + where + ", fewer than the word's " + std::to_string(t.attended.cells.size()) +
+                                          " cells: all that lie outside them"
+                                    : "control, as much removed " + where;
+    print_removal(control.c_str(), t.control, t.control_drop(), t.text, t.p_word);
     if (t.spread) std::printf("note: %s\n", t.spread_note().c_str());
     return 0;
   };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "core/train/process_group.h"
 #include "core/train/train_settings.h"
 #include "core/train/nonfinite.h"
+#include "core/train/run_lock.h"
 #include "core/train/trainer.h"
 
 namespace fovea::cli {
@@ -97,6 +99,17 @@ void add_setting_option(CLI::App& app, const TrainSetting& s, TrainConfig& confi
   o->group(s.group);
 }
 
+/// The settings given on the command line (and those --paper set), for a resumed run to check
+/// against its own.
+std::map<std::string, SettingValue> given_settings(const CLI::App& app, const TrainConfig& config, const TrainConfig& before_paper) {
+  std::map<std::string, SettingValue> given;
+  for (const auto& s : train_settings()) {
+    const CLI::Option* o = app.get_option_no_throw(s.cli_name());
+    if ((o != nullptr && o->count() > 0) || s.get(config) != s.get(before_paper)) given[s.key] = s.get(config);
+  }
+  return given;
+}
+
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
@@ -117,6 +130,7 @@ Runner add_train_command(CLI::App& app) {
 
   return [a, &app]() -> int {
     if (a->processes > 1) return run_processes(a->processes, a->config, !a->resume.empty());
+    const TrainConfig before_paper = a->config;
     if (a->paper) apply_paper_objective(a->config);
     TrainData data;
     if (const auto env = process_group_environment(); env && env->world_size > 1) {
@@ -164,11 +178,12 @@ Runner add_train_command(CLI::App& app) {
     try {  // a run that fails says so in its folder (fovea-studio lists it as failed, not resumable)
       if (!a->resume.empty()) {
         if (owns_folder) clear_run_failure(run_dir);
-        const std::int64_t epochs = app.count("--epochs") ? a->config.epochs : 0;
-        r = resume_training(a->resume, cb, data, epochs, a->config.max_steps);
+        r = resume_training(a->resume, cb, data, given_settings(app, a->config, before_paper));
       } else {
         r = train(a->config, cb, data);
       }
+    } catch (const RunFolderBusy&) {
+      throw;  // the folder is another run's: nothing of it is this run's to mark
     } catch (const TrainingDiverged& e) {
       if (!reports) return 1;  // every process stopped at the same step; the first one says why
       if (owns_folder) record_run_failure(run_dir, e.what());
@@ -182,7 +197,13 @@ Runner add_train_command(CLI::App& app) {
     std::fprintf(stderr, "%s after %lld steps in %s; best validation BLEU-4 %.4f (step %lld)\n",
                  r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
                  format_duration(r.elapsed_s).c_str(), r.best_bleu4, (long long)r.best_step);
-    std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
+    // Only the files there: a run stopped before its first validation has no best.ckpt yet.
+    const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
+    if (there(r.last_checkpoint) && there(r.best_checkpoint)) {
+      std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
+    } else if (there(r.last_checkpoint)) {
+      std::fprintf(stderr, "checkpoint: %s (no best.ckpt yet: it is written at the first validation)\n", r.last_checkpoint.c_str());
+    }
     return r.interrupted ? 130 : 0;
   };
 }

@@ -1,14 +1,40 @@
 // fovea: the command-line tool (train, caption, data, info). Thin: parse, wire, run core/.
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
 
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "core/io/atomic_file.h"
 #include "core/runtime/error_text.h"
 #include "core/runtime/process_startup.h"
 #include "core/runtime/runtime.h"
+
+namespace {
+
+/// Says `message` on stderr and, under torchrun, also in the error file its agent reads
+/// (TORCHELASTIC_ERROR_FILE, in PyTorch's own layout), so that torchrun's "Root Cause" gives this
+/// process's reason instead of nothing.
+int fail(const std::string& message) {
+  std::cerr << "fovea: error: " << message << "\n";
+  if (const char* file = std::getenv("TORCHELASTIC_ERROR_FILE"); file != nullptr && *file != '\0') {
+    const nlohmann::json record = {
+        {"message",
+         {{"message", "fovea: " + message},
+          {"extraInfo", {{"py_callstack", "fovea: " + message}, {"timestamp", std::to_string(std::time(nullptr))}}}}}};
+    try {
+      fovea::write_file_atomically(file, record.dump());
+    } catch (const std::exception&) {  // the message is on stderr all the same
+    }
+  }
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   fovea::prepare_process(argc, argv);
@@ -48,14 +74,14 @@ int main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // The path and the system's reason, without the library's wording ("filesystem error: cannot
     // create directories: Not a directory [out/x]").
-    std::cerr << "fovea: error: " << e.path1().string() << ": " << e.code().message() << "\n";
-    return 1;
+    return fail(e.path1().string() + ": " + e.code().message());
+  } catch (const c10::Error& e) {
+    // LibTorch's own errors: their reason, without the C++ backtrace what() appends.
+    return fail(e.what_without_backtrace());
   } catch (const std::bad_alloc&) {
-    std::cerr << "fovea: error: out of memory (a size or count too large for this machine?)\n";
-    return 1;
+    return fail("out of memory (a size or count too large for this machine?)");
   } catch (const std::exception& e) {
-    std::cerr << "fovea: error: " << fovea::error_text(e) << "\n";
-    return 1;
+    return fail(fovea::error_text(e));
   }
   return 0;
 }

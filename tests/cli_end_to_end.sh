@@ -64,6 +64,8 @@ for _ in $(seq 1 1200); do
   [ -f run/last.ckpt ] && [ "$(jq -s 'map(select(.kind=="train")) | length' run/metrics.jsonl 2>/dev/null || echo 0)" -gt 3 ] && break
   sleep 0.1
 done
+# While it trains, a second writer is refused, the holder named; so is a new run into the folder.
+expect_error "run: another run is writing to this folder (pid $pid on host" "$FOVEA" train --resume run --max-steps 200
 kill -9 "$pid" || true
 wait "$pid" 2>/dev/null || true
 [ -f run/last.ckpt ] || fail "no checkpoint before the kill"
@@ -145,6 +147,12 @@ jq -e '(.attended.cells | length) as $n | (.grid[0] * .grid[1]) as $grid
   || { cat taken.json; fail "take-away --json"; }
 [ -s taken-attended.png ] && [ -s taken-control.png ] || fail "take-away --save wrote no images"
 expect_error "--word 99: the caption" "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word 99
+expect_error "--word 99999999999999999999: the caption .* words; give a position from 1 to" \
+  "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word 99999999999999999999
+expect_error "--word -1: the caption .* words; give a position from 1 to" "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word -1
+expect_error "region: 999999999999... (400 digits) is not a pixel position" \
+  "$FOVEA" probe --model run/best.ckpt scenes/test_00000.png --region "1,1,$(printf '9%.0s' $(seq 400)),5"
+expect_error "the image size must be at least 32" "$FOVEA" train --out small "${TINY[@]}" --image-size 16 --max-steps 1
 # A word the model does not know is shown as "zebra <unk>", and --word zebra names it.
 "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --caption "a zebra" --word zebra > zebra.txt \
   || fail "take-away --word zebra did not find the unknown word of its caption"
@@ -160,6 +168,25 @@ echo "not a PNG" > scenes/broken.png
 grep -q "skipped 1 unreadable image(s), e.g. .*broken.png" karpathy_eval.err || { cat karpathy_eval.err; fail "the skipped image was not named"; }
 jq -e '.scenes == 3 and has("Bleu_4") and has("CIDEr")' karpathy_eval.json > /dev/null || fail "karpathy eval output"
 ls cache/images-*.bin > /dev/null || fail "no image cache written"
+# Faithfulness asked for on data without object boxes: said to be unmeasurable, not rates of 0.
+"$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes --faithfulness --json > faith.json 2> faith.err
+jq -e '.faithfulness.measured == false and (.faithfulness | has("faithful_rate") | not)' faith.json > /dev/null \
+  || { cat faith.json; fail "faithfulness without boxes was reported as measured"; }
+grep -q "faithfulness cannot be measured here" faith.err || { cat faith.err; fail "eval did not say faithfulness cannot be measured"; }
+# A split file whose sentences are all empty: named, with what is missing, and no C++ backtrace.
+jq '.images |= (map(.split = "train" | .sentences = [{raw: ""}]) | .[0].split = "val")' dataset_tiny.json > dataset_empty.json
+expect_error "dataset_empty.json.*give no word seen at least" "$FOVEA" train --out emptyrun "${TINY[@]}" \
+  --dataset karpathy:dataset_empty.json --images scenes --train-scenes 0 --val-scenes 1 --batch 1 --max-steps 1
+grep -q "frame #" err.txt && { cat err.txt; fail "a C++ backtrace reached the user"; }
+# A named pipe among the images is named and skipped, never waited on (timeout: a hang fails).
+mkfifo scenes/pipe.png
+jq '.images += [{filename: "pipe.png", imgid: 98, split: "test", sentences: [{raw: "a pipe"}]}]' dataset_tiny.json > dataset_pipe.json
+timeout 120 "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_pipe.json --images scenes --json > /dev/null 2> pipe_eval.err \
+  || { cat pipe_eval.err; fail "eval with a named pipe among its images failed or hung"; }
+grep -q "skipped 2 unreadable image(s)" pipe_eval.err || { cat pipe_eval.err; fail "the named pipe was not skipped"; }
+# File names that climb out of --images are refused, the entry named.
+jq '.images[0].filename = "../../etc/passwd"' dataset_tiny.json > dataset_escape.json
+expect_error 'images\[0\] "../../etc/passwd"' "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_escape.json --images scenes
 # Its captions as a COCO results file score to the same BLEU-4 through fovea score.
 "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes \
   --json --results results.json --refs-out refs.json > eval2.json 2> /dev/null
@@ -190,6 +217,13 @@ expect_error "fake.ckpt: not a Fovea model file" "$FOVEA" caption --model fake.c
 echo "not an image" > fake.png
 expect_error "fake.png: not a readable image" "$FOVEA" caption --model run/best.ckpt fake.png
 expect_error "nothing.png: file not found" "$FOVEA" caption --model run/best.ckpt nothing.png
+# Named pipes and truncated JPEGs are refused at once (timeout: a hang fails), for every image command.
+mkfifo pipe2.png
+expect_error "pipe2.png: is not a regular file" timeout 60 "$FOVEA" caption --model run/best.ckpt pipe2.png
+expect_error "pipe2.png: is not a regular file" timeout 60 "$FOVEA" probe --model run/best.ckpt pipe2.png --region 1,1
+"$FOVEA" data fashion-scenes --format karpathy --out jpegs --count 3 --image-size 64 > /dev/null
+head -c 600 jpegs/train_00000.jpg > cut.jpg
+expect_error "cut.jpg: truncated JPEG" "$FOVEA" caption --model run/best.ckpt cut.jpg
 expect_error "already holds a run" "$FOVEA" train --out run "${TINY[@]}" --max-steps 5
 expect_error "no last.ckpt" "$FOVEA" train --resume scenes
 expect_error "/dev/zero: is not a regular file" "$FOVEA" caption --model /dev/zero scenes/test_00000.png

@@ -3,7 +3,8 @@
 # (the other stops, the launcher names the process), resume the run with one process and then
 # with two; a Karpathy-format dataset written by `fovea data --format karpathy` trained by two
 # processes (the image cache built once); and, where torchrun is installed, a killed worker that
-# `torchrun --max_restarts` restarts from the last checkpoint. fp32, tiny model.
+# `torchrun --max_restarts` restarts from the last checkpoint (standalone and static launches), and
+# two agents on this machine standing in for two nodes (static and c10d rendezvous). fp32, tiny model.
 set -euo pipefail
 FOVEA="$(realpath "$1")"
 WORK="$2"
@@ -74,6 +75,11 @@ grep -q "caching 32 images at 32 px" kprun.log || { cat kprun.log; fail "the fir
 [ "$(find "$WORK/cache" -type f | wc -l)" = 2 ] || { find "$WORK/cache"; fail "expected two image caches (train, val) and nothing else"; }
 jq -s -e '[.[] | select(.kind=="train")] | length >= 1' kprun/metrics.jsonl > /dev/null || fail "no training steps logged"
 
+echo "== under torchrun, a failing process writes its reason where the agent reads it (TORCHELASTIC_ERROR_FILE)"
+if TORCHELASTIC_ERROR_FILE="$WORK/error.json" "$FOVEA" train --resume not-a-run > /dev/null 2>&1; then fail "resuming no run succeeded"; fi
+jq -e '(.message.message | test("not-a-run: no last.ckpt")) and (.message.extraInfo.timestamp | tonumber > 0)' error.json > /dev/null \
+  || { cat error.json; fail "the error file does not give the reason"; }
+
 if command -v torchrun > /dev/null; then
   echo "== torchrun --max_restarts 1: a killed worker restarts the group, which resumes from last.ckpt"
   # --redirects 1 --tee 1: Debian 12's torchrun (PyTorch 1.13, Python 3.11) fails on its defaults (0).
@@ -87,6 +93,45 @@ if command -v torchrun > /dev/null; then
   [ "$rc" = 0 ] || { cat torchrun.log; fail "torchrun's restarted group did not finish (exit $rc)"; }
   grep -q "resuming at step" torchrun.log || { cat torchrun.log; fail "the restarted group did not resume from last.ckpt"; }
   train_steps trun | jq -e '(. == (sort | unique)) and (.[-1] == 400)' > /dev/null || fail "torchrun run's steps are not one clean sequence"
+
+  free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+  echo "== torchrun's static launch (--master_port, as in SLURM scripts): the workers join the store its agent serves"
+  # A killed worker and --max_restarts 1: the restarted group resumes, its keys apart from the first attempt's.
+  torchrun --nnodes 1 --node_rank 0 --nproc_per_node 2 --master_addr 127.0.0.1 --master_port "$(free_port)" --max_restarts 1 \
+    --redirects 1 --tee 1 --no_python "$FOVEA" train --out static "${TINY[@]}" --max-steps 400 > static.log 2>&1 &
+  agent=$!
+  wait_for_steps static 3 "$agent" static.log
+  worker=$(child_with_rank "$agent" 1) || fail "no static torchrun worker with RANK=1"
+  kill -9 "$worker"
+  wait_exit "$agent"
+  [ "$rc" = 0 ] || { cat static.log; fail "torchrun's static launch did not finish after a restart (exit $rc)"; }
+  grep -q "resuming at step" static.log || { cat static.log; fail "the restarted static group did not resume from last.ckpt"; }
+  train_steps static | jq -e '(. == (sort | unique)) and (.[-1] == 400)' > /dev/null || fail "static run's steps are not one clean sequence"
+
+  echo "== torchrun on 2 nodes (two agents on this machine): static and c10d rendezvous"
+  port=$(free_port)
+  for node in 0 1; do
+    torchrun --nnodes 2 --node_rank "$node" --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$port" --redirects 1 --tee 1 \
+      --no_python "$FOVEA" train --out static2n "${TINY[@]}" --max-steps 6 > "static2n$node.log" 2>&1 &
+    agents[$node]=$!
+  done
+  for node in 0 1; do
+    wait_exit "${agents[$node]}"
+    [ "$rc" = 0 ] || { cat "static2n$node.log"; fail "static 2-node launch: node $node exited $rc"; }
+  done
+  grep -q "2 processes" static2n0.log || { cat static2n0.log; fail "the 2-node static group did not train as 2 processes"; }
+  port=$(free_port)
+  for node in 0 1; do
+    torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint "127.0.0.1:$port" --rdzv_id fovea-test \
+      --redirects 1 --tee 1 --no_python "$FOVEA" train --out c10d2n "${TINY[@]}" --max-steps 6 > "c10d2n$node.log" 2>&1 &
+    agents[$node]=$!
+  done
+  for node in 0 1; do
+    wait_exit "${agents[$node]}"
+    [ "$rc" = 0 ] || { cat "c10d2n$node.log"; fail "c10d 2-node launch: node $node exited $rc"; }
+  done
+  cat c10d2n0.log c10d2n1.log | grep -q "2 processes" || fail "the c10d 2-node group did not train as 2 processes"
+  cat c10d2n0.log c10d2n1.log | grep -q "finished after 6 steps" || fail "the c10d 2-node run did not reach step 6"
 else
   echo "(torchrun not installed: apt-get install python3-torch to test it too)"
 fi

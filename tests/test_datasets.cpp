@@ -4,6 +4,11 @@
 // on a Karpathy fixture.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -159,6 +164,48 @@ TEST(Datasets, ADamagedCacheEntryIsNamedReadAgainAndRepaired) {
   EXPECT_TRUE(ImageCache::open(images, source, cache_in(dir)).was_built());
 }
 
+TEST(Datasets, AFullDiskNamesTheCacheAndTheReasonAndLeavesNothingBehind) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("cache-full");
+  const auto json = make_karpathy(dir);
+  const auto images = read_karpathy_dataset(json, dir / "imgs");
+  // Files may grow to 30 kB: the six 64x64 images (72 kB) do not fit, as on a full disk.
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit old{};
+  ::getrlimit(RLIMIT_FSIZE, &old);
+  rlimit small = old;
+  small.rlim_cur = 30000;
+  ::setrlimit(RLIMIT_FSIZE, &small);
+  const auto message = test::error_message([&] { ImageCache::open(images, describe_source_file(json), cache_in(dir, 64)); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  const std::string reason = ".bin: cannot write the image cache (File too large)";
+  EXPECT_EQ(message.rfind(dir / "cache/images-", 0), 0u) << message;
+  EXPECT_TRUE(message.size() > reason.size() && message.compare(message.size() - reason.size(), reason.size(), reason) == 0) << message;
+  EXPECT_TRUE(fs::is_empty(dir / "cache")) << "a cache cut short, or its temporary files, left behind";
+}
+
+TEST(Datasets, TemporaryFilesOfAKilledCacheBuildAreRemovedOnceItsProcessIsGone) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("cache-leftovers");
+  const auto json = make_karpathy(dir);
+  const auto images = read_karpathy_dataset(json, dir / "imgs");
+  const pid_t gone = ::fork();  // a process id that no longer runs
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  fs::create_directories(dir / "cache");
+  const auto dead = dir / ("cache/images-00000000000000ab-32.bin.tmp" + std::to_string(gone));
+  const auto alive = dir / ("cache/images-00000000000000cd-32.bin.tmp" + std::to_string(::getpid()));
+  for (const auto& f : {dead, dead + ".pixels", alive + ".pixels"}) write_text(f, "half a cache");
+  std::vector<std::string> said;
+  ImageCache::open(images, describe_source_file(json), cache_in(dir), [&](const std::string& m) { said.push_back(m); });
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_FALSE(fs::exists(dead + ".pixels"));
+  EXPECT_TRUE(fs::exists(alive + ".pixels")) << "a build still running elsewhere keeps its files";
+  EXPECT_NE(std::find_if(said.begin(), said.end(), [](const std::string& m) { return m.rfind("removed 2 unfinished image cache file(s)", 0) == 0; }),
+            said.end());
+}
+
 TEST(Datasets, ABrokenImageIsNamedOrSkipped) {
   FOVEA_REQUIRE_IMAGE_IO();
   test::TempDir dir("broken");
@@ -176,6 +223,44 @@ TEST(Datasets, ABrokenImageIsNamedOrSkipped) {
   ASSERT_FALSE(said.empty());
   EXPECT_NE(said.back().find("skipped 1"), std::string::npos) << said.back();
   EXPECT_NE(said.back().find("broken.jpg"), std::string::npos) << said.back();
+}
+
+TEST(Datasets, ImagePathsThatLeaveTheImagesFolderAreRefusedAndNamed) {
+  test::TempDir dir("escape");
+  fs::create_directories(dir.path / "imgs");
+  const auto json = dir / "dataset_escape.json";
+  auto entry = [](const std::string& filepath, const std::string& filename) {
+    return nlohmann::json{{"filepath", filepath}, {"filename", filename}, {"split", "train"}, {"sentences", {{{"raw", "a thing"}}}}};
+  };
+  nlohmann::json images = {entry("", "fine.png"), entry("", "../../etc/passwd"), entry("sub", "ok/../fine.png"),
+                           entry("", "/etc/hostname"), entry("sub/../..", "x.png"), entry("/abs", "y.png")};
+  write_text(json, nlohmann::json({{"images", images}}).dump());
+  const auto message = test::error_message([&] { read_karpathy_dataset(json, dir / "imgs"); });
+  EXPECT_EQ(message, json + ": 4 images name files outside the images folder " + dir / "imgs" +
+                         " (images[1] \"../../etc/passwd\", images[3] \"/etc/hostname\", images[4] \"sub/../../x.png\", ...);"
+                         " image paths must be relative and stay inside that folder");
+
+  const auto coco = dir / "captions_escape.json";
+  write_text(coco, R"({"images": [{"id": 1, "file_name": "a.png"}, {"id": 2, "file_name": "../b.png"}], "annotations": []})");
+  EXPECT_EQ(test::error_message([&] { read_coco_dataset(coco, dir / "imgs"); }),
+            coco + ": 1 image names a file outside the images folder " + dir / "imgs" +
+                " (images[1] \"../b.png\"); image paths must be relative and stay inside that folder");
+}
+
+TEST(Datasets, ANamedPipeInASplitIsSkippedAndNamedNotWaitedOn) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("fifo-split");
+  const auto json = make_karpathy(dir);
+  auto j = nlohmann::json::parse(std::ifstream(json));
+  j["images"].push_back({{"filepath", "sub"}, {"filename", "pipe.png"}, {"split", "train"}, {"sentences", {{{"raw", "a pipe"}}}}});
+  write_text(json, j.dump());
+  test::NamedPipe pipe(dir / "imgs/sub/pipe.png");
+  auto strict = cache_in(dir);
+  strict.skip_bad_images = false;
+  const auto message = test::error_message([&] { open_dataset_split("karpathy:" + json, dir / "imgs", "train", strict, 0); });
+  EXPECT_NE(message.find("pipe.png: is not a regular file"), std::string::npos) << message;
+  const auto train = open_dataset_split("karpathy:" + json, dir / "imgs", "train", cache_in(dir), 0);
+  EXPECT_EQ(train->size(), 4u);
 }
 
 TEST(Datasets, MalformedFilesAreRejectedWithFileAndPosition) {

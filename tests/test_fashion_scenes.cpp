@@ -114,3 +114,14 @@ TEST(FashionScenes, ValidationAndTestDrawFromDisjointItems) {
     EXPECT_GE(test.get(i).objects[0].class_id, 2);  // items 2, 3
   }
 }
+
+TEST(FashionScenes, AnImageSizeTooSmallForTheItemsSaysWhichSizesWork) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  FashionScenesOptions o;
+  o.image_size = 16;
+  EXPECT_EQ(test::error_message([&] { FashionScenes("train", 4, o); }),
+            "fashion-scenes: an image size of 16 pixels is too small for the built-in scenes (their items need at least 8 "
+            "pixels): the image size must be at least 32");
+  o.image_size = 32;
+  EXPECT_NO_THROW(FashionScenes("train", 4, o));
+}

@@ -52,6 +52,10 @@ TEST(Probe, APointAttendsAroundItAndNonsenseIsRefusedByName) {
   EXPECT_DOUBLE_EQ(r.y1, 40);
   EXPECT_NE(test::error_message([] { parse_probe_region("1,2,3"); }).find("x0,y0,x1,y1"), std::string::npos);
   EXPECT_THROW(parse_probe_region("a,b"), std::invalid_argument);
+  // A number too large for a double (400 digits) is named as not a pixel position, not "stod".
+  const auto huge = test::error_message([] { parse_probe_region("1,1," + std::string(400, '9') + "," + std::string(400, '9')); });
+  EXPECT_EQ(huge, "region: 999999999999... (400 digits) is not a pixel position; expected x0,y0,x1,y1 (a rectangle) or x,y "
+                  "(a point) within the image, in pixels");
   const auto outside = test::error_message([] { forced_alpha({50, 50, 60, 60, false}, 40, 40, 4, 4, AttentionKind::Soft); });
   EXPECT_NE(outside.find("50,50,60,60"), std::string::npos) << outside;
   EXPECT_NE(outside.find("40x40"), std::string::npos) << outside;

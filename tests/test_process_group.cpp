@@ -5,6 +5,7 @@
 #include <map>
 #include <thread>
 
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 
 #include "core/train/process_group.h"
@@ -42,6 +43,14 @@ TEST(ProcessGroup, ReadsTorchrunsEnvironmentAndNamesAWrongVariable) {
   EXPECT_EQ(env->local_rank, 1);
   EXPECT_EQ(env->master_addr, "node7");
   EXPECT_EQ(env->master_port, 29400);
+  EXPECT_FALSE(env->agent_store);
+  EXPECT_EQ(env->restart_count, 0);
+  auto agent = std::map<std::string, std::string>{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1234"},
+                                                  {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "2"}};
+  EXPECT_TRUE(process_group_environment(environment(agent))->agent_store);
+  EXPECT_EQ(process_group_environment(environment(agent))->restart_count, 2);
+  agent["TORCHELASTIC_USE_AGENT_STORE"] = "False";  // torchrun's c10d rendezvous: rank 0 serves the store
+  EXPECT_FALSE(process_group_environment(environment(agent))->agent_store);
 
   const auto error = [](std::map<std::string, std::string> values) {
     return error_of([&] { process_group_environment(environment(values)); });
@@ -112,4 +121,41 @@ TEST(ProcessGroup, ARankWhosePeerNeverComesGetsAnErrorNotAHang) {
   const std::string error = error_of([&] { ProcessGroup group(env, std::chrono::seconds(2)); });
   EXPECT_NE(error.find("process 0 of 2: joining the group failed"), std::string::npos) << error;
   EXPECT_NE(error.find("127.0.0.1:" + std::to_string(env.master_port)), std::string::npos) << error;
+}
+
+TEST(ProcessGroup, RanksJoinTheStoreTorchrunsAgentServesAttemptAfterAttempt) {
+  // torchrun's static rendezvous (`--master_port P`): its agent serves the store on P and sets
+  // TORCHELASTIC_USE_AGENT_STORE=True; rank 0 hosting its own would find the port taken.
+  c10d::TCPStoreOptions agent_options;
+  agent_options.port = std::uint16_t(find_free_port());
+  agent_options.isServer = true;
+  agent_options.waitWorkers = false;
+  agent_options.timeout = std::chrono::seconds(60);
+  auto agent = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", agent_options);
+  for (int attempt = 0; attempt < 2; ++attempt) {  // a restart: the same store, fresh keys
+    ProcessGroupEnvironment env;
+    env.world_size = 2;
+    env.master_port = agent_options.port;
+    env.agent_store = true;
+    env.restart_count = attempt;
+    std::string errors[2];
+    double sums[2] = {0, 0};
+    const auto run = [&](int rank) {
+      try {
+        auto mine = env;
+        mine.rank = rank;
+        ProcessGroup group(mine, std::chrono::seconds(60));
+        sums[rank] = group.all_reduce_sum(1.0 + rank);
+      } catch (const std::exception& e) {
+        errors[rank] = e.what();
+      }
+    };
+    std::thread second(run, 1);
+    run(0);
+    second.join();
+    for (int rank = 0; rank < 2; ++rank) {
+      EXPECT_EQ(errors[rank], "") << "attempt " << attempt << ", rank " << rank;
+      EXPECT_DOUBLE_EQ(sums[rank], 3.0) << "attempt " << attempt << ", rank " << rank;
+    }
+  }
 }

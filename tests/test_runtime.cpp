@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/runtime/blas_core.h"
+#include "core/runtime/error_text.h"
 #include "core/runtime/runtime.h"
 
 // The flags come from /proc/cpuinfo on Linux.
@@ -42,4 +43,16 @@ TEST(OpenblasCore, RespectsTheEnvironment) {
   EXPECT_EQ(fovea::openblas_core_to_choose(nullptr, "Prescott", avx512), "SkylakeX");
   EXPECT_EQ(fovea::openblas_core_to_choose("Prescott", "Prescott", avx512), "");
   EXPECT_EQ(fovea::openblas_core_to_choose("", "Prescott", avx512), "") << "set, even empty";
+}
+
+TEST(Runtime, ErrorTextLeavesLibTorchsBacktraceOut) {
+  try {
+    TORCH_CHECK(false, "the reason a user should read");
+  } catch (const std::exception& e) {
+    const std::string text = fovea::error_text(e);
+    EXPECT_NE(text.find("the reason a user should read"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Exception raised from"), std::string::npos) << text;
+    EXPECT_EQ(text.find("frame #"), std::string::npos) << text;
+  }
+  EXPECT_EQ(fovea::error_text(std::runtime_error("plain")), "plain");
 }

@@ -2,10 +2,16 @@
 // Shared helpers for the core tests: a tiny model configuration that trains in seconds.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -83,6 +89,29 @@ inline std::vector<nlohmann::json> read_metrics(const std::string& run) {
 }
 
 /// The message of the exception `f` throws (a test failure when it throws none).
+/// A named pipe at `path` for as long as the object lives. Should code under test block opening
+/// it for reading (the fault these tests guard against), a writer that opens and closes it at
+/// once lets the reader go on to end of file, so the test fails rather than hangs.
+struct NamedPipe {
+  std::string path;
+  std::atomic<bool> done{false};
+  std::thread unblock;
+  explicit NamedPipe(std::string p) : path(std::move(p)) {
+    if (::mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error(path + ": mkfifo failed");
+    unblock = std::thread([this] {
+      while (!done) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+        if (fd >= 0) ::close(fd);
+        std::this_thread::yield();
+      }
+    });
+  }
+  ~NamedPipe() {
+    done = true;
+    unblock.join();
+  }
+};
+
 inline std::string error_message(const std::function<void()>& f) {
   try {
     f();

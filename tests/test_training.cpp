@@ -152,6 +152,30 @@ TEST(Training, RefusesToOverwriteARunAndExplainsBadSettings) {
   EXPECT_THROW(resume_training(dir / "nothing-here"), std::runtime_error);
 }
 
+TEST(Training, AResumeOfARunKilledBeforeItsFirstCheckpointSaysSoAndClearsItsLeftovers) {
+  FOVEA_REQUIRE_FASHION_MNIST();
+  test::TempDir dir("no-first-checkpoint");
+  auto config = test::tiny_training(dir / "run");
+  config.max_steps = 2;
+  train(config);
+  // As a kill inside the first checkpoint write leaves the folder: config.json and a temporary.
+  std::filesystem::rename(last_checkpoint_path(config.out_dir), config.out_dir + "/last.ckpt.tmp-4242");
+  const auto message = test::error_message([&] { resume_training(config.out_dir); });
+  EXPECT_EQ(message, config.out_dir + ": the run there stopped before its first checkpoint (no last.ckpt, only the unfinished "
+                                      "last.ckpt.tmp-4242, now removed): nothing to resume; start it again (fovea train --out " +
+                         config.out_dir + " ...)");
+  EXPECT_FALSE(std::filesystem::exists(config.out_dir + "/last.ckpt.tmp-4242"));
+  // Started again in the same folder, the new run clears what the old one left unfinished.
+  std::ofstream(config.out_dir + "/best.ckpt.tmp-77") << "half";
+  std::vector<std::string> said;
+  TrainCallbacks callbacks;
+  callbacks.on_message = [&](const std::string& m) { said.push_back(m); };
+  train(config, callbacks);
+  EXPECT_FALSE(std::filesystem::exists(config.out_dir + "/best.ckpt.tmp-77"));
+  EXPECT_NE(std::find_if(said.begin(), said.end(), [](const std::string& m) { return m.rfind("removed best.ckpt.tmp-77", 0) == 0; }),
+            said.end());
+}
+
 TEST(Training, HardRunWarmStartsFromASoftCheckpoint) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("init-from");

@@ -26,6 +26,39 @@ nlohmann::json parse_file(const std::string& path) {
   throw std::runtime_error(path + ": " + where + ": " + e.what());
 }
 
+/// Image paths that lie outside the images folder, collected while a file is read and refused
+/// together: the file's own names ("../../etc/passwd", "/abs/x.jpg") must not reach the rest of
+/// the disk. Lexical (symbolic links inside the folder are the user's own and are followed).
+class Confinement {
+ public:
+  Confinement(std::string json_path, std::string images_dir) : json_(std::move(json_path)), dir_(std::move(images_dir)) {}
+
+  /// images_dir / relative, or "" (noted) when `relative` is absolute or climbs out of the folder.
+  std::string inside(const fs::path& relative, const std::string& where) {
+    const auto normal = relative.lexically_normal();
+    if (!relative.has_root_path() && !normal.empty() && *normal.begin() != "..") return (fs::path(dir_) / relative).string();
+    if (refused_.size() < 3) refused_.push_back(where + " \"" + relative.string() + "\"");
+    ++count_;
+    return {};
+  }
+
+  /// Throws naming the first refused entries and how many there were.
+  void check() const {
+    if (count_ == 0) return;
+    std::string list;
+    for (const auto& r : refused_) list += (list.empty() ? "" : ", ") + r;
+    if (count_ > refused_.size()) list += ", ...";
+    throw std::runtime_error(json_ + ": " + std::to_string(count_) + " image" + (count_ == 1 ? " names a file" : "s name files") +
+                             " outside the images folder " + dir_ + " (" + list +
+                             "); image paths must be relative and stay inside that folder");
+  }
+
+ private:
+  std::string json_, dir_;
+  std::vector<std::string> refused_;
+  std::size_t count_ = 0;
+};
+
 }  // namespace
 
 std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, const std::string& images_dir) {
@@ -34,13 +67,14 @@ std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, 
     throw std::runtime_error(json_path + ": not a Karpathy split file (no \"images\" array)");
   }
   std::vector<CaptionedImage> out;
+  Confinement confinement(json_path, images_dir);
   std::size_t index = 0;
   for (const auto& e : j["images"]) {
     try {
       CaptionedImage im;
       const auto name = e.at("filename").get<std::string>();
       const auto sub = e.value("filepath", std::string());
-      im.path = (fs::path(images_dir) / sub / name).string();
+      im.path = confinement.inside(fs::path(sub) / name, "images[" + std::to_string(index) + "]");
       im.id = e.contains("cocoid") ? e["cocoid"].get<std::int64_t>() : e.value("imgid", std::int64_t(index));
       im.split = e.at("split").get<std::string>();
       if (im.split == "restval") im.split = "train";
@@ -51,6 +85,7 @@ std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, 
     }
     ++index;
   }
+  confinement.check();
   return out;
 }
 
@@ -61,12 +96,13 @@ std::vector<CaptionedImage> read_coco_dataset(const std::string& json_path, cons
   }
   std::vector<CaptionedImage> out;
   std::map<std::int64_t, std::size_t> by_id;
+  Confinement confinement(json_path, images_dir);
   std::size_t index = 0;
   for (const auto& e : j["images"]) {
     try {
       CaptionedImage im;
       im.id = e.at("id").get<std::int64_t>();
-      im.path = (fs::path(images_dir) / e.at("file_name").get<std::string>()).string();
+      im.path = confinement.inside(e.at("file_name").get<std::string>(), "images[" + std::to_string(index) + "]");
       im.split = "all";
       by_id[im.id] = out.size();
       out.push_back(std::move(im));
@@ -75,6 +111,7 @@ std::vector<CaptionedImage> read_coco_dataset(const std::string& json_path, cons
     }
     ++index;
   }
+  confinement.check();
   index = 0;
   for (const auto& a : j["annotations"]) {
     try {

@@ -16,7 +16,9 @@ struct CaptionedImage {
 };
 
 /// Reads a Karpathy split file. Throws std::runtime_error naming the file, and for malformed
-/// JSON the byte position, or the entry that lacks a field.
+/// JSON the byte position, or the entry that lacks a field. Image paths must be relative and stay
+/// inside `images_dir`: entries that are absolute or climb out ("../..") are refused, the first
+/// of them named.
 std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, const std::string& images_dir);
 
 /// Reads a COCO captions annotation file ({"images":[{"id","file_name"}], "annotations":

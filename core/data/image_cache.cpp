@@ -1,17 +1,20 @@
 #include "core/data/image_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <regex>
 #include <thread>
 #include <stdexcept>
 #include <unordered_map>
@@ -47,6 +50,28 @@ std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "fovea").string();
   if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "fovea").string();
   return (fs::temp_directory_path() / "fovea-cache").string();
+}
+
+/// The cache cannot be written: names the cache (not its temporary file) and the system's reason.
+[[noreturn]] void write_failed(const std::string& cache, int error) {
+  throw std::runtime_error(cache + ": cannot write the image cache (" + std::strerror(error) + ")");
+}
+
+/// Removes the temporary files (`images-*.bin.tmpPID`, `...tmpPID.pixels`) that processes killed
+/// while building a cache left in `dir`, those whose process no longer runs; returns how many.
+std::size_t remove_orphaned_temporaries(const std::string& dir) {
+  static const std::regex temporary(R"(images-.*\.bin\.tmp([0-9]+)(\.pixels)?)");
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const auto name = entry.path().filename().string();
+    if (!std::regex_match(name, m, temporary)) continue;
+    const long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
+    const bool alive = pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
+    if (!alive && fs::remove(entry.path(), ec)) ++removed;
+  }
+  return removed;
 }
 
 std::string hex(std::size_t v) {
@@ -153,6 +178,7 @@ struct ImageCache::Impl {
     const auto tmp = path + ".tmp" + std::to_string(::getpid());
     const auto tmp_pixels = tmp + ".pixels";  // streamed: a large split never sits in memory
     std::ofstream pixels(tmp_pixels, std::ios::binary | std::ios::trunc);
+    if (!pixels) write_failed(path, errno);
     kept.clear();
     skipped.clear();
     std::vector<std::uint32_t> crcs;
@@ -185,16 +211,19 @@ struct ImageCache::Impl {
         }
         const auto& small = decoded[i - begin];
         pixels.write(reinterpret_cast<const char*>(small.pixels.data()), std::streamsize(small.pixels.size()));
+        if (!pixels) write_failed(path, errno);
         crcs.push_back(crc(small.pixels.data(), small.pixels.size()));
         kept.push_back(i);
       }
       if (message && end / 1000 > begin / 1000) message("cached " + std::to_string(end) + " of " + std::to_string(images.size()));
     }
+    if (!pixels.flush()) write_failed(path, errno);
     pixels.close();
     const std::string header =
         nlohmann::json({{"source", source}, {"image_size", o.image_size}, {"kept", kept}, {"skipped", skipped}}).dump();
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) write_failed(path, errno);
       const std::uint64_t header_len = header.size();
       const std::uint32_t header_crc = crc(header.data(), header.size());
       out.write(kMagic, 8);
@@ -205,10 +234,15 @@ struct ImageCache::Impl {
       out.write(reinterpret_cast<const char*>(crcs.data()), std::streamsize(4 * crcs.size()));
       std::ifstream in(tmp_pixels, std::ios::binary);
       if (!kept.empty()) out << in.rdbuf();
-      if (!out.flush()) throw std::runtime_error(tmp + ": cannot write the image cache");
+      if (!out.flush()) write_failed(path, errno);
     }
+    // A copy cut short (the disk filled up) must not become the cache.
+    const std::uint64_t expected = kPreamble + header.size() + 4 * kept.size() + kept.size() * image_bytes();
+    std::error_code ec;
+    if (fs::file_size(tmp, ec) != expected) write_failed(path, ec ? ec.value() : ENOSPC);
     fs::remove(tmp_pixels);
-    fs::rename(tmp, path);
+    fs::rename(tmp, path, ec);
+    if (ec) throw std::runtime_error(path + ": cannot write the image cache (" + ec.message() + ")");
     built = true;
   }
 
@@ -260,6 +294,9 @@ ImageCache ImageCache::open(const std::vector<CaptionedImage>& images, const std
     keep_sources();
     return cache;
   }
+  if (const auto n = remove_orphaned_temporaries(dir); n > 0 && message) {
+    message("removed " + std::to_string(n) + " unfinished image cache file(s) from " + dir + " (left by processes that no longer run)");
+  }
   try {
     d.build(images, source, options);
   } catch (...) {
@@ -268,7 +305,11 @@ ImageCache ImageCache::open(const std::vector<CaptionedImage>& images, const std
     fs::remove(d.path + ".tmp" + std::to_string(::getpid()), ec);
     throw;
   }
-  if (!d.map_file(source, options.image_size)) throw std::runtime_error(d.path + ": the image cache just written does not read back");
+  if (!d.map_file(source, options.image_size)) {
+    std::error_code ec;
+    fs::remove(d.path, ec);
+    throw std::runtime_error(d.path + ": the image cache just written does not read back (removed; it is built again next time)");
+  }
   d.built = true;
   keep_sources();
   if (message && !d.skipped.empty()) message("skipped " + std::to_string(d.skipped.size()) + " unreadable image(s), e.g. " + d.skipped.front());

@@ -1,11 +1,16 @@
 #include "core/data/image_io.h"
 
-#include <filesystem>
-#include <stdexcept>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "core/io/atomic_file.h"
+#include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
+
+#include "core/data/image_header.h"
+#include "core/io/atomic_file.h"
 
 #ifdef FOVEA_WITH_OPENCV
 #include <opencv2/imgcodecs.hpp>
@@ -18,15 +23,56 @@ namespace fovea {
 
 bool image_io_available() { return true; }
 
+namespace {
+
+[[noreturn]] void too_large(const std::string& path, long long width, long long height, long long max_pixels) {
+  throw std::runtime_error(path + ": image of " + std::to_string(width) + "x" + std::to_string(height) +
+                           " pixels is larger than the limit of " + std::to_string(max_pixels) + " pixels");
+}
+
+/// The bytes of the image file `path`. Opened without blocking and checked to be a regular file
+/// before anything is read: a named pipe, a device or a socket would otherwise hang the reader.
+std::vector<std::uint8_t> read_image_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) throw std::runtime_error(path + ": file not found");
+    throw std::runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw std::runtime_error(path + ": cannot read (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw std::runtime_error(path + ": is a folder, expected an image file");
+  if (!S_ISREG(st.st_mode)) {
+    throw std::runtime_error(path + ": is not a regular file (a named pipe, device or socket), expected an image file");
+  }
+  std::vector<std::uint8_t> bytes(std::size_t(st.st_size));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw std::runtime_error(path + ": cannot read (" + std::strerror(errno) + ")");
+    if (got == 0) break;  // shrank while read: the header check below sees what is there
+    done += std::size_t(got);
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+}  // namespace
+
 RgbImage read_image(const std::string& path, long long max_pixels) {
-  namespace fs = std::filesystem;
-  if (!fs::exists(path)) throw std::runtime_error(path + ": file not found");
-  if (fs::is_directory(path)) throw std::runtime_error(path + ": is a folder, expected an image file");
-  // OpenCV checks the size in the header before it decodes (at most 2^30 pixels), so a huge image
-  // cannot exhaust memory; `max_pixels` is checked once decoded.
+  const auto bytes = read_image_file(path);
+  if (bytes.empty()) throw std::runtime_error(path + ": empty file, expected an image");
+  // The size the header declares is checked before decoding, so a small file that claims a huge
+  // image cannot make the decoder allocate it; a file cut short is refused here too.
+  const ImageHeader header = inspect_image(path, bytes.data(), bytes.size());
+  if (header.width * header.height > max_pixels) too_large(path, header.width, header.height, max_pixels);
   cv::Mat img;
   try {
-    img = cv::imread(path, cv::IMREAD_COLOR);
+    img = cv::imdecode(cv::Mat(1, int(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data())), cv::IMREAD_COLOR);
   } catch (const cv::Exception& e) {
     // e.err is OpenCV's reason alone; e.what() adds its source file and line, over two lines.
     if (e.err.find("CV_IO_MAX_IMAGE_PIXELS") != std::string::npos) {
@@ -35,10 +81,7 @@ RgbImage read_image(const std::string& path, long long max_pixels) {
     throw std::runtime_error(path + ": cannot decode image (" + e.err + ")");
   }
   if (img.empty()) throw std::runtime_error(path + ": not a readable image (unknown format or corrupt data)");
-  if (static_cast<long long>(img.cols) * img.rows > max_pixels) {
-    throw std::runtime_error(path + ": image of " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
-                             " pixels is larger than the limit of " + std::to_string(max_pixels) + " pixels");
-  }
+  if (static_cast<long long>(img.cols) * img.rows > max_pixels) too_large(path, img.cols, img.rows, max_pixels);
   cv::Mat rgb;
   cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB);
   RgbImage out(rgb.cols, rgb.rows);

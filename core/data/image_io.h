@@ -6,8 +6,9 @@
 
 namespace fovea {
 
-/// Throws std::runtime_error naming the file when it is missing, unreadable, not an image,
-/// or larger than `max_pixels`.
+/// Throws std::runtime_error naming the file when it is missing, not a regular file (a named
+/// pipe is refused, never opened for a blocking read), unreadable, cut short, not an image, or
+/// larger than `max_pixels` (PNG, JPEG and BMP: checked from the header, before decoding).
 RgbImage read_image(const std::string& path, long long max_pixels = 100'000'000LL);
 
 /// Writes a PNG through a temporary file and a rename.

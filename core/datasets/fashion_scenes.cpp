@@ -133,6 +133,7 @@ FashionScenes::FashionScenes(std::string split, std::size_t count, std::shared_p
                              FashionScenesOptions options)
     : split_(std::move(split)), count_(count), options_(std::move(options)), items_(std::move(items)) {
   split_code(split_);
+  const bool derived_sizes = options_.min_item_size == 0 && options_.max_item_size == 0;
   options_ = with_item_sizes(options_);
   if (!items_ || items_->size() == 0) throw std::invalid_argument("fashion-scenes: no Fashion-MNIST items");
   if (options_.min_objects < 1 || options_.max_objects < options_.min_objects || options_.max_objects > 4) {
@@ -141,6 +142,17 @@ FashionScenes::FashionScenes(std::string split, std::size_t count, std::shared_p
   // Several objects need room beside each other; a canvas of one item may be just its size.
   const int largest = options_.max_objects == 1 ? options_.image_size : options_.image_size / 2;
   if (options_.max_item_size > largest || options_.min_item_size < 8 || options_.min_item_size > options_.max_item_size) {
+    if (derived_sizes) {  // the item sizes follow the image size: say which image sizes work
+      int smallest = 8;
+      for (auto o = options_; smallest <= 4096; smallest += 8) {
+        o.image_size = smallest, o.min_item_size = o.max_item_size = 0;
+        o = with_item_sizes(o);
+        if (o.min_item_size >= 8 && o.max_item_size <= (o.max_objects == 1 ? smallest : smallest / 2)) break;
+      }
+      throw std::invalid_argument("fashion-scenes: an image size of " + std::to_string(options_.image_size) +
+                                  " pixels is too small for the built-in scenes (their items need at least 8 pixels): "
+                                  "the image size must be at least " + std::to_string(smallest));
+    }
     throw std::invalid_argument(options_.max_objects == 1
                                     ? "fashion-scenes: item size range must satisfy 8 <= min <= max <= image_size"
                                     : "fashion-scenes: item size range must satisfy 8 <= min <= max <= image_size/2");

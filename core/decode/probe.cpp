@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <regex>
 #include <stdexcept>
@@ -63,7 +64,14 @@ ProbeRegion parse_probe_region(const std::string& text) {
       v.clear();
       break;
     }
-    v.push_back(std::stod(m[1]));
+    const std::string digits = m[1];
+    const double value = std::strtod(digits.c_str(), nullptr);
+    if (!std::isfinite(value) || std::abs(value) > 1e9) {
+      const std::string shown = digits.size() > 16 ? digits.substr(0, 12) + "... (" + std::to_string(digits.size()) + " digits)" : digits;
+      throw std::invalid_argument("region: " + shown + " is not a pixel position; expected x0,y0,x1,y1 (a rectangle) or x,y "
+                                  "(a point) within the image, in pixels");
+    }
+    v.push_back(value);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

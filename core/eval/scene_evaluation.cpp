@@ -61,7 +61,13 @@ SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source,
 nlohmann::json to_json(const SceneEvaluation& e) {
   nlohmann::json j = {{"scenes", e.scenes},  {"Bleu_1", e.bleu[0]},  {"Bleu_2", e.bleu[1]}, {"Bleu_3", e.bleu[2]},
                       {"Bleu_4", e.bleu[3]}, {"ROUGE_L", e.rouge_l}, {"CIDEr", e.cider},    {"grounding", to_json(e.grounding)}};
-  if (e.has_faithfulness) j["faithfulness"] = to_json(e.faithfulness);
+  if (e.has_faithfulness && e.faithfulness.all.count == 0) {
+    // No noun could be tested (no object boxes): no rates, rather than rates of 0 that read as measured.
+    j["faithfulness"] = {{"measured", false}, {"count", 0}, {"reason", kFaithfulnessUnmeasured}};
+  } else if (e.has_faithfulness) {
+    j["faithfulness"] = to_json(e.faithfulness);
+    j["faithfulness"]["measured"] = true;
+  }
   return j;
 }
 

@@ -15,13 +15,17 @@
 
 namespace fovea {
 
+/// Why faithfulness that was asked for has no figures (no noun was tested).
+inline constexpr const char* kFaithfulnessUnmeasured =
+    "cannot be measured here: no captioned noun names an object with a box in its scene (this data has no object boxes?)";
+
 struct SceneEvaluation {
   std::size_t scenes = 0;
   double bleu[4] = {0, 0, 0, 0};
   double rouge_l = 0, cider = 0;
   GroundingReport grounding;  ///< over the scenes with object boxes
   bool has_boxes = false;     ///< some scene came with object boxes (the built-in scenes do)
-  bool has_faithfulness = false;
+  bool has_faithfulness = false;  ///< asked for; in JSON "measured": false (no rates) when no noun was tested
   FaithfulnessReport faithfulness;  ///< with `faithfulness` asked for, over the scenes with boxes
   std::map<std::int64_t, std::string> captions;                 ///< generated, by scene id
   std::map<std::int64_t, std::vector<std::string>> references;  ///< by scene id

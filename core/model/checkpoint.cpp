@@ -1,5 +1,7 @@
 #include "core/model/checkpoint.h"
 
+#include "core/runtime/error_text.h"
+
 #include <sstream>
 
 #include "core/io/fovea_file.h"
@@ -54,7 +56,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device) 
     config = model_config_from_json(p.header.at("model"));
     vocab = Vocabulary::from_json(p.header.at("vocabulary"));
   } catch (const std::exception& e) {
-    fail(path, std::string("bad model description in header: ") + e.what());
+    fail(path, std::string("bad model description in header: ") + error_text(e));
   }
   if (config.vocab_size != vocab.size()) {
     fail(path, "config says " + std::to_string(config.vocab_size) + " words but the vocabulary holds " +
@@ -64,7 +66,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device) 
   try {
     out.model = CaptionModel::create(config, std::move(vocab), torch::kCPU);
   } catch (const std::exception& e) {
-    fail(path, std::string("cannot build the model it describes: ") + e.what());
+    fail(path, std::string("cannot build the model it describes: ") + error_text(e));
   }
   const auto diffs = config_differences(stored, out.model.config);
   if (!diffs.empty()) {

@@ -300,6 +300,15 @@ std::vector<std::string> write_animation_frames(const std::string& dir, const Rg
     write_file_atomically(path, std::string(bytes.begin(), bytes.end()));
     paths.push_back(path);
   }
+  // The frames of an earlier, longer caption would play on after this one's: removed (only files
+  // named as frames are, from this caption's last on).
+  static const std::regex frame_name(R"(frame_([0-9]{3,})\.png)");
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const auto name = entry.path().filename().string();
+    if (std::regex_match(name, m, frame_name) && std::stoull(m[1]) >= caption.words.size()) std::filesystem::remove(entry.path(), ec);
+  }
   return paths;
 }
 

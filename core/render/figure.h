@@ -72,6 +72,8 @@ RgbImage animation_frame(const RgbImage& image, const CaptionResult& caption, st
                          const OverlayStyle& style, int size = 448);
 
 /// Writes frame_000.png, frame_001.png, ... (one per word) into `dir` (created); returns the paths.
+/// Frames an earlier export of a longer caption left there are removed: `dir` then holds this
+/// caption's frames only (other files are left alone).
 std::vector<std::string> write_animation_frames(const std::string& dir, const RgbImage& image,
                                                 const CaptionResult& caption, const OverlayStyle& style,
                                                 int size = 448);

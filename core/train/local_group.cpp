@@ -1,5 +1,7 @@
 #include "core/train/local_group.h"
 
+#include "core/runtime/error_text.h"
+
 #include <stdexcept>
 
 #include "core/train/data_parallel.h"
@@ -26,7 +28,7 @@ TrainResult train_with_local_processes(const TrainConfig& config, const TrainCal
     // Another process's failure shows here as a failed collective: name it when it is known.
     data.group.reset();
     const auto done = launcher.wait();
-    throw std::runtime_error(std::string(e.what()) + (done.failure.empty() ? "" : "; " + done.failure));
+    throw std::runtime_error(error_text(e) + (done.failure.empty() ? "" : "; " + done.failure));
   }
   data.group.reset();
   const auto done = launcher.wait();

@@ -1,5 +1,7 @@
 #include "core/train/process_group.h"
 
+#include "core/runtime/error_text.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -8,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
@@ -38,8 +41,8 @@ int integer_variable(const std::function<const char*(const char*)>& getenv, cons
 
 /// Turns a c10d error into one that says which process saw it and how the group is set up.
 [[noreturn]] void rethrow(const ProcessGroupEnvironment& env, const char* what, const std::exception& e) {
-  std::string message = e.what();
-  // c10::Error appends a C++ backtrace: the first line says what happened.
+  std::string message = error_text(e);
+  // The first line says what happened.
   if (const auto eol = message.find('\n'); eol != std::string::npos) message.resize(eol);
   throw std::runtime_error("process " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) + ": " +
                            what + " failed (another process stopped, or did not join " + env.master_addr + ":" +
@@ -58,6 +61,8 @@ std::optional<ProcessGroupEnvironment> process_group_environment(const std::func
   env.master_port = integer_variable(getenv, "MASTER_PORT", 29500, env.world_size > 1, 1, 65535);
   if (const char* addr = getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') env.master_addr = addr;
   else if (env.world_size > 1) throw std::runtime_error("MASTER_ADDR is not set (the process group needs it)");
+  if (const char* agent = getenv("TORCHELASTIC_USE_AGENT_STORE"); agent != nullptr) env.agent_store = std::string(agent) == "True";
+  env.restart_count = integer_variable(getenv, "TORCHELASTIC_RESTART_COUNT", 0, false, 0, 1 << 30);
   return env;
 }
 
@@ -88,11 +93,14 @@ ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::mill
   try {
     c10d::TCPStoreOptions store_options;
     store_options.port = std::uint16_t(env.master_port);
-    store_options.isServer = env.rank == 0;
+    store_options.isServer = env.rank == 0 && !env.agent_store;
     store_options.numWorkers = env.world_size;
     store_options.waitWorkers = false;  // the group's own rendezvous waits for everyone
     store_options.timeout = join_timeout;  // the rendezvous waits on the store
     impl_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+    if (env.agent_store) {  // the agent's store outlives a restart: each attempt under its own keys
+      impl_->store = c10::make_intrusive<c10d::PrefixStore>("/worker/attempt_" + std::to_string(env.restart_count), impl_->store);
+    }
     auto options = c10d::ProcessGroupGloo::Options::create();
     options->timeout = timeout;
     // Gloo's own connections: the interface GLOO_SOCKET_IFNAME names (as in PyTorch), the

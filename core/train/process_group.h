@@ -18,14 +18,22 @@ namespace fovea {
 
 /// Where this process stands in a group, as torchrun describes it.
 struct ProcessGroupEnvironment {
-  int rank = 0;        ///< RANK: 0 .. world_size - 1; rank 0 serves the store and writes the run
+  int rank = 0;        ///< RANK: 0 .. world_size - 1; rank 0 writes the run (and serves the store, unless torchrun's agent does)
   int world_size = 1;  ///< WORLD_SIZE: processes in the group, on every node
   int local_rank = 0;  ///< LOCAL_RANK: rank among this node's processes (its GPU on CUDA builds)
   std::string master_addr = "127.0.0.1";  ///< MASTER_ADDR: the host of rank 0's store
   int master_port = 29500;                ///< MASTER_PORT: its port
+  /// TORCHELASTIC_USE_AGENT_STORE=True (torchrun's static rendezvous, `--master_port P`):
+  /// torchrun's agent already serves the store at MASTER_ADDR:MASTER_PORT, so every rank, rank 0
+  /// included, connects to it as a client.
+  bool agent_store = false;
+  /// TORCHELASTIC_RESTART_COUNT: which attempt this is. The agent's store outlives a restart, so
+  /// each attempt keeps its keys under its own prefix, as PyTorch's own workers do.
+  int restart_count = 0;
 };
 
-/// Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT through `getenv`. Unset
+/// Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_USE_AGENT_STORE and
+/// TORCHELASTIC_RESTART_COUNT through `getenv`. Unset
 /// WORLD_SIZE (not launched as a group): nullopt. Throws naming the variable when one is missing,
 /// not a number, or out of range (RANK >= WORLD_SIZE, say).
 std::optional<ProcessGroupEnvironment> process_group_environment(
@@ -39,7 +47,7 @@ int find_free_port();
 class ProcessGroup {
  public:
   /// Joins the group: rank 0 serves the TCPStore at master_addr:master_port, the others connect
-  /// to it. Throws naming the address when the group does not form within `join_timeout`
+  /// to it (all of them connect when torchrun's agent serves it: env.agent_store). Throws naming the address when the group does not form within `join_timeout`
   /// (0: `timeout`).
   explicit ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout = std::chrono::minutes(5),
                         std::chrono::milliseconds join_timeout = std::chrono::milliseconds(0));

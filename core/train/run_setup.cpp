@@ -63,6 +63,11 @@ CaptionModel build_new_model(TrainConfig& config, const SceneSource& train, torc
     for (const auto& c : train.get(i).captions) captions.push_back(tokenize(c));
   }
   auto vocab = Vocabulary::build(captions, config.min_count);
+  if (vocab.size() <= 4) {  // only the special tokens: the decoder would have no word to say
+    throw std::invalid_argument(train.describe() + ": its " + std::to_string(captions.size()) +
+                                " training captions give no word seen at least " + std::to_string(config.min_count) +
+                                " time(s) (min_count): are its sentences empty? Captions need words to learn from");
+  }
   std::optional<LoadedCheckpoint> source;
   if (!config.init_from.empty()) source = load_checkpoint(config.init_from);
   const bool encoder_file = !config.backbone.empty() && is_encoder_file(config.backbone);

@@ -6,6 +6,7 @@
 /// on that thread. The stop flag may be set from any thread.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "core/train/run_log.h"
 #include "core/train/train_config.h"
 #include "core/train/train_records.h"
+#include "core/train/train_settings.h"
 
 namespace fovea {
 
@@ -71,10 +73,16 @@ TrainResult train(const TrainConfig& config, const TrainCallbacks& callbacks = {
 /// writes it to `encoder_out` as an encoder file (core/model/encoder_file.h) for `--backbone`.
 TrainResult pretrain_encoder_to_file(const TrainConfig& config, const std::string& encoder_out,
                                      const TrainCallbacks& callbacks = {}, TrainData data = {});
-/// Continues the run in `run_dir` from its last checkpoint. `more_epochs`/`max_steps` > 0
-/// replace the stored limits.
+/// Continues the run in `run_dir` from its last checkpoint. `epochs`/`max_steps` > 0 replace the
+/// stored limits.
 TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& callbacks = {}, TrainData data = {},
                             std::int64_t epochs = 0, std::int64_t max_steps = 0);
+/// The same, with the settings given for it (key -> value, core/train/resume_settings.h): those a
+/// resume may change are applied, said through on_message and recorded in config.json; a
+/// different value for any other is refused. A last.ckpt of another model than the folder's
+/// config.json is refused too.
+TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& callbacks, TrainData data,
+                            const std::map<std::string, SettingValue>& given);
 
 
 }  // namespace fovea

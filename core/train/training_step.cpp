@@ -1,5 +1,7 @@
 #include "core/train/training_step.h"
 
+#include "core/runtime/error_text.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -240,7 +242,7 @@ PrecisionTrial TrainingStep::time_precisions(const Batch& batch, std::string& bf
         if (round > 0) times[p].push_back(seconds);
       } catch (const std::exception& e) {  // fp32 is the run's own step: its errors are the run's
         if (p == 0) throw;
-        bf16_failed = e.what();
+        bf16_failed = error_text(e);
       }
       undo_gradients(before);
       compat::set_cpu_rng_state(random_state);

@@ -9,6 +9,8 @@
 #include <functional>
 
 #include "app/launch/local_processes.h"
+#include "core/runtime/error_text.h"
+#include "core/train/run_lock.h"
 #include "core/train/trainer.h"
 #include "ui/common/user_message.h"
 #include "ui/training/thread_priority.h"
@@ -49,7 +51,10 @@ class TrainingRun::Worker : public QObject {
     } catch (const std::exception& e) {
       // The run folder says it failed, and why: the run list then offers no Resume for it.
       try {
-        if (owns_folder) fovea::record_run_failure(run_dir.toStdString(), e.what());
+        // Refused because another process writes the folder: it is not this run's to mark.
+        if (owns_folder && dynamic_cast<const fovea::RunFolderBusy*>(&e) == nullptr) {
+          fovea::record_run_failure(run_dir.toStdString(), fovea::error_text(e));
+        }
       } catch (const std::exception&) {
         // a folder that cannot be written to: the failure is still reported below
       }
