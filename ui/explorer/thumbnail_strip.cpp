@@ -29,15 +29,14 @@ ThumbnailStrip::ThumbnailStrip(QWidget* parent) : QListWidget(parent) {
   setMovement(QListView::Static);
   setIconSize(QSize(kThumb, kThumb));
   // Every cell the same size, whatever the images' shapes (a wide figure first in the folder once
-  // set the size of all). Names take two lines, so names that differ in the middle
-  // (scene_a.png, scene_b.png) still differ; longer ones are cut in the middle.
-  setGridSize(QSize(kThumb + 28, kThumb + 44));
-  setWordWrap(true);
+  // set the size of all), and long names cut in the middle, where file names differ least (the
+  // tooltip has the whole path). One line: at 1024x700 the window has no height to spare.
+  setGridSize(QSize(kThumb + 28, kThumb + 30));
   setTextElideMode(Qt::ElideMiddle);
   setUniformItemSizes(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setFixedHeight(kThumb + 60);
+  setFixedHeight(kThumb + 46);
   connect(this, &QListWidget::currentRowChanged, this, [this](int row) {
     if (!quiet_ && row >= 0 && row < files_.size()) Q_EMIT imageChosen(files_[row]);
   });
