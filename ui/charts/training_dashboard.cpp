@@ -61,10 +61,11 @@ double pretrainingPercent(const fovea::PretrainRecord& p) { return 100 * p.item_
 /// The held-out items' share named right at the end of the pretraining, in percent: one dot.
 double heldOutPercent(const fovea::PretrainRecord& p) { return 100 * p.held_out_accuracy; }
 
-/// Names short enough for a legend (at most 16 characters) that still tell the runs apart: the
+/// Names short enough for a legend of several runs (at most 16 characters) that still tell them apart: the
 /// kind prefix ("soft-"), an ellipsis, and as much of the end (the time stamp) as needed.
 QStringList legend_names(const QStringList& names) {
   constexpr int kMax = 16;
+  if (names.size() <= 1) return names;  // alone in the legend: room for the whole name
   for (int tail = 6;; ++tail) {
     QStringList out;
     for (const auto& n : names) {

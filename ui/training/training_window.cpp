@@ -120,8 +120,10 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     if (dir == live_dir_ && training_->isRunning()) return;
     // Read on a thread of its own; shown when it arrives, if the run is still ticked then.
     status_->setText(tr("Reading %1…").arg(QFileInfo(dir).fileName()));
-    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
-      if (runs_->checkedRuns().contains(dir)) showRun(dir, log);
+    const auto current = runs_->currentRun();
+    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir, current](const fovea::RunLog& log) {
+      // Selected too, unless the user selected another run meanwhile.
+      if (runs_->checkedRuns().contains(dir)) showRun(dir, log, runs_->currentRun() == current || runs_->currentRun() == dir);
     }, [this](const QString& error) {
       log(error);
       status_->setText(user_summary(error));
@@ -136,8 +138,14 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(runs_, &RunList::newRunLikeRequested, this, [this](const QString& dir) { newRun(dir); });
   connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
 
-  QSettings settings;
-  setRunsRoot(settings.value("training/runs_root", QDir::current().filePath("runs")).toString());
+  // The remembered runs folder is listed on the next turn (unless setRunsRoot names another
+  // first): creating the window does not wait for a folder scan.
+  runs_root_ = QDir::cleanPath(
+      QFileInfo(QSettings().value("training/runs_root", QDir::current().filePath("runs")).toString()).absoluteFilePath());
+  auto_tick_ = true;
+  QTimer::singleShot(0, this, [this] {
+    if (runs_->root().isEmpty()) runs_->setRoot(runs_root_);
+  });
   fit_to_screen(this, {1600, 940}, kGeometryKey);
   updateActions();
 }

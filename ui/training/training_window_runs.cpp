@@ -154,7 +154,8 @@ void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data
   runs_->blockSignals(true);
   runs_->setChecked(clean, true);
   runs_->blockSignals(false);
-  if (select) runs_->setCurrentRun(clean);
+  // Never taken from the live run: its read may arrive after a run started.
+  if (select && !(training_->isRunning() && runs_->currentRun() == live_dir_)) runs_->setCurrentRun(clean);
   if (runs_->currentRun() == clean) gallery_->setHistory(log_data.samples);
   if (log_data.skipped_lines > 0) {
     log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
