@@ -195,7 +195,7 @@ class TrainingRunsTest : public QObject {
     Q_EMIT list->rootChosen(other);  // what Folder… does once a folder is picked
     QCOMPARE(w.runsRoot(), QDir(other).absolutePath());
     QCOMPARE(list->root(), QDir(other).absolutePath());
-    QCOMPARE(QSettings().value("training/runs_root").toString(), QDir(other).absolutePath());
+    QTRY_COMPARE(QSettings().value("training/runs_root").toString(), QDir(other).absolutePath());  // written on a worker
     TrainingWindow next;  // remembered for the next window
     QCOMPARE(next.runsRoot(), QDir(other).absolutePath());
     w.setRunsRoot(runs_);

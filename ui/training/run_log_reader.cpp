@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "ui/common/user_message.h"
+#include "ui/training/thread_priority.h"
 
 namespace fovea::ui {
 
@@ -17,6 +18,8 @@ void read_run_log_async(QObject* context, const QString& dir, bool with_samples,
                         std::function<void(fovea::RunLog&)> on_worker) {
   QPointer<QObject> guard(context);
   QThread* thread = QThread::create([guard, dir, with_samples, done, failed, on_worker] {
+    // Niced as the scanner: on a busy machine the GUI thread is scheduled first.
+    lower_current_thread_priority(kTrainingThreadNice);
     auto log = std::make_shared<fovea::RunLog>();
     QString error;
     try {

@@ -21,6 +21,7 @@
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
 #include "ui/charts/training_dashboard.h"
+#include "ui/common/settings_writer.h"
 #include "ui/common/user_message.h"
 #include "ui/common/window_fit.h"
 #include "ui/explorer/live_text.h"
@@ -154,7 +155,7 @@ TrainingWindow::~TrainingWindow() = default;
 
 void TrainingWindow::setRunsRoot(const QString& root) {
   runs_root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
-  QSettings().setValue("training/runs_root", runs_root_);
+  remember_setting("training/runs_root", runs_root_);  // the file is written on a worker
   auto_tick_ = true;  // once listed, a run is ticked unless one is chosen before
   runs_->setRoot(runs_root_);
 }
