@@ -55,7 +55,7 @@ class TrainingSnagsTest : public QObject {
     dashboard.show();
     const QStringList names{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
     for (const auto& n : names) dashboard.addRun("/runs/" + n, n, false);
-    QTRY_VERIFY(dashboard.chart("loss")->isVisible());  // shown one per event-loop turn
+    QTRY_VERIFY(dashboard.chart("loss")->isVisible());  // placed hidden, shown one at a time
     auto* view = dashboard.chart("loss")->findChild<QChartView*>();
     QVERIFY(view);
     QStringList labels;

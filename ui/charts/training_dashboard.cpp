@@ -95,7 +95,9 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
   addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
-  show_timer_.setInterval(0);
+  // Long enough for the window to paint the chart just shown before the next one shows: at 0 ms,
+  // two or three charts were often painted in one pass.
+  show_timer_.setInterval(20);
   connect(&show_timer_, &QTimer::timeout, this, &TrainingDashboard::showNext);
   create_timer_.setInterval(0);
   connect(&create_timer_, &QTimer::timeout, this, [this] {

@@ -91,7 +91,7 @@ class TrainingDashboard : public QWidget {
   void appendValue(const QString& id, const QString& metric, double step, double value);
   void setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points);
   /// Puts the charts that apply into a grid as wide as the widget allows (when that changes).
-  /// The charts are placed hidden and shown one per event-loop turn (showNext): laying out and
+  /// The charts are placed hidden and shown one at a time, 20 ms apart (showNext): laying out and
   /// drawing every chart at once would hold the GUI thread for tens of milliseconds.
   void relayout();
   void showNext();
