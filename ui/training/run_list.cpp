@@ -124,8 +124,8 @@ QString RunList::summary(const QString& dir) const {
   const auto name = QFileInfo(dir).fileName();
   if (queued_.contains(dir) && dir != live_) {
     const auto place = queued_.indexOf(dir) + 1;
-    return place == 1 ? tr("%1\n⏳ queued: starts when the run training now ends").arg(name)
-                      : tr("%1\n⏳ queued (%2 in line)").arg(name).arg(place);
+    return place == 1 ? tr("%1\nqueued: starts when the run training now ends").arg(name)
+                      : tr("%1\nqueued (%2 in line)").arg(name).arg(place);
   }
   if (dir == live_) {
     return tr("%1\n%2 · %3")
