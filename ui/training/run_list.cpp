@@ -118,6 +118,11 @@ void RunList::describe(QListWidgetItem* it) const {
   const auto dir = it->data(Qt::UserRole).toString();
   it->setText(summary(dir));
   it->setToolTip(dir);
+  // A fixed height of three lines (the name, the summary and its wrap): without it the list lays
+  // out the wrapped text of every run each time one line changes, which for a folder of 50 runs
+  // held the GUI thread for tens of milliseconds while their summaries arrived.
+  const int line = list_->fontMetrics().lineSpacing();
+  if (it->sizeHint().height() != 3 * line + 6) it->setSizeHint(QSize(1, 3 * line + 6));
 }
 
 QString RunList::summary(const QString& dir) const {
