@@ -102,6 +102,7 @@ class TrainingWindowTest : public QObject {
     QVERIFY(dashboard.chart("bleu4")->markerSteps().isEmpty());
     // Drawn where the step is, with the message as its tooltip.
     auto* chart = dashboard.chart("loss");
+    QTRY_VERIFY(chart->isVisible());  // placed hidden, shown one at a time
     chart->redrawNow();
     auto* view = chart->findChild<QChartView*>();
     QVERIFY(view);
@@ -200,7 +201,7 @@ class TrainingWindowTest : public QObject {
     dashboard.resize(700, 800);
     QTRY_COMPARE(dashboard.columns(), 2);
     for (const auto& name : dashboard.shownCharts()) {
-      QVERIFY(dashboard.chart(name)->isVisible());
+      QTRY_VERIFY(dashboard.chart(name)->isVisible());  // placed hidden, shown one at a time
       QVERIFY(dashboard.chart(name)->width() >= dashboard.chart(name)->minimumSizeHint().width());
     }
     dashboard.resize(360, 800);

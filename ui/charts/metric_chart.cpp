@@ -136,6 +136,13 @@ void MetricChart::addSeries(const QString& key, const QString& label, const QCol
   scheduleRedraw();
 }
 
+void MetricChart::setLegendLabel(const QString& key, const QString& text) {
+  Series* s = d_->find(key);
+  if (!s || s->legend == text) return;
+  s->legend = text;
+  d_->applyStyle(*s);
+}
+
 void MetricChart::setInLegend(const QString& key, bool shown) {
   if (Series* s = d_->find(key)) {
     for (QLegendMarker* marker : d_->chart->legend()->markers(s->line)) marker->setVisible(shown);

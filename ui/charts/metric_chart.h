@@ -29,6 +29,9 @@ class MetricChart : public QWidget {
   /// Adds (or finds) a curve. key is unique within the chart; label goes into the legend.
   /// For an existing key the points are kept and label, color and dash are updated.
   void addSeries(const QString& key, const QString& label, const QColor& color, bool dashed = false);
+  /// What the legend shows for a curve, when it must be shorter than its label (which readouts
+  /// and CSV exports keep); empty: the label.
+  void setLegendLabel(const QString& key, const QString& text);
   void removeSeries(const QString& key);
   /// Shows or hides a curve's legend entry (the curve stays, and keeps its label in CSV exports).
   void setInLegend(const QString& key, bool shown);
@@ -83,7 +86,8 @@ class MetricChart : public QWidget {
 
   QString title() const;
 
-  QSize minimumSizeHint() const override { return {320, 220}; }
+  QSize minimumSizeHint() const override { return minimumChartSize(); }
+  static QSize minimumChartSize() { return {320, 220}; }
   QSize sizeHint() const override { return {520, 320}; }
 
  Q_SIGNALS:

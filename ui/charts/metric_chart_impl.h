@@ -58,6 +58,7 @@ struct Marker {
 struct Series {
   QString key;
   QString label;
+  QString legend;  // shown in the legend instead of label when set
   QColor color;
   bool dashed = false;
   CurvePoints points;
@@ -123,7 +124,7 @@ struct MetricChart::Impl {
   }
 
   void applyStyle(Series& s) const {
-    s.line->setName(s.label);
+    s.line->setName(s.legend.isEmpty() ? s.label : s.legend);
     QPen pen(s.color, kLinePenWidth, s.dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
     s.line->setPen(pen);
     s.line->setMarkerSize(4);  // the dot of a one-point curve (drawn about twice this across)

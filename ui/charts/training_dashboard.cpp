@@ -2,6 +2,7 @@
 
 #include <QGridLayout>
 #include <QPointF>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -60,6 +61,22 @@ double pretrainingPercent(const fovea::PretrainRecord& p) { return 100 * p.item_
 /// The held-out items' share named right at the end of the pretraining, in percent: one dot.
 double heldOutPercent(const fovea::PretrainRecord& p) { return 100 * p.held_out_accuracy; }
 
+/// Names short enough for a legend of several runs (at most 16 characters) that still tell them apart: the
+/// kind prefix ("soft-"), an ellipsis, and as much of the end (the time stamp) as needed.
+QStringList legend_names(const QStringList& names) {
+  constexpr int kMax = 16;
+  if (names.size() <= 1) return names;  // alone in the legend: room for the whole name
+  for (int tail = 6;; ++tail) {
+    QStringList out;
+    for (const auto& n : names) {
+      const int dash = n.indexOf(QLatin1Char('-'));
+      const QString head = dash > 0 && dash < 6 ? n.left(dash + 1) : n.left(5);
+      out << (n.size() <= kMax || head.size() + 1 + tail >= n.size() ? n : head + QChar(0x2026) + n.right(tail));
+    }
+    if (QSet<QString>(out.begin(), out.end()).size() == QSet<QString>(names.begin(), names.end()).size()) return out;
+  }
+}
+
 }  // namespace
 
 TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(new QGridLayout(this)) {
@@ -78,7 +95,15 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
   addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
-  charts_["pretraining"]->setXLabel(tr("pretraining step"));
+  // Long enough for the window to paint the chart just shown before the next one shows: at 0 ms,
+  // two or three charts were often painted in one pass.
+  show_timer_.setInterval(20);
+  connect(&show_timer_, &QTimer::timeout, this, &TrainingDashboard::showNext);
+  create_timer_.setInterval(0);
+  connect(&create_timer_, &QTimer::timeout, this, [this] {
+    if (!createNext()) create_timer_.stop();
+  });
+  create_timer_.start();
   relayout();
   curves_ = {
       {"loss", "nll", tr("NLL")},
@@ -102,14 +127,47 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
 }
 
 void TrainingDashboard::addChart(const QString& name, const QString& title, const QString& y_label) {
-  auto* c = new MetricChart(title, y_label, this);
-  c->setObjectName(name);
+  specs_.append({name, title, y_label});
+  order_ << name;
+}
+
+bool TrainingDashboard::createNext() {
+  const auto next = std::find_if(specs_.begin(), specs_.end(), [&](const ChartSpec& s) { return !charts_.contains(s.name); });
+  if (next == specs_.end()) return false;
+  auto* c = new MetricChart(next->title, next->y_label, this);
+  c->setObjectName(next->name);
   connect(c, &MetricChart::hovered, this, &TrainingDashboard::hovered);
-  const int index = int(order_.size());
+  const int index = int(order_.indexOf(next->name));
   c->setRedrawDelay(100 + 25 * index);  // one chart per pass: the GUI thread never paints them all at once
   c->hide();  // placed by relayout()
-  charts_.insert(name, c);
-  order_ << name;
+  QSizePolicy policy = c->sizePolicy();
+  policy.setRetainSizeWhenHidden(true);  // placed while hidden: its cell is kept until it shows
+  c->setSizePolicy(policy);
+  if (next->name == "pretraining") c->setXLabel(tr("pretraining step"));
+  if (smoothing_ > 0 && next->name != "bleu4" && next->name != "cider" && next->name != "pointing" && next->name != "lr") {
+    c->setSmoothing(smoothing_);
+  }
+  if (log_scale_) c->setLogScale(true);
+  charts_.insert(next->name, c);
+  relayout();
+  return true;
+}
+
+void TrainingDashboard::ensureCharts() const {
+  auto* self = const_cast<TrainingDashboard*>(this);
+  while (self->createNext()) {
+  }
+  self->create_timer_.stop();
+}
+
+QStringList TrainingDashboard::shownCharts() const {
+  ensureCharts();
+  return shown_;
+}
+
+MetricChart* TrainingDashboard::chart(const QString& name) const {
+  ensureCharts();
+  return charts_.value(name);
 }
 
 void TrainingDashboard::relayout() {
@@ -117,6 +175,7 @@ void TrainingDashboard::relayout() {
   const bool any_hard = std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return r.hard; });
   QStringList shown;
   for (const auto& name : order_) {
+    if (!charts_.contains(name)) continue;  // not made yet: placed when it is
     if (any_run && (name == "reinforce" || name == "reward_var") && !any_hard) continue;
     if (any_run && name == "pretraining") {
       const auto keys = charts_[name]->seriesKeys();
@@ -125,21 +184,46 @@ void TrainingDashboard::relayout() {
     shown << name;
   }
   const int width = std::max(1, this->width());
-  const int columns = std::clamp(width / (charts_.first()->minimumSizeHint().width() + grid_->spacing()), 1, 3);
+  const int columns = std::clamp(width / (MetricChart::minimumChartSize().width() + grid_->spacing()), 1, 3);
   if (shown == shown_ && columns == columns_) return;
+  const QStringList before = shown_;
+  const int columns_before = columns_;
   shown_ = shown;
   columns_ = columns;
+  to_show_.clear();
   for (auto* c : charts_) {
+    const int i = int(shown_.indexOf(c->objectName()));
+    // A chart keeps its cell (and stays as it is) when neither its place nor the columns changed.
+    if (i >= 0 && columns_ == columns_before && before.indexOf(c->objectName()) == i && grid_->indexOf(c) >= 0) continue;
     grid_->removeWidget(c);
     c->hide();
-  }
-  for (int i = 0; i < int(shown_.size()); ++i) {
-    auto* c = charts_[shown_[i]];
+    if (i < 0) continue;
+    // Hidden, a chart's resize (its axes laid out, its labels shaped) waits for its show.
     grid_->addWidget(c, i / columns_, i % columns_);
-    c->show();
   }
+  for (const auto& name : shown_) {
+    if (charts_[name]->isHidden()) to_show_ << name;
+  }
+  show_timer_.start();
   const int rows = (int(shown_.size()) + columns_ - 1) / columns_;
-  setMinimumHeight(rows * (charts_.first()->minimumSizeHint().height() + grid_->spacing()));
+  setMinimumHeight(rows * (MetricChart::minimumChartSize().height() + grid_->spacing()));
+}
+
+void TrainingDashboard::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (!to_show_.isEmpty()) show_timer_.start();
+}
+
+void TrainingDashboard::showNext() {
+  if (!isVisible()) return show_timer_.stop();  // resumed by showEvent: shown with the window, all at once
+  while (!to_show_.isEmpty()) {
+    auto* c = charts_.value(to_show_.takeFirst());
+    if (c && c->isHidden() && shown_.contains(c->objectName())) {
+      c->show();
+      break;
+    }
+  }
+  if (to_show_.isEmpty()) show_timer_.stop();
 }
 
 void TrainingDashboard::resizeEvent(QResizeEvent* event) {
@@ -148,10 +232,12 @@ void TrainingDashboard::resizeEvent(QResizeEvent* event) {
 }
 
 int TrainingDashboard::pointCount(const QString& id, const QString& metric) const {
+  ensureCharts();
   return int(points(id, metric).size());
 }
 
 QVector<QPointF> TrainingDashboard::points(const QString& id, const QString& metric) const {
+  ensureCharts();
   for (const auto& c : curves_) {
     if (c.metric == metric && charts_[c.chart]->hasSeries(key(id, c))) return charts_[c.chart]->rawPoints(key(id, c));
   }
@@ -161,6 +247,7 @@ QVector<QPointF> TrainingDashboard::points(const QString& id, const QString& met
 QColor TrainingDashboard::runColour(const QString& id) const { return runs_.value(id).colour; }
 
 void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard) {
+  ensureCharts();
   if (runs_.contains(id)) return;
   // One colour per run for the dashboard's lifetime: unticked and ticked again, resumed, finished.
   if (!colours_.contains(id)) colours_.insert(id, kRunColours[next_colour_++ % int(std::size(kRunColours))]);
@@ -174,15 +261,31 @@ void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard
     chart->addSeries(key(id, c), shared ? name + " · " + c.label : name, run.colour, c.dashed);
     if (c.dashed) chart->setInLegend(key(id, c), false);  // the title says what the dashed curve is
   }
+  relabel();
   relayout();
 }
 
 void TrainingDashboard::removeRun(const QString& id) {
+  ensureCharts();
   for (const auto& c : curves_) charts_[c.chart]->removeSeries(key(id, c));
   events_.remove(id);
   showEvents(id);
   runs_.remove(id);
+  relabel();
   relayout();
+}
+
+void TrainingDashboard::relabel() {
+  const QStringList ids = runs_.keys();
+  QStringList names;
+  for (const auto& id : ids) names << runs_[id].name;
+  const QStringList shorter = legend_names(names);
+  for (int i = 0; i < int(ids.size()); ++i) {
+    for (const auto& c : curves_) {
+      const bool shared = std::count_if(curves_.begin(), curves_.end(), [&](const Curve& o) { return o.chart == c.chart; }) > 1;
+      charts_[c.chart]->setLegendLabel(key(ids[i], c), shared ? shorter[i] + " · " + c.label : shorter[i]);
+    }
+  }
 }
 
 void TrainingDashboard::appendValue(const QString& id, const QString& metric, double step, double value) {
@@ -203,6 +306,7 @@ void TrainingDashboard::setCurve(const QString& id, const QString& metric, const
 }
 
 void TrainingDashboard::addTrainRecord(const QString& id, const fovea::TrainRecord& r) {
+  ensureCharts();
   for (const auto& m : kTrainMetrics) {
     if (m.hard_only && !r.hard) continue;
     appendValue(id, m.metric, double(r.step), m.value(r));
@@ -210,6 +314,7 @@ void TrainingDashboard::addTrainRecord(const QString& id, const fovea::TrainReco
 }
 
 void TrainingDashboard::addValidationRecord(const QString& id, const fovea::ValidationRecord& v) {
+  ensureCharts();
   for (const auto& m : kValMetrics) {
     if (m.grounding && !v.has_grounding) continue;
     appendValue(id, m.metric, double(v.step), m.value(v));
@@ -217,12 +322,14 @@ void TrainingDashboard::addValidationRecord(const QString& id, const fovea::Vali
 }
 
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
+  ensureCharts();
   appendValue(id, "item_accuracy", double(p.pretrain_step), pretrainingPercent(p));
   if (p.held_out_accuracy >= 0) appendValue(id, "held_out_accuracy", double(p.pretrain_step), heldOutPercent(p));
   if (!shown_.contains("pretraining")) relayout();
 }
 
 void TrainingDashboard::addEvent(const QString& id, const fovea::TrainEvent& e) {
+  ensureCharts();
   events_[id].append({double(e.step), QString::fromStdString(e.message)});
   showEvents(id);
 }
@@ -238,6 +345,7 @@ void TrainingDashboard::showEvents(const QString& id) {
 }
 
 void TrainingDashboard::loadRun(const fovea::RunLog& log) {
+  ensureCharts();
   const auto id = QString::fromStdString(log.dir);
   if (!runs_.contains(id)) addRun(id, QString::fromStdString(log.name()), log.hard());
   events_.remove(id);
@@ -271,12 +379,15 @@ void TrainingDashboard::loadRun(const fovea::RunLog& log) {
 void TrainingDashboard::setSmoothing(double weight) {
   // Noisy per-step curves only: not the validation scores (a handful of points per run), nor the
   // learning rate (a schedule, not a measurement).
-  for (const auto& name : order_) {
-    if (name != "bleu4" && name != "cider" && name != "pointing" && name != "lr") charts_[name]->setSmoothing(weight);
+  smoothing_ = weight;  // for the charts not made yet too
+  for (auto it = charts_.begin(); it != charts_.end(); ++it) {
+    const auto& name = it.key();
+    if (name != "bleu4" && name != "cider" && name != "pointing" && name != "lr") it.value()->setSmoothing(weight);
   }
 }
 
 void TrainingDashboard::setLogScale(bool on) {
+  log_scale_ = on;
   for (auto* c : charts_) c->setLogScale(on);
 }
 

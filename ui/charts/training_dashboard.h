@@ -6,6 +6,7 @@
 /// records as they arrive, a past run is loaded from its RunLog.
 #include <QColor>
 #include <QMap>
+#include <QTimer>
 #include <QWidget>
 
 #include "core/train/run_log.h"
@@ -46,11 +47,13 @@ class TrainingDashboard : public QWidget {
 
   /// Charts by name: loss, penalty, reinforce, reward_var, entropy, grad_norm, lr, throughput,
   /// bleu4, cider, pointing, supervision, pretraining.
-  MetricChart* chart(const QString& name) const { return charts_.value(name); }
+  /// The charts are made one per event-loop turn after the dashboard is (a QChart each: tens of
+  /// milliseconds for all); asking for one, or for a run's curves, makes the rest at once.
+  MetricChart* chart(const QString& name) const;
   QStringList chartNames() const { return order_; }
   /// The charts shown, in grid order: those that apply to the runs shown (REINFORCE charts with a
   /// hard run, the pretraining chart once a run has pretraining points), all before any run.
-  QStringList shownCharts() const { return shown_; }
+  QStringList shownCharts() const;
   int columns() const { return columns_; }  ///< charts per row: as many as fit the width, 1 to 3
   QColor runColour(const QString& id) const;
   /// Raw points of one run's metric (e.g. "nll", "reward", "bleu4", "item_accuracy"), 0 when it
@@ -63,6 +66,8 @@ class TrainingDashboard : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  /// Charts placed while the dashboard was hidden start showing, one per turn.
+  void showEvent(QShowEvent* event) override;
 
  private:
   struct Curve {
@@ -75,12 +80,23 @@ class TrainingDashboard : public QWidget {
     bool hard = false;
     QColor colour;
   };
+  struct ChartSpec {
+    QString name, title, y_label;
+  };
   void addChart(const QString& name, const QString& title, const QString& y_label);
+  /// Makes the next chart not made yet; false when all are.
+  bool createNext();
+  void ensureCharts() const;
   QString key(const QString& id, const Curve& c) const { return id + "|" + c.metric; }
   void appendValue(const QString& id, const QString& metric, double step, double value);
   void setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points);
   /// Puts the charts that apply into a grid as wide as the widget allows (when that changes).
+  /// The charts are placed hidden and shown one at a time, 20 ms apart (showNext): laying out and
+  /// drawing every chart at once would hold the GUI thread for tens of milliseconds.
   void relayout();
+  void showNext();
+  /// Legends name runs by what tells them apart (runs_ changed).
+  void relabel();
   /// Draws run `id`'s events_ as markers.
   void showEvents(const QString& id);
 
@@ -94,6 +110,12 @@ class TrainingDashboard : public QWidget {
   QMap<QString, QColor> colours_;  ///< every run shown so far, removed or not
   QMap<QString, QVector<QPair<double, QString>>> events_;  ///< per run: step and message
   int next_colour_ = 0;
+  QStringList to_show_;  ///< placed, still hidden, shown one per turn
+  QTimer show_timer_;
+  QList<ChartSpec> specs_;  ///< every chart, in grid order; made from these lazily
+  QTimer create_timer_;
+  double smoothing_ = 0;
+  bool log_scale_ = false;
 };
 
 }  // namespace fovea::ui

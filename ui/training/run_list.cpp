@@ -23,7 +23,8 @@ RunList::RunList(QWidget* parent)
       list_(new QListWidget),
       open_best_(new QPushButton(tr("Open best in explorer"))),
       resume_(new QPushButton(tr("Resume"))),
-      like_(new QPushButton(tr("New run like this"))) {
+      like_(new QPushButton(tr("New run like this"))),
+      unqueue_(new QPushButton(tr("Remove from queue"))) {
   scanner_ = new RunScanner(this);
   connect(scanner_, &RunScanner::summaryReady, this, &RunList::summaryArrived);
   connect(scanner_, &RunScanner::scanned, this, [this] {
@@ -41,6 +42,10 @@ RunList::RunList(QWidget* parent)
   list_->setAlternatingRowColors(true);
   list_->setWordWrap(true);  // a narrow list wraps a run's line instead of scrolling sideways
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // Wrapped lines are measured a few items per event-loop turn: a folder of many runs never
+  // holds the GUI thread while its list is laid out.
+  list_->setLayoutMode(QListView::Batched);
+  list_->setBatchSize(8);
 
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("<b>Runs</b>")));
@@ -52,6 +57,7 @@ RunList::RunList(QWidget* parent)
   bottom->addWidget(resume_);
   auto* bottom2 = new QHBoxLayout;
   bottom2->addWidget(like_);
+  bottom2->addWidget(unqueue_);
   bottom2->addStretch();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -78,6 +84,10 @@ RunList::RunList(QWidget* parent)
   });
   connect(resume_, &QPushButton::clicked, this, [this] {
     if (!currentRun().isEmpty()) Q_EMIT resumeRequested(currentRun());
+  });
+  unqueue_->setToolTip(tr("Take the selected queued run out of the queue (it will not start)"));
+  connect(unqueue_, &QPushButton::clicked, this, [this] {
+    if (queued_.contains(currentRun())) Q_EMIT unqueueRequested(currentRun());
   });
   connect(like_, &QPushButton::clicked, this, [this] {
     if (!currentRun().isEmpty()) Q_EMIT newRunLikeRequested(currentRun());
@@ -108,10 +118,20 @@ void RunList::describe(QListWidgetItem* it) const {
   const auto dir = it->data(Qt::UserRole).toString();
   it->setText(summary(dir));
   it->setToolTip(dir);
+  // A fixed height of three lines (the name, the summary and its wrap): without it the list lays
+  // out the wrapped text of every run each time one line changes, which for a folder of 50 runs
+  // held the GUI thread for tens of milliseconds while their summaries arrived.
+  const int line = list_->fontMetrics().lineSpacing();
+  if (it->sizeHint().height() != 3 * line + 6) it->setSizeHint(QSize(1, 3 * line + 6));
 }
 
 QString RunList::summary(const QString& dir) const {
   const auto name = QFileInfo(dir).fileName();
+  if (queued_.contains(dir) && dir != live_) {
+    const auto place = queued_.indexOf(dir) + 1;
+    return place == 1 ? tr("%1\nqueued: starts when the run training now ends").arg(name)
+                      : tr("%1\nqueued (%2 in line)").arg(name).arg(place);
+  }
   if (dir == live_) {
     return tr("%1\n%2 · %3")
         .arg(name, live_line_.isEmpty() ? tr("starting") : live_line_, live_paused_ ? tr("❚❚ paused") : tr("● training"));
@@ -158,6 +178,14 @@ void RunList::refresh() {
     describe(it);
     if (dir == current) list_->setCurrentItem(it);
   }
+  for (const auto& dir : queued_) {  // not on disk yet: no box to tick, nothing to read
+    if (dirs.contains(dir)) continue;
+    auto* it = new QListWidgetItem(list_);
+    it->setData(Qt::UserRole, dir);
+    it->setForeground(palette().color(QPalette::PlaceholderText));
+    describe(it);
+    if (dir == current) list_->setCurrentItem(it);
+  }
   list_->blockSignals(false);
   updateButtons();
   QStringList read = dirs;
@@ -167,7 +195,10 @@ void RunList::refresh() {
 
 QStringList RunList::runs() const {
   QStringList out;
-  for (int i = 0; i < list_->count(); ++i) out << list_->item(i)->data(Qt::UserRole).toString();
+  for (int i = 0; i < list_->count(); ++i) {
+    const auto dir = list_->item(i)->data(Qt::UserRole).toString();
+    if (!queued_.contains(dir) || dir == live_) out << dir;
+  }
   return out;
 }
 
@@ -201,6 +232,7 @@ void RunList::setLiveRun(const QString& dir) {
 
 void RunList::setLiveProgress(const QString& line, bool paused) {
   if (live_.isEmpty() || (line == live_line_ && paused == live_paused_)) return;
+  const bool pause_changed = paused != live_paused_;
   live_line_ = line;
   live_paused_ = paused;
   if (auto* it = item(live_)) {
@@ -208,6 +240,26 @@ void RunList::setLiveProgress(const QString& line, bool paused) {
     describe(it);
     list_->blockSignals(false);
   }
+  if (pause_changed) updateButtons();
+}
+
+void RunList::setLivePaused(bool paused) {
+  if (live_.isEmpty() || paused == live_paused_) return;
+  live_paused_ = paused;
+  if (auto* it = item(live_)) {
+    list_->blockSignals(true);
+    describe(it);
+    list_->blockSignals(false);
+  }
+  updateButtons();
+}
+
+void RunList::setQueuedRuns(const QStringList& dirs) {
+  QStringList clean;
+  for (const auto& d : dirs) clean << QDir::cleanPath(d);
+  if (clean == queued_) return;
+  queued_ = clean;
+  refresh();
 }
 
 void RunList::updateButtons() {
@@ -221,8 +273,13 @@ void RunList::updateButtons() {
     failed = found != summaries_.constEnd() && found->failed;
     resumable = found != summaries_.constEnd() && found->readable && !found->finished && !found->failed;
   }
-  resume_->setEnabled(resumable);
-  resume_->setToolTip(failed ? tr("This run failed: resuming it would meet the same error. Use New run like this and "
+  const bool live_paused = !dir.isEmpty() && dir == live_ && live_paused_;
+  const bool queued = queued_.contains(dir) && dir != live_;
+  unqueue_->setVisible(!queued_.isEmpty());
+  unqueue_->setEnabled(queued);
+  resume_->setEnabled(resumable || live_paused);
+  resume_->setToolTip(live_paused ? tr("Go on training this paused run (as Resume in the toolbar)")
+                      : failed ? tr("This run failed: resuming it would meet the same error. Use New run like this and "
                                   "change the setting that failed it.")
                              : tr("Continue an interrupted run from its last checkpoint"));
   like_->setText(failed ? tr("New run like this (to change a setting)") : tr("New run like this"));

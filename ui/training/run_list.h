@@ -44,13 +44,21 @@ class RunList : public QWidget {
   /// disk lags behind (and holds no step at all while the encoder pretrains).
   /// The live run's line in the list ("soft · step 120"), and whether it is paused.
   void setLiveProgress(const QString& line, bool paused = false);
+  /// The live run is paused (or asked to pause): its Resume here is enabled, as the toolbar's.
+  void setLivePaused(bool paused);
+  /// Runs waiting for the live one to end, in order: listed after the runs, each removable.
+  void setQueuedRuns(const QStringList& dirs);
+  QStringList queuedRuns() const { return queued_; }
   QString summary(const QString& dir) const;
 
  Q_SIGNALS:
   void runToggled(const QString& dir, bool checked);
   void currentRunChanged(const QString& dir);
   void openCheckpointRequested(const QString& checkpoint);
+  /// Resume: an interrupted run from its checkpoint, or the live run when it is paused.
   void resumeRequested(const QString& dir);
+  /// "Remove from queue" on a queued run.
+  void unqueueRequested(const QString& dir);
   /// The user picked another runs folder with Folder… (the window then uses it for new runs too).
   void rootChosen(const QString& root);
   /// "New run like this": a new run starting from this run's settings.
@@ -68,12 +76,14 @@ class RunList : public QWidget {
   RunScanner* scanner_;
   QHash<QString, RunSummary> summaries_;
   QString root_, live_, live_line_;
+  QStringList queued_;
   bool live_paused_ = false;
   QLabel* root_label_;
   QListWidget* list_;
   QPushButton* open_best_;
   QPushButton* resume_;
   QPushButton* like_;
+  QPushButton* unqueue_;
 };
 
 }  // namespace fovea::ui

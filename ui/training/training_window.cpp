@@ -21,6 +21,7 @@
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
 #include "ui/charts/training_dashboard.h"
+#include "ui/common/settings_writer.h"
 #include "ui/common/user_message.h"
 #include "ui/common/window_fit.h"
 #include "ui/explorer/live_text.h"
@@ -42,16 +43,6 @@ QString clock_text(double seconds) {
                    : QString("%1:%2").arg(s / 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
 }
 
-/// The run's records up to `step` and `pretrain_step` (what its last checkpoint saw; resuming drops the rest).
-void keep_up_to(fovea::RunLog& log, std::int64_t step, std::int64_t pretrain_step) {
-  auto after = [step](const auto& r) { return r.step > step; };
-  log.pretrain.erase(std::remove_if(log.pretrain.begin(), log.pretrain.end(),
-                                    [&](const fovea::PretrainRecord& p) { return p.pretrain_step > pretrain_step; }),
-                     log.pretrain.end());
-  log.train.erase(std::remove_if(log.train.begin(), log.train.end(), after), log.train.end());
-  log.val.erase(std::remove_if(log.val.begin(), log.val.end(), after), log.val.end());
-  log.samples.erase(std::remove_if(log.samples.begin(), log.samples.end(), after), log.samples.end());
-}
 
 }  // namespace
 
@@ -118,11 +109,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(training_, &TrainingRun::message, this, &TrainingWindow::log);
   connect(training_, &TrainingRun::event, this, [this](const fovea::TrainEvent& e) {
     if (e.action != "rollback") return dashboard_->addEvent(live_dir_, e);
-    try {  // the run went back to its last checkpoint: its curves too
-      dashboard_->loadRun(fovea::read_run_log(live_dir_.toStdString()));
-    } catch (const std::exception& error) {
-      log(user_text(error));
-    }
+    reloadLiveRun();  // the run went back to its last checkpoint: its curves too
   });
   connect(training_, &TrainingRun::finished, this,
           [this](const QString& dir, bool, const QString& summary) { runEnded(dir, summary, false); });
@@ -130,25 +117,36 @@ TrainingWindow::TrainingWindow(QWidget* parent)
           [this](const QString& dir, const QString& error) { runEnded(dir, error, true); });
   connect(runs_, &RunList::runToggled, this, [this](const QString& dir, bool checked) {
     if (!checked) return dashboard_->removeRun(dir);
+    auto_tick_ = false;
     if (dir == live_dir_ && training_->isRunning()) return;
     // Read on a thread of its own; shown when it arrives, if the run is still ticked then.
     status_->setText(tr("Reading %1…").arg(QFileInfo(dir).fileName()));
-    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
-      if (runs_->checkedRuns().contains(dir)) showRun(dir, log);
+    const auto current = runs_->currentRun();
+    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir, current](const fovea::RunLog& log) {
+      // Selected too, unless the user selected another run meanwhile.
+      if (runs_->checkedRuns().contains(dir)) showRun(dir, log, runs_->currentRun() == current || runs_->currentRun() == dir);
     }, [this](const QString& error) {
       log(error);
       status_->setText(user_summary(error));
     });
   });
-  connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::showSamplesOf);
+  connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::selectionChanged);
+  connect(runs_, &RunList::summariesReady, this, &TrainingWindow::tickOnOpen);
+  connect(runs_, &RunList::unqueueRequested, this, &TrainingWindow::unqueueRun);
   connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
   connect(runs_, &RunList::resumeRequested, this, &TrainingWindow::resumeRun);
   connect(runs_, &RunList::rootChosen, this, &TrainingWindow::setRunsRoot);
   connect(runs_, &RunList::newRunLikeRequested, this, [this](const QString& dir) { newRun(dir); });
   connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
 
-  QSettings settings;
-  setRunsRoot(settings.value("training/runs_root", QDir::current().filePath("runs")).toString());
+  // The remembered runs folder is listed on the next turn (unless setRunsRoot names another
+  // first): creating the window does not wait for a folder scan.
+  runs_root_ = QDir::cleanPath(
+      QFileInfo(QSettings().value("training/runs_root", QDir::current().filePath("runs")).toString()).absoluteFilePath());
+  auto_tick_ = true;
+  QTimer::singleShot(0, this, [this] {
+    if (runs_->root().isEmpty()) runs_->setRoot(runs_root_);
+  });
   fit_to_screen(this, {1600, 940}, kGeometryKey);
   updateActions();
 }
@@ -157,33 +155,16 @@ TrainingWindow::~TrainingWindow() = default;
 
 void TrainingWindow::setRunsRoot(const QString& root) {
   runs_root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
-  QSettings().setValue("training/runs_root", runs_root_);
+  remember_setting("training/runs_root", runs_root_);  // the file is written on a worker
+  auto_tick_ = true;  // once listed, a run is ticked unless one is chosen before
   runs_->setRoot(runs_root_);
 }
 
-bool TrainingWindow::newRun(const QString& like) {
-  QDir().mkpath(runs_root_);
-  NewRunDialog dialog(runs_root_, this);
-  dialog.setPastRuns(runs_->summaries());  // read off the GUI thread by the run list
-  if (!like.isEmpty()) {  // its settings, from the summary the run list read (config.json alone)
-    const auto runs = runs_->summaries();
-    const auto it = std::find_if(runs.begin(), runs.end(), [&](const RunSummary& r) { return r.dir == QDir::cleanPath(like); });
-    if (it != runs.end() && it->has_config) {
-      dialog.startFrom(it->config);
-    } else {
-      const RunSummary now = RunSummaryReader().update(QDir::cleanPath(like));  // not read yet: its config only
-      if (now.has_config) dialog.startFrom(now.config);
-      else log(tr("%1: its settings are not known (no readable config.json)").arg(like));
-    }
-  }
-  dialog.setQueueing(training_->isRunning());
-  if (dialog.exec() != QDialog::Accepted) return false;
-  return startRun(dialog.config(), dialog.processes());
-}
 
 bool TrainingWindow::startRun(const fovea::TrainConfig& config, int processes) {
   if (training_->isRunning()) {
     queue_.append({config, processes});
+    showQueue();
     const auto text = tr("Queued %1: it starts when the run training now ends (%2 queued).")
                           .arg(QString::fromStdString(config.out_dir))
                           .arg(queue_.size());
@@ -196,30 +177,13 @@ bool TrainingWindow::startRun(const fovea::TrainConfig& config, int processes) {
   return training_->start(config, processes);
 }
 
-bool TrainingWindow::resumeRun(const QString& dir) {
-  try {
-    const auto header = fovea::read_checkpoint_header(fovea::last_checkpoint_path(dir.toStdString()));
-    const auto step = header.at("training").at("step").get<std::int64_t>();
-    auto log = fovea::read_run_log(dir.toStdString());
-    keep_up_to(log, step, header.at("training").value("pretrain_step", std::int64_t(0)));
-    live_hard_ = log.hard();
-    live_best_bleu_ = log.val.empty() ? -1 : log.best_bleu4();
-    dashboard_->removeRun(QDir::cleanPath(dir));
-    dashboard_->loadRun(log);
-    live_samples_ = log.samples;
-  } catch (const std::exception& e) {
-    log(tr("%1: cannot resume: %2").arg(dir, user_text(e)));
-    status_->setText(tr("Cannot resume %1: %2").arg(dir, user_summary(user_text(e))));
-    return false;
-  }
-  return training_->resume(QDir::cleanPath(dir));
-}
 
 void TrainingWindow::runStarted(const QString& dir) {
   const bool resumed = live_dir_ == QDir::cleanPath(dir) || dashboard_->hasRun(QDir::cleanPath(dir));
   live_dir_ = QDir::cleanPath(dir);
   if (!resumed) live_samples_.clear();
   last_progress_ = {};
+  auto_tick_ = false;
   dashboard_->addRun(live_dir_, QFileInfo(live_dir_).fileName(), live_hard_);
   runs_->setLiveRun(live_dir_);
   runs_->setChecked(live_dir_, true);
@@ -243,6 +207,7 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
     QTimer::singleShot(0, this, [this] {
       if (!queue_.isEmpty() && !training_->isRunning()) {
         const auto next = queue_.takeFirst();
+        showQueue();
         startRun(next.config, next.processes);
       }
     });
@@ -261,7 +226,7 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
   if (p.pretrain_step < p.pretrain_steps) line += tr(" · pretraining %1/%2").arg(p.pretrain_step).arg(p.pretrain_steps);
   else line += tr(" · step %1").arg(p.step);
   if (live_best_bleu_ >= 0) line += tr(" · BLEU-4 %1").arg(live_best_bleu_, 0, 'f', 3);
-  runs_->setLiveProgress(line, p.paused);
+  runs_->setLiveProgress(line, p.paused || training_->isPaused());  // paused, or pausing at the next step
   progress_->setMaximum(int(std::max<std::int64_t>(1, p.total_steps)));
   progress_->setValue(int(p.step));
   if (p.paused) {
@@ -290,46 +255,8 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
                        .arg(clock_text(p.elapsed_s), clock_text(p.eta_s)));
 }
 
-bool TrainingWindow::openRun(const QString& dir) {
-  const auto clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
-  if (clean == live_dir_ && training_->isRunning()) return true;
-  try {
-    showRun(clean, fovea::read_run_log(clean.toStdString()));
-    return true;
-  } catch (const std::exception& e) {
-    const auto text = user_text(e);
-    log(text);
-    status_->setText(user_summary(text));
-    return false;
-  }
-}
 
-void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data) {
-  dashboard_->removeRun(clean);
-  dashboard_->loadRun(log_data);
-  if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
-  runs_->blockSignals(true);
-  runs_->setChecked(clean, true);
-  runs_->blockSignals(false);
-  runs_->setCurrentRun(clean);
-  gallery_->setHistory(log_data.samples);
-  if (log_data.skipped_lines > 0) {
-    log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
-  }
-  status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
-                       .arg(log_data.last_step()).arg(log_data.val.size()));
-}
 
-void TrainingWindow::showSamplesOf(const QString& dir) {
-  if (dir == live_dir_ && training_->isRunning()) {
-    gallery_->setHistory(live_samples_);
-    return;
-  }
-  gallery_->clear();
-  read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& log) {
-    if (runs_->currentRun() == dir && !(dir == live_dir_ && training_->isRunning())) gallery_->setHistory(log.samples);
-  });
-}
 
 void TrainingWindow::log(const QString& text) { log_->appendPlainText(user_text(text)); }
 
@@ -359,6 +286,7 @@ void TrainingWindow::closeEvent(QCloseEvent* event) {
     status_->setText(tr("Stopping at a checkpoint…"));
     closing_ = true;
     queue_.clear();  // closing drops the runs queued behind this one
+    showQueue();
     training_->cancel();
     remember_geometry(this, kGeometryKey);
     hide();

@@ -44,8 +44,13 @@ class TrainingWindow : public QMainWindow {
   /// that one ends).
   bool startRun(const fovea::TrainConfig& config, int processes = 1);
   int queuedRuns() const { return int(queue_.size()); }
+  /// Takes a queued run (by its folder) out of the queue; false when it is not queued.
+  bool unqueueRun(const QString& dir);
+  /// Continues an interrupted run: its log is read on a thread of its own, then the run resumes
+  /// (false + message when it has no checkpoint). The live run, when paused: goes on.
   bool resumeRun(const QString& dir);
-  /// Shows a past (or interrupted) run's dashboards without training. False + message when unreadable.
+  /// Shows a past (or interrupted) run's dashboards without training, read on a thread of its own
+  /// (they appear when read). False + message when the folder holds no run.
   bool openRun(const QString& dir);
   void setPaused(bool paused);
   void cancelRun();
@@ -85,8 +90,18 @@ class TrainingWindow : public QMainWindow {
   void runStarted(const QString& dir);
   void runEnded(const QString& dir, const QString& text, bool error);
   void showSamplesOf(const QString& dir);
-  /// A past run's dashboards, ticked and selected in the list.
-  void showRun(const QString& dir, const fovea::RunLog& log);
+  /// A past run's dashboards, ticked in the list; selected too (its samples shown) when `select`.
+  void showRun(const QString& dir, const fovea::RunLog& log, bool select = true);
+  /// New run, starting from `like`'s settings when given.
+  bool newRunFrom(const fovea::TrainConfig* like);
+  /// The run list's queued entries follow queue_.
+  void showQueue();
+  /// A rollback cut the live run's log back: its curves are read again (off the GUI thread).
+  void reloadLiveRun();
+  /// Selecting a run ticks it; the first listing of a folder with nothing ticked ticks the
+  /// selected (or last) run, so the charts are never empty for no reason.
+  void selectionChanged(const QString& dir);
+  void tickOnOpen();
   void updateActions();
   void chooseRunFolder();
   void chooseExportFolder();
@@ -107,6 +122,8 @@ class TrainingWindow : public QMainWindow {
   QString runs_root_, live_dir_;
   QSplitter* columns_ = nullptr;  ///< run list and log | charts | samples
   bool shown_before_ = false;
+  bool auto_tick_ = false;  ///< tick a run when the folder's list arrives (nothing chosen since)
+  int open_serial_ = 0;     ///< the last openRun(): the one whose samples show
   struct QueuedRun {
     fovea::TrainConfig config;
     int processes = 1;

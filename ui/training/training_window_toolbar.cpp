@@ -11,6 +11,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/explorer/live_text.h"
+#include "ui/training/run_list.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
 
@@ -61,6 +62,7 @@ void TrainingWindow::setPaused(bool paused) {
   pause_action_->setChecked(paused);
   pause_action_->setText(paused ? tr("Resume") : tr("Pause"));
   pause_action_->blockSignals(false);
+  runs_->setLivePaused(paused);  // the run list's Resume agrees with this one
   log(paused ? tr("pausing at the next step…") : tr("resuming…"));
 }
 

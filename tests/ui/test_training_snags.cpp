@@ -1,0 +1,154 @@
+// Issue 64's snags in the training window, each as a user meets it (offscreen): legends that tell
+// runs apart (10), a queued run listed and removable (11), Resume enabled in the toolbar and the
+// run list alike while paused (12), a reopened window that ticks a run, ticks the run selected,
+// and hides the hard-only charts for soft runs (22).
+#include <QListWidget>
+#include <QToolBar>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+
+#include "tests/ui/training_ui_support.h"
+
+using namespace fovea::test_ui;
+
+namespace {
+
+QPushButton* button(QWidget* in, const QString& text) {
+  for (auto* b : in->findChildren<QPushButton*>()) {
+    if (b->text() == text) return b;
+  }
+  return nullptr;
+}
+
+QAction* toolbar_action(QMainWindow* w, const QString& text) {
+  for (auto* a : w->findChild<QToolBar*>("training-toolbar")->actions()) {
+    if (a->text() == text) return a;
+  }
+  return nullptr;
+}
+
+bool listed(RunList* list, const QString& dir) {
+  auto* items = list->findChild<QListWidget*>("runs");
+  for (int i = 0; i < items->count(); ++i) {
+    if (items->item(i)->data(Qt::UserRole).toString() == dir) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+class TrainingSnagsTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(tmp_.isValid());
+  }
+
+  void legendsNameRunsByWhatTellsThemApart() {
+    TrainingDashboard dashboard;
+    dashboard.resize(1100, 800);
+    dashboard.show();
+    const QStringList names{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
+    for (const auto& n : names) dashboard.addRun("/runs/" + n, n, false);
+    QTRY_VERIFY(dashboard.chart("loss")->isVisible());  // placed hidden, shown one at a time
+    auto* view = dashboard.chart("loss")->findChild<QChartView*>();
+    QVERIFY(view);
+    QStringList labels;
+    for (auto* marker : view->chart()->legend()->markers()) {
+      if (marker->isVisible()) labels << marker->label();
+    }
+    QCOMPARE(labels.size(), 3);
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);  // three runs, three names
+    for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));  // not cut by the legend
+    for (const auto& n : names) {  // each keeps the end of its name: what tells it apart
+      QVERIFY2(std::any_of(labels.begin(), labels.end(),
+                           [&](const QString& l) { return n.endsWith(l.mid(l.indexOf(QChar(0x2026)) + 1)); }),
+               qPrintable(n + ": " + labels.join(", ")));
+    }
+    // Exports keep the full names.
+    dashboard.chart("loss")->append("/runs/" + names[0] + "|nll", 1, 2.0);
+    const QString csv = tmp_.filePath("loss.csv");
+    QVERIFY(dashboard.chart("loss")->exportCsv(csv));
+    QVERIFY(lines_of(csv).value(1).startsWith(names[0] + ","));
+  }
+
+  void aQueuedRunIsListedAndCanBeRemoved() {
+    const QString root = tmp_.filePath("queue");
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(root);
+    const QString first = root + "/first", second = root + "/second";
+    QVERIFY(w.startRun(tiny(first, fovea::AttentionKind::Soft, 100000)));
+    QVERIFY(w.startRun(tiny(second, fovea::AttentionKind::Soft, 20)));
+    QCOMPARE(w.queuedRuns(), 1);
+    QVERIFY(listed(w.runList(), second));
+    QVERIFY2(w.runList()->summary(second).contains("queued"), qPrintable(w.runList()->summary(second)));
+    w.runList()->setCurrentRun(second);
+    auto* remove = button(w.runList(), "Remove from queue");
+    QVERIFY(remove && remove->isEnabled());
+    remove->click();
+    QCOMPARE(w.queuedRuns(), 0);
+    QVERIFY(!listed(w.runList(), second));
+    w.cancelRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+    QTest::qWait(200);  // a queued run would start on the next turn
+    QVERIFY(!w.training()->isRunning());
+    QVERIFY(!QFileInfo::exists(second));
+  }
+
+  void whilePausedTheToolbarAndTheRunListBothOfferResume() {
+    const QString root = tmp_.filePath("pause");
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(root);
+    w.show();
+    const QString out = root + "/paused";
+    QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Soft, 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step >= 1, kWait);
+    QCOMPARE(w.runList()->currentRun(), out);
+    auto* resume = button(w.runList(), "Resume");
+    QVERIFY(resume);
+    QVERIFY(!resume->isEnabled());  // training: nothing to resume
+    auto* pause = toolbar_action(&w, "Pause");
+    QVERIFY(pause);
+    pause->trigger();
+    QCOMPARE(pause->text(), QString("Resume"));
+    QVERIFY(pause->isEnabled());
+    QTRY_VERIFY(resume->isEnabled());  // the same as the toolbar's
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().paused, kWait);
+    QVERIFY(resume->isEnabled());
+    const auto paused_at = w.lastProgress().step;
+    resume->click();  // the run list's Resume goes on, and the toolbar agrees
+    QCOMPARE(pause->text(), QString("Pause"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step > paused_at, kWait);
+    QVERIFY(!resume->isEnabled());
+    w.cancelRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+  }
+
+  void aReopenedWindowTicksARunAndSelectingOneTicksIt() {
+    const QString root = tmp_.filePath("reopen"), a = root + "/soft-a", b = root + "/soft-b";
+    fovea::train(tiny(a, fovea::AttentionKind::Soft, 20));
+    fovea::train(tiny(b, fovea::AttentionKind::Soft, 20));
+    TrainingWindow w;
+    w.setRunsRoot(root);
+    w.show();
+    QTRY_COMPARE_WITH_TIMEOUT(w.runList()->checkedRuns().size(), 1, kWait);  // not an empty dashboard
+    const QString ticked = w.runList()->checkedRuns().first();
+    QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->pointCount(ticked, "nll") > 0, kWait);
+    QVERIFY(!w.dashboard()->shownCharts().contains("reinforce"));  // soft runs: no REINFORCE charts
+    QVERIFY(!w.dashboard()->shownCharts().contains("reward_var"));
+    const QString other = ticked == a ? b : a;
+    w.runList()->setCurrentRun(other);  // selecting a run shows it
+    QTRY_VERIFY(w.runList()->checkedRuns().contains(other));
+    QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->pointCount(other, "nll") > 0, kWait);
+  }
+};
+
+QTEST_MAIN(TrainingSnagsTest)
+#include "test_training_snags.moc"
