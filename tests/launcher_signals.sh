@@ -73,3 +73,25 @@ grep -q 'back to the checkpoint of step' hard-rollback.log || { cat hard-rollbac
 [ "$(jq -s '[.[] | select(.kind=="train")] | last | .step' hard-rollback/metrics.jsonl)" = 40 ] ||
   fail "the rolled-back run did not reach step 40"
 echo "ok: rolled back together and finished"
+
+echo "== a worker stopped with SIGSTOP: the first process says it waits, and the run goes on after SIGCONT"
+FOVEA_STALL_WARNING_S=3 "$FOVEA" train --processes 2 --out stalled "${TINY[@]}" > stalled.log 2>&1 &
+launcher=$!
+wait_for_training stalled "$launcher"
+worker=""
+for c in $(children "$launcher"); do
+  tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null | grep -q -x "RANK=1" && worker=$c
+done
+[ -n "$worker" ] || fail "no process with RANK=1 under the launcher"
+kill -STOP "$worker"
+for _ in $(seq 1 300); do grep -q "for the other processes in" stalled.log && break; sleep 0.1; done
+grep -q "for the other processes in" stalled.log || { kill -CONT "$worker"; cat stalled.log; fail "a stopped peer was not said within 30 s"; }
+steps=$(grep -c '"kind":"train"' stalled/metrics.jsonl || true)
+kill -CONT "$worker"
+for _ in $(seq 1 600); do [ "$(grep -c '"kind":"train"' stalled/metrics.jsonl || true)" -gt "$steps" ] && break; sleep 0.1; done
+[ "$(grep -c '"kind":"train"' stalled/metrics.jsonl || true)" -gt "$steps" ] || fail "the run did not go on after SIGCONT"
+kill -TERM "$launcher"
+rc=0
+wait "$launcher" || rc=$?
+[ "$rc" = 130 ] || { cat stalled.log; fail "the launcher exited $rc after SIGTERM (expected 130)"; }
+echo "ok: the stall was said, and the run went on"

@@ -1,6 +1,7 @@
 #include "core/train/process_group.h"
 
 #include "core/runtime/error_text.h"
+#include "core/train/stall_watch.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -84,7 +85,10 @@ int find_free_port() {
 struct ProcessGroup::Impl {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  StallWatch stalls;
 };
+
+void ProcessGroup::on_stall(std::function<void(const std::string&)> say) { impl_->stalls.on_stall(std::move(say)); }
 
 ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout,
                            std::chrono::milliseconds join_timeout)
@@ -162,6 +166,7 @@ void ProcessGroup::broadcast(const std::vector<torch::Tensor>& tensors, int root
     in_buckets(tensors, bucket_bytes, [&](std::vector<torch::Tensor>& joined) {
       c10d::BroadcastOptions options;
       options.rootRank = root;
+      StallWatchScope watched(impl_->stalls, "a broadcast");
       impl_->group->broadcast(joined, options)->wait();
     });
   } catch (const std::exception& e) {
@@ -183,7 +188,10 @@ std::string ProcessGroup::broadcast(const std::string& text, int root) {
 void ProcessGroup::all_reduce_sum(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes) {
   if (env_.world_size == 1) return;
   try {
-    in_buckets(tensors, bucket_bytes, [&](std::vector<torch::Tensor>& joined) { impl_->group->allreduce(joined)->wait(); });
+    in_buckets(tensors, bucket_bytes, [&](std::vector<torch::Tensor>& joined) {
+      StallWatchScope watched(impl_->stalls, "an all-reduce");
+      impl_->group->allreduce(joined)->wait();
+    });
   } catch (const std::exception& e) {
     rethrow(env_, "an all-reduce", e);
   }
@@ -197,6 +205,7 @@ double ProcessGroup::all_reduce_sum(double value) {
 
 void ProcessGroup::barrier() {
   try {
+    StallWatchScope watched(impl_->stalls, "a barrier");
     impl_->group->barrier()->wait();
   } catch (const std::exception& e) {
     rethrow(env_, "a barrier", e);

@@ -71,6 +71,8 @@ class ProcessGroup {
   double all_reduce_sum(double value);
   /// Returns when every process has called it.
   void barrier();
+  /// Where to say that a collective has waited over a minute for the others (core/train/stall_watch.h).
+  void on_stall(std::function<void(const std::string&)> say);
 
  private:
   struct Impl;

@@ -42,10 +42,15 @@ TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, T
   }
   plan_steps();
   state_.baseline.decay = kBaselineDecay;
+  if (group_ != nullptr) group_->on_stall(cb_.on_message);  // a peer stopped or stuck is said within a minute
   folder_ = std::make_unique<RunFolder>(config_.out_dir, writes_run(), cb_.on_message);
   step_ = std::make_unique<TrainingStep>(config_, model_, data_.train, group_, device_, precision, state_);
   validation_ = std::make_unique<RunValidation>(config_, model_, data_.train, data_.val, device_);
   guard_ = std::make_unique<NonFiniteGuard>(config_);
+}
+
+TrainingSession::~TrainingSession() {
+  if (group_ != nullptr) group_->on_stall({});  // the callbacks may not outlive the run
 }
 
 void TrainingSession::plan_steps() {

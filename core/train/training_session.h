@@ -28,6 +28,7 @@ class TrainingSession {
   using Clock = std::chrono::steady_clock;
 
   TrainingSession(TrainConfig config, const TrainCallbacks& cb, TrainData data);
+  ~TrainingSession();
   /// A new run: the vocabulary from the training captions, a fresh (or init_from) model, an empty run folder.
   void start_new();
   /// Goes on from a run's last checkpoint: weights, optimiser, counters and logs up to it.
