@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/io/atomic_file.h"
+#include "core/render/markup.h"
 #include "core/render/canvas.h"
 #include "core/render/png_encoder.h"
 
@@ -28,20 +29,6 @@ std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return ext;
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string probability_label(const WordAttention& w) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/io/atomic_file.h"
+#include "core/render/markup.h"
 #include "core/render/png_encoder.h"
 
 namespace fovea {
@@ -23,21 +24,6 @@ std::string base64(const std::vector<std::uint8_t>& bytes) {
     out += digits[n >> 12 & 63];
     out += i + 1 < bytes.size() ? digits[n >> 6 & 63] : '=';
     out += i + 2 < bytes.size() ? digits[n & 63] : '=';
-  }
-  return out;
-}
-
-/// Text for an HTML element or attribute.
-std::string escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
   }
   return out;
 }
@@ -161,8 +147,8 @@ std::string web_page(const RgbImage& image, const CaptionResult& caption, const 
     }
   }
   const std::string title = options.title.empty() ? caption.text() : options.title;
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape(title) +
-                     "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + escape(title) + "</h1>\n";
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + xml_escape(title) +
+                     "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
   html += "<p><canvas id=\"fovea-view\"></canvas><img id=\"fovea-image\" hidden alt=\"\" src=\"data:image/png;base64," +
           base64(encode_png(image)) + "\"></p>\n";
   html += "<div id=\"fovea-chips\"></div>\n<p><button id=\"fovea-play\">Play</button> <label>Overlay <select "
@@ -170,10 +156,10 @@ std::string web_page(const RgbImage& image, const CaptionResult& caption, const 
           std::string(options.style == "heatmap" ? "" : " selected") + ">spotlight</option><option value=\"heatmap\"" +
           std::string(options.style == "heatmap" ? " selected" : "") +
           ">heat map</option></select></label> <span id=\"fovea-word\"></span></p>\n";
-  if (!options.model.empty()) html += "<p class=\"note\">Caption by " + escape(options.model) + ".</p>\n";
+  if (!options.model.empty()) html += "<p class=\"note\">Caption by " + xml_escape(options.model) + ".</p>\n";
   if (!options.references.empty()) {
     html += "<h2>Reference captions</h2>\n<ul>\n";
-    for (const auto& r : options.references) html += "<li>" + escape(r) + "</li>\n";
+    for (const auto& r : options.references) html += "<li>" + xml_escape(r) + "</li>\n";
     html += "</ul>\n";
   }
   html += "<p class=\"note\">Hover or click a word to see where the model looked (its attention, \u03b1); Play "
