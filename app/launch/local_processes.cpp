@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <chrono>
@@ -187,35 +188,45 @@ LocalGroupResult LocalProcesses::wait() {
       g_received = 0;
       signal_all(received);
     }
-    int status = 0;
-    pid_t pid = -1;
-    for (const auto& [child, rank] : running_) {  // only this group's children: not another group's
-      pid = ::waitpid(child, &status, WNOHANG);
-      if (pid != 0) break;
+    // Every process of this group (not another's) that ended since the last look.
+    struct Ended {
+      pid_t pid;
+      int rank, status;
+    };
+    std::vector<Ended> ended;
+    for (auto it = running_.begin(); it != running_.end();) {
+      int status = 0;
+      const pid_t pid = ::waitpid(it->first, &status, WNOHANG);
+      if (pid == it->first || (pid < 0 && errno == ECHILD)) {
+        if (pid == it->first) ended.push_back({pid, it->second, status});
+        it = running_.erase(it);
+      } else {
+        ++it;
+      }
     }
-    if (pid == 0) {  // none ended: kill those told to stop that take too long
-      if (stopping && std::chrono::steady_clock::now() >= kill_at) signal_all(SIGKILL);
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      continue;
-    }
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    const auto it = running_.find(pid);
-    if (it == running_.end()) continue;
-    const int rank = it->second;
-    running_.erase(it);
-    const bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    if (failed && result.failure.empty()) {
-      result.exit_code = exit_code_of(status);
-      result.failure = "process " + std::to_string(rank) + " of " + std::to_string(processes_) + " (pid " +
-                       std::to_string(pid) + ") " + describe_status(status);
+    // When several ended together, the cause comes first: a process killed or crashed, then one
+    // that failed, before one that died of SIGPIPE writing to a peer already gone.
+    const auto rank_of_cause = [](int status) {
+      if (WIFSIGNALED(status)) return WTERMSIG(status) == SIGPIPE ? 2 : 0;
+      return WEXITSTATUS(status) != 0 ? 1 : 3;
+    };
+    std::stable_sort(ended.begin(), ended.end(),
+                     [&](const Ended& x, const Ended& y) { return rank_of_cause(x.status) < rank_of_cause(y.status); });
+    for (const auto& e : ended) {
+      const bool failed = !(WIFEXITED(e.status) && WEXITSTATUS(e.status) == 0);
+      if (!failed || !result.failure.empty()) continue;
+      result.exit_code = exit_code_of(e.status);
+      result.failure = "process " + std::to_string(e.rank) + " of " + std::to_string(processes_) + " (pid " +
+                       std::to_string(e.pid) + ") " + describe_status(e.status);
       if (!running_.empty() && !stopping) {
         signal_all(SIGTERM);
         stopping = true;
         kill_at = std::chrono::steady_clock::now() + kStopGrace;
       }
+    }
+    if (ended.empty() && !running_.empty()) {  // none ended: kill those told to stop that take too long
+      if (stopping && std::chrono::steady_clock::now() >= kill_at) signal_all(SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
   return result;
