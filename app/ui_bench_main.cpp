@@ -11,6 +11,7 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QEvent>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -23,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/ui_bench_gap_probe.h"
 #include "app/ui_bench_runs_folder.h"
 #include "core/runtime/process_startup.h"
 #include "core/train/train_config.h"
@@ -59,16 +61,20 @@ class TracingApplication : public QApplication {
     if (!trace_ && !measuring) return QApplication::notify(receiver, event);
     // Named before delivery: the receiver may delete itself while handling the event.
     const QByteArray name =
-        trace_ ? QByteArray(receiver->metaObject()->className()) + " '" + receiver->objectName().toUtf8() + "'" : QByteArray();
+        trace_ ? QByteArray(receiver->metaObject()->className()) + " '" + receiver->objectName().toUtf8() + "'" +
+                     (qobject_cast<QLabel*>(receiver) ? " \"" + qobject_cast<QLabel*>(receiver)->text().left(40).toUtf8() + "\"" : QByteArray())
+               : QByteArray();
     const int type = int(event->type());
     const qint64 start = program_clock().nsecsElapsed();
+    const double cpu_start = fovea::ui_bench::thread_cpu_ms();
     ++depth_;
     const bool r = QApplication::notify(receiver, event);
     --depth_;
     const double ms = double(program_clock().nsecsElapsed() - start) / 1e6;
     if (measuring && depth_ == 0) longest_event_ms = std::max(longest_event_ms, ms);
     if (trace_ && ms > threshold_ms_) {
-      std::fprintf(stderr, "  t=%.3fs depth %d event %d to %s: %.2f ms\n", double(start) / 1e9, depth_, type, name.constData(), ms);
+      std::fprintf(stderr, "  t=%.3fs depth %d event %d to %s: %.2f ms (%.2f ms on the CPU)\n", double(start) / 1e9, depth_, type,
+                   name.constData(), ms, fovea::ui_bench::thread_cpu_ms() - cpu_start);
     }
     return r;
   }
@@ -119,12 +125,6 @@ class ControlSleeper {
   std::vector<double> blocked_;
   bool trace_ = qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE");
 };
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5))];
-}
 
 }  // namespace
 
@@ -182,30 +182,15 @@ int main(int argc, char** argv) {
 
   int snapshots = 0, validations = 0, records = 0;
   ControlSleeper control;
-  std::vector<double> gaps;
   double start_blocked_ms = 0;
   bool live = false;  // before the first progress report: the click that starts the run
-  QElapsedTimer clock;
-  qint64 last = 0;
-  QTimer tick;
-  tick.setTimerType(Qt::PreciseTimer);
-  tick.setInterval(1);
-  QObject::connect(&tick, &QTimer::timeout, [&] {
-    const qint64 now = clock.nsecsElapsed();
-    gaps.push_back(double(now - last) / 1e6);
-    if (qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE") && gaps.back() > 8) {
-      std::fprintf(stderr, "t=%.3fs gap %.1f ms (records %d, snapshots %d, validations %d)\n",
-                   double(program_clock().nsecsElapsed()) / 1e9 - gaps.back() / 1e3,
-                   gaps.back(), records, snapshots, validations);
-    }
-    last = now;
-  });
+  fovea::ui_bench::GapProbe probe;
   QObject::connect(training->training(), &fovea::ui::TrainingRun::record, [&] { ++records; });
   QObject::connect(training->training(), &fovea::ui::TrainingRun::progress, [&] {
     if (live) return;
     live = true;  // from the first progress report on, the run is live
-    for (double g : gaps) start_blocked_ms = std::max(start_blocked_ms, g - 1.0);
-    gaps.clear();
+    start_blocked_ms = probe.report()["max_blocked_ms"].get<double>();
+    probe.clear();
     app.measuring = true;
     control.live = true;
   });
@@ -220,18 +205,14 @@ int main(int argc, char** argv) {
     window.player()->setWordsPerSecond(8);
     window.player()->play();
     training->startRun(config);
-    clock.start();
-    last = 0;
-    tick.start();
+    probe.start();
     control.start();
     QTimer::singleShot(int(measure_s * 1000), [&] {
-      tick.stop();
+      probe.stop();
       app.measuring = false;
       const auto& control_blocked = control.stop();
       const auto steps = training->lastProgress().step;
       training->cancelRun();  // the run stops at its next step; the window's destructor joins its thread
-      std::vector<double> blocked;
-      for (double g : gaps) blocked.push_back(std::max(0.0, g - 1.0));
       nlohmann::json j = {{"case", "ui_latency"},
                           {"config", {{"train", "shipped recipe, batch 64, 112 px"},
                                       {"animation_words_per_s", 8},
@@ -241,14 +222,11 @@ int main(int argc, char** argv) {
                           {"train_steps", steps},
                           {"snapshots", snapshots},
                           {"validations", validations},
-                          {"ticks", gaps.size()},
                           {"start_blocked_ms", start_blocked_ms},
-                          {"max_blocked_ms", percentile(blocked, 1.0)},
-                          {"p99_blocked_ms", percentile(blocked, 0.99)},
-                          {"median_blocked_ms", percentile(blocked, 0.5)},
                           {"longest_gui_event_ms", app.longest_event_ms},
-                          {"control_thread_max_blocked_ms", percentile(control_blocked, 1.0)},
-                          {"control_thread_p99_blocked_ms", percentile(control_blocked, 0.99)}};
+                          {"control_thread_max_blocked_ms", fovea::ui_bench::percentile(control_blocked, 1.0)},
+                          {"control_thread_p99_blocked_ms", fovea::ui_bench::percentile(control_blocked, 0.99)}};
+      j.update(probe.report());
       std::printf("%s\n", j.dump().c_str());
       std::fflush(stdout);
       QApplication::exit(0);

@@ -1,8 +1,8 @@
 // fovea-ui-bench --case runs_folder. A 1 ms precise timer on the GUI thread records the gaps
 // between its ticks from the moment the training window is created on a runs folder of `runs`
 // runs x `steps` logged steps until every run's line is filled in (opening), then while the
-// first run is ticked and its curves load (ticking). The longest gap minus the interval is the
-// longest block of the GUI thread.
+// first run is ticked and its curves load (ticking): the GUI thread's longest block, by phase
+// (app/ui_bench_gap_probe.h).
 #include "app/ui_bench_runs_folder.h"
 
 #include <QDir>
@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/ui_bench_gap_probe.h"
 #include "core/train/run_log.h"
 #include "core/train/train_config.h"
 #include "core/train/train_records.h"
@@ -62,8 +63,6 @@ void write_runs(const QString& root, int runs, int steps) {
   }
 }
 
-double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
-
 }  // namespace
 
 int runs_folder_case(QApplication& app, int runs, int steps) {
@@ -83,20 +82,9 @@ int runs_folder_case(QApplication& app, int runs, int steps) {
 
   // Gaps by phase: creating the window, pointing it at the folder, showing it, the summaries
   // arriving; then ticking a run. Each phase starts on its own timer tick.
-  std::vector<double> creating, pointing, showing, reading, ticking;
-  std::vector<double>* phase = &creating;
-  QElapsedTimer clock;
-  qint64 last = 0;
-  QTimer tick;
-  tick.setTimerType(Qt::PreciseTimer);
-  tick.setInterval(1);
-  QObject::connect(&tick, &QTimer::timeout, [&] {
-    const qint64 now = clock.nsecsElapsed();
-    phase->push_back(std::max(0.0, double(now - last) / 1e6 - 1.0));
-    last = now;
-  });
-  clock.start();
-  tick.start();
+  GapProbe probe;
+  probe.enter("creating_window");
+  probe.start();
 
   fovea::ui::TrainingWindow* window = nullptr;
   QString first;
@@ -104,48 +92,40 @@ int runs_folder_case(QApplication& app, int runs, int steps) {
   double open_s = 0, tick_s = 0;
   QTimer step;
   int state = 0;
+  bool reading = false;
   QObject::connect(&step, &QTimer::timeout, [&] {
     if (state == 0) {  // open the window on the folder, timed by the ticks around it
       // Each phase's action runs first in its tick, so the gap it causes is counted in it.
       opened.start();
-      phase = &creating;
+      probe.enter("creating_window");
       window = new fovea::ui::TrainingWindow;
       window->setConfirmClose(false);
       state = -1;
     } else if (state == -1) {
-      phase = &pointing;
+      probe.enter("pointing_at_folder");
       window->setRunsRoot(tmp.path());
       state = -2;
     } else if (state == -2) {
-      phase = &showing;
+      probe.enter("showing");
       window->show();
       state = 1;
-    } else if (state == 1 && phase != &reading) {
-      phase = &reading;
+    } else if (state == 1 && !reading) {
+      reading = true;
+      probe.enter("reading_summaries");
     } else if (state == 1 && !window->runList()->isReading() && window->runList()->summaries().size() == runs) {
       open_s = opened.elapsed() / 1000.0;
-      phase = &ticking;
+      probe.enter("ticking");
       first = window->runList()->runs().value(0);
       opened.restart();
       window->runList()->setChecked(first, true);  // as a click on its box does
       state = 2;
     } else if (state == 2 && window->dashboard()->pointCount(first, "nll") > 0) {
       tick_s = opened.elapsed() / 1000.0;
-      tick.stop();
+      probe.stop();
       step.stop();
-      nlohmann::json j = {{"case", "runs_folder"},
-                          {"runs", runs},
-                          {"steps_per_run", steps},
-                          {"setup_s", setup_s},
-                          {"open_s", open_s},
-                          {"creating_window_max_blocked_ms", max_of(creating)},
-                          {"pointing_at_folder_max_blocked_ms", max_of(pointing)},
-                          {"showing_max_blocked_ms", max_of(showing)},
-                          {"reading_summaries_max_blocked_ms", max_of(reading)},
-                          {"tick_s", tick_s},
-                          {"ticking_max_blocked_ms", max_of(ticking)},
-                          {"max_blocked_ms", std::max({max_of(creating), max_of(pointing), max_of(showing),
-                                                       max_of(reading), max_of(ticking)})}};
+      nlohmann::json j = {{"case", "runs_folder"}, {"runs", runs},     {"steps_per_run", steps},
+                          {"setup_s", setup_s},    {"open_s", open_s}, {"tick_s", tick_s}};
+      j.update(probe.report());
       std::printf("%s\n", j.dump().c_str());
       std::fflush(stdout);
       delete window;
