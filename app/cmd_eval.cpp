@@ -25,7 +25,7 @@ struct EvalArgs {
   std::string dataset = "fashion-scenes", split = "test";
   std::size_t count = 1000;
   std::string images, results, refs_out;
-  bool json = false, faithfulness = false;
+  bool json = false, faithfulness = false, probes = false;
   FashionScenesOptions scenes;
 };
 
@@ -63,6 +63,16 @@ void print_faithfulness(const FaithfulnessReport& r) {
                 100 * c.mean_control_drop(), 100 * c.faithful_rate());
 }
 
+static void print_probes(const ProbeReport& r) {
+  std::printf("  probe: alpha on an object's box after \"a <its colour>\" names it for %.1f%% of %lld objects; "
+              "after another object's colour %.1f%% of %lld\n",
+              100 * r.own_colour.rate(), (long long)r.own_colour.count, 100 * r.other_colour.rate(),
+              (long long)r.other_colour.count);
+  std::printf("    ");
+  for (const auto& [noun, s] : r.per_class) std::printf(" %s %.0f%%", noun.c_str(), 100 * s.rate());
+  std::printf("\n");
+}
+
 Runner add_eval_command(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
   app.add_option("--dataset", a->dataset, "fashion-scenes, karpathy:PATH/dataset_*.json or coco:PATH/captions_*.json")
@@ -77,6 +87,9 @@ Runner add_eval_command(CLI::App& app) {
   app.add_flag("--faithfulness", a->faithfulness,
                "Also remove what each noun's alpha points at and score the caption again: does p(noun) fall, "
                "more than when as many cells elsewhere go? (scenes with object boxes)");
+  app.add_flag("--probe", a->probes,
+               "Also force alpha onto every object's box after \"a <its colour>\" (and after another object's colour): "
+               "is the next word the object's noun? (scenes with object boxes)");
   app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
   app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
   add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
@@ -99,7 +112,7 @@ Runner add_eval_command(CLI::App& app) {
       std::fprintf(stderr, "fovea: note: --sample-glimpses applies to hard models; "
                            "this soft model is scored with its expected alpha\n");
     }
-    const auto e = evaluate_scenes(captioner, scenes, opts, 50, a->faithfulness);
+    const auto e = evaluate_scenes(captioner, scenes, opts, 50, a->faithfulness, a->probes);
     if (e.has_faithfulness && e.faithfulness.all.count == 0) std::fprintf(stderr, "fovea: note: faithfulness %s\n", kFaithfulnessUnmeasured);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);
@@ -129,6 +142,7 @@ Runner add_eval_command(CLI::App& app) {
                 (long long)e.grounding.nouns);
     print_confusions(e.grounding);
     if (e.has_faithfulness && e.faithfulness.all.count > 0) print_faithfulness(e.faithfulness);
+    if (e.has_probes) print_probes(e.probes);
     return 0;
   };
 }

@@ -117,6 +117,12 @@ echo "== eval: the shipped model's captions come from its decoder alone"
 "$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 4 --json > shipped.json 2> /dev/null || fail "eval of the shipped model failed"
 jq -e 'has("Bleu_4") and (has("cut_out_nouns") or has("mirror_nouns") | not)' shipped.json > /dev/null \
   || { cat shipped.json; fail "eval of the shipped model"; }
+# The probe forces alpha onto each object's box: the shipped model names 92% of objects (chance is
+# one class in ten); it must stay far above chance, with its own colour and with another one.
+"$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 20 --data-seed 11 --probe --json > probe.json 2> /dev/null \
+  || fail "eval --probe of the shipped model failed"
+jq -e '.probe.count >= 20 and .probe.rate > 0.7 and .probe.other_colour.count > 0 and .probe.other_colour.rate > 0.7' probe.json \
+  > /dev/null || { jq .probe probe.json; fail "the shipped model's probe names too few objects"; }
 expect_error "cut-out-shift" "$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 4 --cut-out-shift 2
 expect_error "class-head" "$FOVEA" eval --model run/best.ckpt --count 4 --class-head
 

@@ -44,17 +44,24 @@ SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource&
 }
 
 SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
-                                std::size_t chunk, bool faithfulness) {
+                                std::size_t chunk, bool faithfulness, bool probes) {
   FaithfulnessReport report;
   const bool hard = captioner.config().attention == AttentionKind::Hard;
   report.kind = !hard ? "soft" : options.sample_glimpses ? "hard, sampled glimpses" : "hard, expected alpha";
+  ProbeReport probe_report;
   EachCaptionedScene each;
-  if (faithfulness)
-    each = [&](const Scene& scene, const CaptionResult& c) { accumulate_faithfulness(captioner, scene, c, report); };
+  if (faithfulness || probes) {
+    each = [&](const Scene& scene, const CaptionResult& c) {
+      if (faithfulness) accumulate_faithfulness(captioner, scene, c, report);
+      if (probes) accumulate_probes(captioner, scene, probe_report);
+    };
+  }
   auto e = evaluate_scenes([&](const std::vector<RgbImage>& images) { return captioner.caption(images, options); }, source,
                            chunk, each);
   e.has_faithfulness = faithfulness;
   e.faithfulness = std::move(report);
+  e.has_probes = probes;
+  e.probes = std::move(probe_report);
   return e;
 }
 
@@ -68,6 +75,7 @@ nlohmann::json to_json(const SceneEvaluation& e) {
     j["faithfulness"] = to_json(e.faithfulness);
     j["faithfulness"]["measured"] = true;
   }
+  if (e.has_probes) j["probe"] = to_json(e.probes);
   return j;
 }
 

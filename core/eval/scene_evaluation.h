@@ -12,6 +12,7 @@
 #include "core/decode/captioner.h"
 #include "core/eval/faithfulness.h"
 #include "core/eval/grounding.h"
+#include "core/eval/probe_evaluation.h"
 
 namespace fovea {
 
@@ -27,6 +28,8 @@ struct SceneEvaluation {
   bool has_boxes = false;     ///< some scene came with object boxes (the built-in scenes do)
   bool has_faithfulness = false;  ///< asked for; in JSON "measured": false (no rates) when no noun was tested
   FaithfulnessReport faithfulness;  ///< with `faithfulness` asked for, over the scenes with boxes
+  bool has_probes = false;  ///< asked for
+  ProbeReport probes;       ///< with `probes` asked for: every object with a box, probed
   std::map<std::int64_t, std::string> captions;                 ///< generated, by scene id
   std::map<std::int64_t, std::vector<std::string>> references;  ///< by scene id
 };
@@ -43,9 +46,10 @@ SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource&
                                 const EachCaptionedScene& each = {});
 
 /// evaluate_scenes() with a model file's captions (`fovea eval`); with `faithfulness`, also the
-/// removal test of core/eval/faithfulness.h on the scenes with object boxes.
+/// removal test of core/eval/faithfulness.h on the scenes with object boxes; with `probes`, the
+/// probe of every object with a box (core/eval/probe_evaluation.h).
 SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
-                                std::size_t chunk = 50, bool faithfulness = false);
+                                std::size_t chunk = 50, bool faithfulness = false, bool probes = false);
 
 /// {"Bleu_1".."Bleu_4", "ROUGE_L", "CIDEr", "grounding": {...}}
 nlohmann::json to_json(const SceneEvaluation& e);
