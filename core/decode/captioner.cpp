@@ -154,7 +154,18 @@ nlohmann::json Captioner::info() const {
     j["steps"] = t.value("step", 0);
     j["best_val_bleu4"] = t.value("best_bleu4", 0.0);
     j["training_time_s"] = t.value("elapsed_s", 0.0);
-    if (t.contains("config")) j["dataset"] = t["config"].value("dataset", "");
+    if (t.contains("config")) {
+      const auto& config = t["config"];
+      j["dataset"] = config.value("dataset", "");
+      // Whether α was taught where to look (docs/design.md §2) or found it from the captions alone.
+      const double supervision = config.value("attention_supervision", 0.0);
+      j["attention_supervised"] = supervision > 0;
+      j["attention_training"] =
+          supervision > 0
+              ? "supervised: trained to spread alpha over the box of the object each word names (weight " +
+                    nlohmann::json(supervision).dump() + ")"
+              : std::string("unsupervised: alpha learned from the captions alone, as in the paper");
+    }
   }
   return j;
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace fovea {
@@ -42,6 +43,17 @@ std::string executable_dir() {
 
 std::string shipped_model_path(const std::string& file_name) {
   return first_existing(candidates("models/" + file_name, "models/" + file_name));
+}
+
+std::vector<ShippedModel> shipped_models() {
+  std::vector<ShippedModel> found;
+  for (const auto& [name, file] : {std::pair{"Supervised soft attention", "fashion-soft.ckpt"},
+                                   std::pair{"Supervised hard attention", "fashion-hard.ckpt"},
+                                   std::pair{"Soft attention, the paper's objective alone", "fashion-soft-paper.ckpt"}}) {
+    const auto path = shipped_model_path(file);
+    if (!path.empty()) found.push_back({name, path});
+  }
+  return found;
 }
 
 std::string default_model_path() {

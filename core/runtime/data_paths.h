@@ -5,6 +5,7 @@
 ///   build tree: REPO/build/app/fovea  -> REPO/{models,resources/samples}
 /// then the current folder as the repository. Torch-free.
 #include <string>
+#include <vector>
 
 namespace fovea {
 
@@ -13,6 +14,16 @@ std::string executable_dir();
 
 /// The shipped model `file_name` (e.g. "fashion-soft.ckpt"), or empty when none is found.
 std::string shipped_model_path(const std::string& file_name);
+
+/// A shipped model as a user picks it: by what it is, not by its file name.
+struct ShippedModel {
+  std::string name;  ///< e.g. "Supervised soft attention"
+  std::string path;
+};
+
+/// The shipped models that are present, in the order they are offered (docs/models.md): the
+/// supervised soft and hard models, then the soft model trained by the paper's objective alone.
+std::vector<ShippedModel> shipped_models();
 
 /// The default model: $FOVEA_MODEL, else the shipped soft model, else "models/fashion-soft.ckpt"
 /// (which then names what is missing when it is opened).

@@ -74,6 +74,26 @@ class StudioTest : public QObject {
     QCOMPARE(ExplorerPanel::displayName(kSoft), QString("fashion-soft.ckpt"));
   }
 
+  void compareWithOffersTheShippedModelsByNameAndTheHeaderSaysWhetherAttentionWasTaught() {
+    auto w = captioned();
+    auto* menu = w->findChild<QMenu*>("compare-with-menu");
+    QVERIFY(menu);
+    QAction* hard = nullptr;
+    QStringList names;
+    for (auto* action : menu->actions()) {
+      names << action->text();
+      if (action->toolTip() == QFileInfo(kHard).absoluteFilePath() || action->toolTip() == kHard) hard = action;
+    }
+    QVERIFY2(names.contains("Supervised soft attention") && names.contains("Supervised hard attention"), qPrintable(names.join(" | ")));
+    QVERIFY2(hard, qPrintable(names.join(" | ")));
+    hard->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && !w->comparePanel()->isHidden(), kWait);
+    QCOMPARE(QFileInfo(w->comparePanel()->modelPath()).fileName(), QString("fashion-hard.ckpt"));
+    // The shipped models were trained with box supervision, and the header says so in words.
+    QVERIFY2(w->comparePanel()->titleText().contains("supervised by object boxes"), qPrintable(w->comparePanel()->titleText()));
+    QVERIFY(w->comparePanel()->titleToolTip().contains("Where it looks"));
+  }
+
   void helpListsTheShortcutsAndPlaybackHasAMenu() {
     MainWindow w;
     const QString keys = w.shortcutsText();

@@ -53,6 +53,17 @@ void MainWindow::buildActions() {
   QAction* model = file->addAction(tr("Load &Model…"), this, [this] { chooseModel(false); });
   model->setShortcut(QKeySequence(QStringLiteral("Ctrl+M")));
   file->addAction(tr("Load Model to &Compare…"), this, [this] { chooseModel(true); });
+  // The shipped models by what they are: supervised soft and hard, and the paper's objective alone.
+  QMenu* shipped = file->addMenu(tr("S&hipped Models"));
+  shipped->setObjectName("shipped-models-menu");
+  QMenu* compare_with = file->addMenu(tr("Compare &With"));
+  compare_with->setObjectName("compare-with-menu");
+  for (const auto& m : shipped_models()) {
+    shipped->addAction(m.name, this, [this, path = m.path] { loadModel(path); })->setToolTip(m.path);
+    compare_with->addAction(m.name, this, [this, path = m.path] { loadCompareModel(path); })->setToolTip(m.path);
+  }
+  shipped->setEnabled(!shipped->isEmpty());
+  compare_with->setEnabled(!compare_with->isEmpty());
   file->addSeparator();
   QAction* fig = file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Export Figure (PNG, SVG, PDF)…"), this,
                                  &MainWindow::chooseExport);

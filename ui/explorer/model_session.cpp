@@ -46,6 +46,7 @@ QString model_card(const nlohmann::json& info, const QString& path) {
   QString card = QStringLiteral("<b>%1</b><table>").arg(QFileInfo(path).fileName().toHtmlEscaped());
   card += row(QObject::tr("Attention"), hard ? QObject::tr("hard (stochastic: one sampled glimpse per word, trained with REINFORCE)")
                                              : QObject::tr("soft (deterministic: a weighted average of the image's cells)"));
+  if (info.contains("attention_training")) card += row(QObject::tr("Where it looks"), text("attention_training"));
   if (info.contains("dataset")) {
     card += row(QObject::tr("Trained on"), QObject::tr("%1, images of %2×%2 px")
                                                .arg(text("dataset"))
@@ -95,7 +96,13 @@ ModelDescription describe(const fovea::Captioner& c, const QString& path) {
   d.grid_h = c.config().grid_h;
   d.grid_w = c.config().grid_w;
   QStringList parts;
-  parts << QStringLiteral("%1 attention").arg(d.attention);
+  if (info.contains("attention_supervised")) {
+    parts << (info["attention_supervised"].get<bool>() ? QObject::tr("%1 attention, supervised by object boxes")
+                                                       : QObject::tr("%1 attention, learned from captions alone"))
+                 .arg(d.attention);
+  } else {
+    parts << QStringLiteral("%1 attention").arg(d.attention);
+  }
   parts << QStringLiteral("trained on %1").arg(QString::fromStdString(info.value("dataset", std::string("?"))));
   if (info.contains("steps")) parts << QStringLiteral("%1 steps").arg(info["steps"].get<long long>());
   if (info.contains("best_val_bleu4"))

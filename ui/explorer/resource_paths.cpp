@@ -12,6 +12,12 @@ QString default_model_path() {
 
 QString default_compare_model_path() { return QString::fromStdString(fovea::shipped_model_path("fashion-hard.ckpt")); }
 
+QList<NamedModel> shipped_models() {
+  QList<NamedModel> out;
+  for (const auto& m : fovea::shipped_models()) out.append({QString::fromStdString(m.name), QString::fromStdString(m.path)});
+  return out;
+}
+
 QString samples_dir() { return QString::fromStdString(fovea::samples_dir()); }
 
 }  // namespace fovea::ui
