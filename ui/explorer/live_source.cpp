@@ -82,7 +82,7 @@ void LiveSource::open(const QString& path) {
         std::lock_guard<std::mutex> lock(s->mutex);
         s->open = true, s->camera = reader.is_camera(), s->count = reader.frame_count(), s->fps = reader.fps();
       }
-      post([](LiveSource& me) { Q_EMIT me.opened(me.path()); Q_EMIT me.playingChanged(true); });
+      post([](LiveSource& me) { Q_EMIT me.opened(me.path()); Q_EMIT me.playingChanged(me.isPlaying()); });
       std::optional<Captioner> captioner;
       std::optional<LiveCaptioner> live;
       if (!model.empty()) {
