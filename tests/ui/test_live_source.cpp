@@ -12,6 +12,7 @@
 #include "core/datasets/fashion_mnist.h"
 #include "core/datasets/moving_scenes.h"
 #include "core/eval/grounding.h"
+#include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/image_convert.h"
@@ -103,9 +104,10 @@ class LiveSourceTest : public QObject {
     auto* w = new MainWindow;
     w->loadModel(kSoft);
     w->show();
-    QVERIFY(w->openImage(clip_));  // a video goes to the live source
+    Q_EMIT w->primaryPanel()->view()->fileDropped(clip_);  // dropped on the image: a video goes to the live source
     QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && w->primaryPanel()->strip()->count() > 0, kWait);
     QVERIFY(w->liveSource()->isPlaying());
+    QCOMPARE(w->liveSource()->path(), clip_);
     // File ▸ Export Video: the clip with its captions, written on a worker while it plays on.
     const QString out = dir_.filePath("captioned.avi");
     w->exportVideo(out);
