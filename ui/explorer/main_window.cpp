@@ -260,6 +260,7 @@ int MainWindow::openFolder(const QString& dir) {
 void MainWindow::loadModel(const QString& path) {
   primary_->loadModel(path);
   live_source_->setModel(path);  // the next video or camera opened is captioned with it
+  if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
 }
 
 void MainWindow::loadCompareModel(const QString& path) {
