@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/bench_cases.h"
+#include "app/bench_live.h"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include "core/data/batching.h"
@@ -347,7 +348,8 @@ const std::vector<std::string>& bench_case_names() {
   static const std::vector<std::string> names{
       "sgemm", "decoder_train_step", "decoder_train_step_hard", "beam_search", "greedy_batch",
       "caption_end_to_end", "encoder_train_step", "train_epoch_builtin", "heatmap_render", "figure_export",
-      "ui_latency"};
+      "ui_latency",
+      "live"};
   return names;
 }
 
@@ -391,6 +393,7 @@ int run_bench(const BenchArgs& args) {
   if (wanted("train_epoch_builtin")) bench_train_epoch(a, device);
   if (wanted("heatmap_render") || wanted("figure_export")) bench_render(a, device, wanted);
   if (wanted("ui_latency")) run_ui_latency(a->threads, a->ui_seconds);
+  if (wanted("live")) bench_live(a->model, a->device, a->threads, a->warmup, a->repeat);
   return 0;
 }
 

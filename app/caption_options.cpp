@@ -13,8 +13,8 @@ void add_caption_options(CLI::App& app, CaptionChoices& c, std::initializer_list
     if (key == "device") o = app.add_option(names, c.device, s.help)->capture_default_str();
     if (key == "greedy") o = app.add_flag(names, c.greedy, s.help);
     if (key == "sample_glimpses") o = app.add_flag(names, c.sample_glimpses, s.help);
-    if (key == "beam" || key == "max_len" || key == "seed") {
-      auto& field = key == "beam" ? c.beam : key == "max_len" ? c.max_len : c.seed;
+    if (key == "beam" || key == "max_len" || key == "seed" || key == "every") {
+      auto& field = key == "beam" ? c.beam : key == "max_len" ? c.max_len : key == "seed" ? c.seed : c.every;
       o = app.add_option(names, field, s.help);
       o->check(s.max == INT64_MAX ? at_least(s.min) : CLI::Range(s.min, s.max));
       if (*s.default_text != '\0') o->capture_default_str();

@@ -10,6 +10,8 @@
 
 #include "app/commands.h"
 #include "app/caption_options.h"
+#include "app/video_commands.h"
+#include "core/data/video_io.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
@@ -26,10 +28,15 @@ struct CaptionArgs {
 
 Runner add_caption_command(CLI::App& app) {
   auto a = std::make_shared<CaptionArgs>();
-  app.add_option("images", a->images, "Image files")->required();
-  add_caption_options(app, a->c, {"model", "beam", "greedy", "max_len", "sample_glimpses", "seed", "device"});
-  app.add_flag("--json", a->json, "Print per-word alpha (grid HxW), beta and log-probability as JSON");
+  app.add_option("images", a->images, "Image files, or one video file or camera (/dev/videoN)")->required();
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "max_len", "sample_glimpses", "seed", "device", "every"});
+  app.add_flag("--json", a->json, "Print per-word alpha (grid HxW), beta and log-probability as JSON (a video: one line per frame)");
   return [a]() -> int {
+    for (const auto& path : a->images) {
+      if (!is_video_path(path)) continue;
+      if (a->images.size() > 1) throw std::invalid_argument(path + " is a video: caption one video at a time, without images");
+      return caption_video(path, a->c, a->json);
+    }
     Captioner captioner(a->c.model, a->c.device);
     const auto opts = a->c.options();
     if (opts.sample_glimpses && captioner.config().attention != AttentionKind::Hard) {

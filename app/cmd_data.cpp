@@ -10,6 +10,7 @@
 
 #include "app/commands.h"
 #include "app/option_checks.h"
+#include "app/video_commands.h"
 #include "core/data/image_io.h"
 #include "core/data/tokenizer.h"
 #include "core/datasets/fashion_scenes.h"
@@ -22,6 +23,9 @@ struct DataArgs {
   std::string dataset = "fashion-scenes", split = "test", out, format = "png";
   std::size_t count = 16, start = 0, split_size = 1000;
   FashionScenesOptions scenes;
+  bool video = false;
+  ClipOptions clip;
+  std::string frame_size = "448x448", video_format = "mp4";
 };
 
 /// Karpathy's split file format (dataset_flickr8k.json): `count` scenes, an eighth each for val
@@ -82,8 +86,21 @@ Runner add_data_command(CLI::App& app) {
                  "and Karpathy's dataset.json, --count images split 6:1:1 into train, val and test")
       ->check(CLI::IsMember({"png", "karpathy"}))
       ->capture_default_str();
+  app.add_flag("--video", a->video, "Write clips instead: the items move at constant speed in random directions; "
+                                    "a video and a JSON file of each frame's boxes and captions per clip");
+  app.add_option("--seconds", a->clip.seconds, "--video: length of a clip")->check(CLI::Range(0.04, 600.0))->capture_default_str();
+  app.add_option("--fps", a->clip.fps, "--video: frames a second")->check(CLI::Range(1.0, 240.0))->capture_default_str();
+  app.add_option("--frame-size", a->frame_size, "--video: WIDTHxHEIGHT, even sides")->capture_default_str();
+  app.add_option("--video-format", a->video_format, "--video: mp4 (H.264), avi (Motion JPEG), mkv (FFV1) or webm (VP8)")
+      ->check(CLI::IsMember({"mp4", "avi", "mkv", "webm"}))
+      ->capture_default_str();
   return [a]() -> int {
     namespace fs = std::filesystem;
+    if (a->video) {
+      a->clip.seed = a->scenes.seed;
+      parse_frame_size(a->frame_size, a->clip.width, a->clip.height, "--frame-size");
+      return write_video_clips(a->out, a->split, a->start, a->count, a->clip, a->video_format);
+    }
     if (a->format == "karpathy") return write_karpathy(*a);
     FashionScenes scenes(a->split, a->start + a->count, a->scenes);
     fs::create_directories(a->out);

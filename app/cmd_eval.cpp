@@ -9,6 +9,7 @@
 
 #include "app/caption_options.h"
 #include "app/commands.h"
+#include "app/video_commands.h"
 #include "app/option_checks.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/coco_captions.h"
@@ -24,9 +25,10 @@ struct EvalArgs {
   CaptionChoices c{default_model_path()};
   std::string dataset = "fashion-scenes", split = "test";
   std::size_t count = 1000;
-  std::string images, results, refs_out;
+  std::string images, results, refs_out, video;
   bool json = false, faithfulness = false, probes = false;
   FashionScenesOptions scenes;
+  StabiliserRule rule;
 };
 
 void print_row(const char* name, const GroundingScore& g) {
@@ -92,8 +94,17 @@ Runner add_eval_command(CLI::App& app) {
                "is the next word the object's noun? (scenes with object boxes)");
   app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
   app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
-  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device", "every"});
+  app.add_option("--video", a->video, "Score live captioning on the clips in this folder (fovea data fashion-scenes --video): "
+                                      "per-frame pointing and shown-caption changes a second");
+  app.add_option("--margin", a->rule.margin, "--video: nats by which a new caption must be more probable to be shown")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  app.add_option("--hold", a->rule.frames, "--video: on this many consecutive captioned frames")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   return [a]() -> int {
+    if (!a->video.empty()) return eval_video(a->video, a->c, a->rule, a->json);
     Captioner captioner(a->c.model, a->c.device);
     a->scenes.image_size = int(captioner.config().image_size);
     check_dataset_name(a->dataset);

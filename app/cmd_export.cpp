@@ -8,6 +8,8 @@
 
 #include "app/caption_options.h"
 #include "app/commands.h"
+#include "app/video_commands.h"
+#include "core/data/video_io.h"
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
@@ -30,7 +32,7 @@ struct ExportArgs {
 
 Runner add_export_command(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
-  app.add_option("image", a->image, "Image file")->required();
+  app.add_option("image", a->image, "Image file, or a video file or camera (/dev/videoN): --out CLIP.mp4")->required();
   app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf, or .html (a web page)");
   app.add_option("--format", a->format, "png, svg, pdf or html (a self-contained web page: hover a word to see its alpha); "
                                         "default: --out's extension")
@@ -46,12 +48,18 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("--dpi", a->dpi, "PNG resolution in pixels per inch")->check(CLI::Range(10.0, 2400.0))->capture_default_str();
   app.add_option("--columns", a->columns, "Panels per row (0: as many as fit, about 80 pt each)")->check(CLI::Range(0, 64));
   app.add_flag("--no-probability", a->no_probability, "Leave p(word) out of the labels");
-  app.add_option("--frame-size", a->frame_size, "Animation frame width")->check(CLI::Range(64, 4096))->capture_default_str();
-  return [a]() -> int {
+  auto* frame_size = app.add_option("--frame-size", a->frame_size, "Animation frame width (a video: the output's width, default the input's)")
+                         ->check(CLI::Range(64, 4096))
+                         ->capture_default_str();
+  return [a, frame_size]() -> int {
     if (a->out.empty() && a->frames.empty()) throw std::invalid_argument("nothing to export: give --out FIG.(png|svg|pdf|html) and/or --frames DIR");
     std::error_code ec;
     if (!a->out.empty() && std::filesystem::equivalent(a->out, a->image, ec)) {
       throw std::invalid_argument("--out " + a->out + " is the image itself: write the figure to another file");
+    }
+    if (is_video_path(a->image)) {
+      const OverlayStyle style{parse_colormap(a->colormap), a->opacity, !a->blocky};
+      return export_video(a->image, a->out, a->c, style, frame_size->count() ? a->frame_size : 0);
     }
     FigureOptions fig;
     fig.style.colormap = parse_colormap(a->colormap);

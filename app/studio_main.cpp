@@ -13,6 +13,7 @@
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/model_session.h"
 #include "ui/explorer/resource_paths.h"
@@ -24,15 +25,17 @@ namespace {
 /// --screenshot: waits for the captions, shows word `word` (and with `probe`, what the model would
 /// say there looking at that region; with `take_away`, the word's attended cells taken away),
 /// saves the window, quits.
-void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word, const QString& probe, bool take_away) {
+void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word, const QString& probe, bool take_away,
+                         long long frame) {
   auto* timer = new QTimer(w);
   auto* clock = new QElapsedTimer;
   clock->start();
-  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, take_away, timer, clock] {
+  QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, take_away, timer, clock, frame] {
     auto ready = [](fovea::ui::ExplorerPanel* p) { return p->hasCaption() && !p->isBusy(); };
     const bool compare = !w->comparePanel()->isHidden();
     const bool failed = !w->errorText().isEmpty() && !w->primaryPanel()->hasCaption();
-    if (!failed && (!ready(w->primaryPanel()) || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
+    const bool at_frame = frame < 0 || w->liveSource()->latest().index == frame;  // --frame of a video
+    if (!failed && (!ready(w->primaryPanel()) || !at_frame || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
     timer->stop();
     w->player()->pause();
     if (w->player()->count() > 0) w->player()->setCurrent(std::min(word, w->player()->count() - 1));
@@ -102,13 +105,15 @@ int main(int argc, char** argv) {
   const QCommandLineOption take_away(QStringLiteral("take-away"),
                                      QStringLiteral("With --screenshot: take away what the model looks at for that word"));
   const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to this PNG once captioned, then exit"), QStringLiteral("file"));
-  const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live webcam captions"));
+  const QCommandLineOption webcam(QStringLiteral("webcam"), QStringLiteral("Start with live captions from the first camera (/dev/video*)"));
+  const QCommandLineOption frame(QStringLiteral("frame"), QStringLiteral("With a video: pause at this frame (0 = first); with --screenshot, render it"),
+                                QStringLiteral("n"));
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Open this training run's dashboards (a run folder; repeat to overlay runs)"), QStringLiteral("dir"));
   const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("Folder of training runs for the run list (default: ./runs)"), QStringLiteral("dir"));
   const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Open the training window"));
   const QCommandLineOption new_run(QStringLiteral("new-run"), QStringLiteral("Open the training window's New run dialog"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1024x700 (the windows' default otherwise)"), QStringLiteral("WxH"));
-  cli.addOptions({model, compare, caption, beam, word, probe, take_away, shot, webcam, run, runs, train, new_run, size});
+  cli.addOptions({model, compare, caption, beam, word, probe, take_away, shot, webcam, frame, run, runs, train, new_run, size});
   cli.process(app);
   // Option values are checked before anything loads: a bad one ends the program at once, as --help does.
   auto refuse = [](const char* option, const std::string& why) {
@@ -161,6 +166,11 @@ int main(int argc, char** argv) {
   }
   window.show();
   if (cli.isSet(webcam)) window.startWebcam();
+  const long long frame_index = cli.isSet(frame) ? cli.value(frame).toLongLong() : -1;
+  if (frame_index >= 0) {
+    window.liveSource()->pause();
+    window.liveSource()->seek(frame_index);
+  }
   if (cli.isSet(run) || cli.isSet(runs) || cli.isSet(train) || cli.isSet(new_run)) {
     auto* training = window.trainingWindow();
     if (cli.isSet(runs)) training->setRunsRoot(cli.value(runs));
@@ -190,6 +200,6 @@ int main(int argc, char** argv) {
       return app.exec();
     }
   }
-  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), word_index, cli.value(probe), cli.isSet(take_away));
+  if (cli.isSet(shot)) schedule_screenshot(&window, cli.value(shot), word_index, cli.value(probe), cli.isSet(take_away), frame_index);
   return app.exec();
 }

@@ -26,6 +26,7 @@
 
 #include "app/ui_bench_gap_probe.h"
 #include "app/ui_bench_runs_folder.h"
+#include "app/ui_bench_video.h"
 #include "core/runtime/process_startup.h"
 #include "core/train/train_config.h"
 #include "ui/explorer/explorer_panel.h"
@@ -143,19 +144,24 @@ int main(int argc, char** argv) {
   const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Measured time"), QStringLiteral("s"), QStringLiteral("30"));
   const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Training threads"), QStringLiteral("n"), QStringLiteral("1"));
   const QCommandLineOption which(QStringLiteral("case"),
-                                 QStringLiteral("training (a run trains while a caption animates) or runs_folder (the "
-                                                "training window opens a folder of --runs runs of --steps logged steps)"),
+                                 QStringLiteral("training (a run trains while a caption animates), runs_folder (the "
+                                                "training window opens a folder of --runs runs of --steps logged steps) "
+                                                "or video (a 640x480 clip plays, captioned live with beam --beam)"),
                                  QStringLiteral("case"), QStringLiteral("training"));
   const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("runs_folder: runs"), QStringLiteral("n"), QStringLiteral("50"));
   const QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("runs_folder: logged steps per run"), QStringLiteral("n"),
                                  QStringLiteral("10000"));
-  cli.addOptions({seconds, threads, which, runs, steps});
+  const QCommandLineOption beam(QStringLiteral("beam"), QStringLiteral("video: beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("1"));
+  cli.addOptions({seconds, threads, which, runs, steps, beam});
   cli.process(app);
   if (cli.value(which) == QLatin1String("runs_folder")) {
     return fovea::ui_bench::runs_folder_case(app, cli.value(runs).toInt(), cli.value(steps).toInt());
   }
+  if (cli.value(which) == QLatin1String("video")) {
+    return fovea::ui_bench::video_case(app, cli.value(seconds).toDouble(), cli.value(beam).toInt());
+  }
   if (cli.value(which) != QLatin1String("training")) {
-    std::fprintf(stderr, "fovea-ui-bench: --case: '%s' is not training or runs_folder\n", qPrintable(cli.value(which)));
+    std::fprintf(stderr, "fovea-ui-bench: --case: '%s' is not training, runs_folder or video\n", qPrintable(cli.value(which)));
     return 2;
   }
   const double measure_s = cli.value(seconds).toDouble();

@@ -242,4 +242,22 @@ expect_error "case: nope not in" "$FOVEA" bench --case nope
 cp scenes/test_00000.png own.png
 expect_error "is the image itself" "$FOVEA" export own.png --model run/best.ckpt --out own.png
 cmp -s own.png scenes/test_00000.png || fail "export wrote over its own image"
+echo "== videos: clips, captions frame by frame, the annotated video, eval --video, what cannot be opened"
+SOFT="$MODELS/fashion-soft.ckpt"
+"$FOVEA" data fashion-scenes --video --out clips --count 2 --split val --seconds 0.4 --fps 10 --frame-size 160x120 > /dev/null
+[ -s clips/val_00000.mp4 ] && [ -s clips/val_00001.json ] || fail "data --video did not write its clips"
+jq -e '.frames | length == 4 and (.[3].objects | length) >= 1 and (.[3].captions | length) == 5' clips/val_00000.json > /dev/null \
+  || fail "a clip's annotations lack frames, boxes or captions"
+"$FOVEA" caption --model "$SOFT" clips/val_00000.mp4 --every 2 --json > frames.jsonl
+[ "$(wc -l < frames.jsonl)" -eq 2 ] || { cat frames.jsonl; fail "caption --every 2 of 4 frames did not give 2 JSON lines"; }
+jq -s -e '.[1].frame == 2 and .[1].time == 0.2 and (.[0].words[0].alpha | length) == 14 and (.[0].caption | length) > 0' frames.jsonl \
+  > /dev/null || fail "caption VIDEO --json lacks the frame, its time, the caption or alpha"
+"$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out annotated.avi | grep -q "4 frames" || fail "export VIDEO did not write 4 frames"
+"$FOVEA" eval --model "$SOFT" --video clips --json > video_eval.json
+jq -e '.clips == 2 and .frames == 8 and .phrases > 0 and .changes_per_second >= 0' video_eval.json > /dev/null \
+  || { cat video_eval.json; fail "eval --video"; }
+expect_error "missing.mp4: file not found" "$FOVEA" caption --model "$SOFT" missing.mp4
+expect_error "/dev/video97: no such camera" "$FOVEA" caption --model "$SOFT" /dev/video97
+expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "$SOFT" --video scenes
+expect_error "a video is exported as a video" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out frame.png
 echo "cli end-to-end: all good"

@@ -16,6 +16,7 @@ const std::vector<CaptionSetting>& caption_settings() {
        "With --sample-glimpses: seed of the draw (the same seed gives the same glimpses; default: a fresh draw)", 0,
        INT64_MAX},
       {"device", "", K::Text, "auto, cpu or cuda", 0, 0, "cpu"},
+      {"every", "", K::Whole, "Videos: caption every Nth frame, skipping the others", 1, 1000, "1"},
   };
   return table;
 }

@@ -38,6 +38,7 @@ struct CaptionChoices {
   std::int64_t max_len = 0;
   bool sample_glimpses = false;
   std::int64_t seed = -1;  ///< -1: a fresh draw
+  std::int64_t every = 1;  ///< videos: caption every Nth frame
 
   /// The decoding options these choices make (greedy: beam 1).
   CaptionOptions options() const;

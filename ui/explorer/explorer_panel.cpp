@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/explorer/attention_view.h"
@@ -124,6 +125,22 @@ void ExplorerPanel::setLiveFrame(const QImage& frame) {
   image_ = frame;
   view_->setImage(frame);
   if (!session_->isBusy()) request();
+}
+
+void ExplorerPanel::showLiveFrame(const QImage& frame, const fovea::CaptionResult& caption) {
+  image_ = frame;
+  view_->setImage(frame);
+  if (caption.words.empty()) return;
+  const bool same = has_caption_ && caption.text() == caption_.text();
+  const int keep = selectedWord();
+  caption_ = caption;
+  has_caption_ = true;
+  unfamiliar_->hide();
+  view_->setCaption(caption_);
+  strip_->setCaption(caption_, false);
+  const int n = int(caption_.words.size());
+  setWordIndex(std::clamp(keep, 0, n - 1));
+  if (!same) Q_EMIT captionShown(n);
 }
 
 void ExplorerPanel::setCaptionOptions(const fovea::CaptionOptions& options) {

@@ -29,6 +29,9 @@ class ExplorerPanel : public QWidget {
   void setImage(const QImage& image);
   /// A webcam frame: shown at once; captioned when the model is free (the last caption stays meanwhile).
   void setLiveFrame(const QImage& frame);
+  /// A frame of the live source with the caption shown on it and that frame's α (core/decode/
+  /// caption_stabiliser.h): both shown at once; the selected word stays selected.
+  void showLiveFrame(const QImage& frame, const fovea::CaptionResult& caption);
   void setCaptionOptions(const fovea::CaptionOptions& options);
   /// Non-empty: show where the model looks for this caption (teacher forcing); empty: its own caption.
   void setUserCaption(const QString& text);

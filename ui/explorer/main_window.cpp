@@ -22,11 +22,13 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QThread>
 #include <QStyle>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "core/data/video_io.h"
 #include "core/render/figure.h"
 #include "ui/common/user_message.h"
 #include "ui/common/window_fit.h"
@@ -41,14 +43,14 @@
 #include "ui/explorer/recent_files.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/webcam_source.h"
+#include "ui/explorer/live_source.h"
 #include "ui/explorer/word_player.h"
 #include "ui/training/training_window.h"
 
 namespace fovea::ui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), primary_(new ExplorerPanel), compare_(new ExplorerPanel), splitter_(new QSplitter),
-      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), webcam_(new WebcamSource(this)),
+      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), live_source_(new LiveSource(this)),
       error_label_(new QLabel), error_bar_(new QWidget) {
   setWindowTitle(tr("Fovea Studio"));
   setAcceptDrops(false);  // the attention views take drops
@@ -111,16 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
     play_button_->setToolTip(playing ? tr("Pause (Space)") : tr("Play the caption word by word (Space)"));
   });
   connect(thumbs_, &ThumbnailStrip::imageChosen, this, [this](const QString& path) { openImage(path, false); });
-  connect(webcam_, &WebcamSource::frameReady, this, [this](const QImage& frame) {
-    live_ = true;
-    primary_->setLiveFrame(frame);
-    if (!compare_->isHidden()) compare_->setLiveFrame(frame);
-  });
-  connect(webcam_, &WebcamSource::failed, this, [this](const QString& message) {
-    showError(message);
-    webcam_action_->setChecked(false);
-  });
-  connect(webcam_, &WebcamSource::stopped, this, [this] { webcam_action_->setChecked(false); });
+  buildLiveControls();
 
   recent_ = new RecentFiles(recent_menu_, [this](const QString& path) { openImage(path); }, this);
   size_sync_ = new ImageSizeSync(primary_->view(), compare_->view(), this);
@@ -130,7 +123,10 @@ MainWindow::MainWindow(QWidget* parent)
   statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
 }
 
-MainWindow::~MainWindow() { webcam_->stop(); }
+MainWindow::~MainWindow() {
+  live_source_->close();
+  if (video_export_) video_export_stop_->store(true), video_export_->wait();
+}
 
 void MainWindow::applyDecoding() {
   fovea::CaptionOptions o;
@@ -140,6 +136,7 @@ void MainWindow::applyDecoding() {
   updateGlimpseSwitch();
   primary_->setCaptionOptions(o);
   compare_->setCaptionOptions(o);
+  live_source_->setCaptionOptions(o);
 }
 
 void MainWindow::setBeam(int beam) {
@@ -209,7 +206,8 @@ void MainWindow::captionArrived() {
 }
 
 bool MainWindow::openImage(const QString& path, bool remember) {
-  stopWebcam();
+  if (fovea::is_video_path(path.toStdString())) return openVideo(path, remember);
+  stopLive();
   const LoadedImage loaded = load_image_file(path);
   if (loaded.image.isNull()) {
     showError(loaded.error);
@@ -259,7 +257,11 @@ int MainWindow::openFolder(const QString& dir) {
   return n;
 }
 
-void MainWindow::loadModel(const QString& path) { primary_->loadModel(path); }
+void MainWindow::loadModel(const QString& path) {
+  primary_->loadModel(path);
+  live_source_->setModel(path);  // the next video or camera opened is captioned with it
+  if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
+}
 
 void MainWindow::loadCompareModel(const QString& path) {
   compare_->loadModel(path);
@@ -341,18 +343,6 @@ bool MainWindow::exportView(const QString& path) {
   return true;
 }
 
-void MainWindow::startWebcam(int device) {
-  webcam_action_->setChecked(true);
-  statusBar()->showMessage(tr("Opening the camera…"));
-  webcam_->start(device);
-}
-
-void MainWindow::stopWebcam() {
-  if (webcam_->isRunning()) webcam_->stop();
-  live_ = false;
-  webcam_action_->setChecked(false);
-}
-
 QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_label_->text() : QString(); }
 
 void MainWindow::showError(const QString& message) {
@@ -373,7 +363,8 @@ QStringList MainWindow::recentFiles() const { return recent_->files(); }
 
 void MainWindow::chooseImage() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open Image"), QFileInfo(image_path_).absolutePath(),
-                                                    tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp *.tif *.tiff *.ppm *.pgm);;All files (*)"));
+                                                    tr("Images and videos (*.png *.jpg *.jpeg *.bmp *.gif *.webp *.tif *.tiff *.ppm *.pgm *.mp4 *.m4v *.mov *.webm *.mkv *.avi);;"
+                                                       "Videos (*.mp4 *.m4v *.mov *.webm *.mkv *.avi *.mpg *.ogv);;All files (*)"));
   if (!path.isEmpty()) openImage(path);
 }
 
@@ -435,12 +426,12 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   if (training_window_ && !training_window_->close()) {
     event->ignore();
     if (!training_window_->isStoppingToClose()) return;  // the user chose to keep training
-    stopWebcam();
+    stopLive();
     hide();
     connect(training_window_, &TrainingWindow::closedAfterStop, this, &QWidget::close, Qt::UniqueConnection);
     return;
   }
-  stopWebcam();
+  stopLive();
   event->accept();
 }
 

@@ -7,6 +7,9 @@
 #include "core/eval/reference_captions.h"
 #include <QStringList>
 
+#include <atomic>
+#include <memory>
+
 #include "ui/export/export_settings.h"
 
 class QAction;
@@ -18,6 +21,8 @@ class QMenu;
 class QSlider;
 class QSpinBox;
 class QSplitter;
+class QThread;
+class QToolBar;
 class QToolButton;
 
 namespace fovea::ui {
@@ -27,7 +32,8 @@ class ImageSizeSync;
 class RecentFiles;
 class ThumbnailStrip;
 class TrainingWindow;
-class WebcamSource;
+class LiveSource;
+struct LiveFrame;
 class WordPlayer;
 
 class MainWindow : public QMainWindow {
@@ -55,8 +61,17 @@ class MainWindow : public QMainWindow {
   QString describeFigure(const ExportSettings& settings) const;
   bool exportFrames(const QString& dir);
   bool exportView(const QString& path);
-  void startWebcam(int device = 0);
-  void stopWebcam();
+  /// Opens a video file (or a camera, /dev/videoN) through the live source: it plays, captioned
+  /// frame by frame; false (and the error shown) when it cannot be opened.
+  bool openVideo(const QString& path, bool remember = true);
+  /// The first camera present (or `device`); the message names the device when none opens.
+  void startWebcam(const QString& device = {});
+  void stopLive();
+  /// Writes the open video file with its live captions (core/render/video_export.h) to `out`, on
+  /// a worker thread; the status bar says when it is done, the error bar what went wrong.
+  void exportVideo(const QString& out);
+  bool isExportingVideo() const { return video_export_ != nullptr; }
+  LiveSource* liveSource() const { return live_source_; }
 
   ExplorerPanel* primaryPanel() const { return primary_; }
   ExplorerPanel* comparePanel() const { return compare_; }
@@ -93,13 +108,25 @@ class MainWindow : public QMainWindow {
   void chooseWebPageExport();
   void chooseFramesExport();
   void chooseViewExport();
+  void buildLiveControls();  ///< the Video toolbar and the Camera menu (main_window_live.cpp)
+  void showLiveFrame(const LiveFrame& frame);
+  void fillCameraMenu();
+  void chooseVideoExport();
 
   ExplorerPanel* primary_;
   ExplorerPanel* compare_;
   QSplitter* splitter_;
   WordPlayer* player_;
   ThumbnailStrip* thumbs_;
-  WebcamSource* webcam_;
+  LiveSource* live_source_;
+  QToolBar* live_bar_ = nullptr;
+  QAction* live_play_ = nullptr;
+  QAction* live_loop_ = nullptr;
+  QSlider* live_seek_ = nullptr;
+  QLabel* live_time_ = nullptr;
+  QMenu* camera_menu_ = nullptr;
+  QThread* video_export_ = nullptr;
+  std::shared_ptr<std::atomic<bool>> video_export_stop_;
   TrainingWindow* training_window_ = nullptr;
   QLabel* error_label_;
   QWidget* error_bar_;
@@ -108,7 +135,6 @@ class MainWindow : public QMainWindow {
   ImageSizeSync* size_sync_ = nullptr;  ///< compared panels show the image at one size
   QMenu* playback_menu_ = nullptr;
   QAction* compare_action_ = nullptr;
-  QAction* webcam_action_ = nullptr;
   QToolButton* play_button_ = nullptr;
   QSpinBox* beam_ = nullptr;
   QCheckBox* greedy_ = nullptr;

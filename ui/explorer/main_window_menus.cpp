@@ -35,7 +35,6 @@
 #include "ui/explorer/image_convert.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/webcam_source.h"
 #include "ui/explorer/word_player.h"
 #include "ui/training/training_window.h"
 
@@ -71,6 +70,7 @@ void MainWindow::buildActions() {
   file->addAction(tr("Export &Web Page…"), this, &MainWindow::chooseWebPageExport);
   file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
   file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
+  file->addAction(tr("Export &Video with Captions…"), this, &MainWindow::chooseVideoExport);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -83,10 +83,8 @@ void MainWindow::buildActions() {
 
   playback_menu_ = menuBar()->addMenu(tr("&Playback"));  // filled with the player's actions in buildControls()
 
-  QMenu* camera = menuBar()->addMenu(tr("&Camera"));
-  webcam_action_ = camera->addAction(tr("Live &Webcam Captions"));
-  webcam_action_->setCheckable(true);
-  connect(webcam_action_, &QAction::triggered, this, [this](bool on) { on ? startWebcam() : stopWebcam(); });
+  camera_menu_ = menuBar()->addMenu(tr("&Camera"));  // the cameras present, listed as it opens
+  connect(camera_menu_, &QMenu::aboutToShow, this, &MainWindow::fillCameraMenu);
 
   QMenu* training = menuBar()->addMenu(tr("&Training"));
   training->addAction(tr("&New Training Run…"), this, [this] {
@@ -119,7 +117,6 @@ void MainWindow::buildActions() {
   tb->addAction(fig);
   tb->addSeparator();
   tb->addAction(compare_action_);
-  tb->addAction(webcam_action_);
 }
 
 QString MainWindow::quickStartText() const {
