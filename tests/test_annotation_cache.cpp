@@ -5,6 +5,8 @@
 // the cache as without it.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -48,8 +50,8 @@ TEST(AnnotationCache, StoresEachEntryInBfloat16AndRepairsADamagedOne) {
   ASSERT_TRUE(cache.complete()) << "a finished cache is reused";
   const auto read = cache.read({4, 0, 2});
   const auto expected = torch::stack({values[4], values[0], values[2]});
-  // bfloat16 keeps 8 significant bits: each value within 2^-9 of itself, relatively.
-  EXPECT_TRUE(torch::allclose(read, expected, 1.0 / 512, 0)) << (read - expected).abs().max().item<double>();
+  // bfloat16 keeps 8 significant bits: each value within 2^-8 of itself, relatively.
+  EXPECT_TRUE(torch::allclose(read, expected, 1.0 / 256, 0)) << (read - expected).abs().max().item<double>();
   EXPECT_TRUE(torch::equal(read, expected.to(torch::kBFloat16).to(torch::kFloat)));
 
   // One byte of entry 3 flipped on disk: the read finds it and, with no repair function, says so.
@@ -167,7 +169,6 @@ TEST(AnnotationFeatures, AFrozenBackboneTrainsFromTheCacheWithTheSameLossCurve) 
   config.dataset = "karpathy:" + make_corpus(dir, 36);
   config.images_dir = dir / "imgs";
   config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
-  config.model.encoder_widths.clear();
   config.train_scenes = 0;
   config.val_scenes = 4;
   config.batch_size = 8;
@@ -180,11 +181,15 @@ TEST(AnnotationFeatures, AFrozenBackboneTrainsFromTheCacheWithTheSameLossCurve) 
   ASSERT_TRUE(with.said("computing the annotations of 32 images")) << "the run did not build the cache";
   ASSERT_EQ(with.losses.size(), without.losses.size());
   ASSERT_GE(with.losses.size(), 3u);
-  // The cache stores the annotations in bfloat16 (each within 2^-9 of itself): the losses
+  // The cache stores the annotations in bfloat16 (each within 2^-8 of itself): the losses
   // follow the uncached run's within 1% (seen: about 1e-4).
+  double largest = 0;
   for (std::size_t i = 0; i < with.losses.size(); ++i) {
     EXPECT_NEAR(with.losses[i], without.losses[i], 0.01 * without.losses[i]) << "record " << i;
+    largest = std::max(largest, std::abs(with.losses[i] - without.losses[i]) / without.losses[i]);
   }
+  RecordProperty("largest_relative_loss_difference", std::to_string(largest));
+  std::printf("losses with and without the cache: largest relative difference %.2e\n", largest);
   EXPECT_LT(with.losses.back(), with.losses.front()) << "the decoder learned from the cached annotations";
 
   // The same data and backbone again: read from the cache, nothing computed.
@@ -208,7 +213,6 @@ TEST(AnnotationFeatures, ADamagedEntryIsComputedAgainByTheEncoder) {
   config.dataset = "karpathy:" + make_corpus(dir, 12);
   config.images_dir = dir / "imgs";
   config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
-  config.model.encoder_widths.clear();
   config.train_scenes = 0;
   config.val_scenes = 4;
   ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);

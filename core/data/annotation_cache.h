@@ -4,7 +4,7 @@
 /// without running the CNN again (the paper's authors computed the conv5_4 annotations once too).
 /// One file per key (the images, the image size and the encoder's content: whoever opens it says
 /// what the key is), memory-mapped; entries are bfloat16 (8 significant bits: a relative rounding
-/// of at most 2^-9, the range of float32) with one CRC-32 each, checked on every read. A damaged
+/// of at most 2^-8, the range of float32) with one CRC-32 each, checked on every read. A damaged
 /// entry is computed again through the repair function and rewritten. Layout:
 ///   "FOVEAANC" | u32 version | u64 header_len | u32 CRC-32 of the header | header JSON
 ///   | count × u32 CRC-32 | count × cells × dim × u16 (bfloat16)
