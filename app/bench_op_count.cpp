@@ -40,31 +40,36 @@ bool is_metadata(const std::string& name) {
   return false;
 }
 
-/// Counts the outermost operators (those not called by another operator) that launch a kernel:
-/// not metadata, or metadata that called one that is (a `to` that copies, a `reshape` of a
-/// strided tensor).
+/// Counts the outermost ATen operators (those no other ATen operator called; Fovea's own scopes
+/// and the autograd engine's node records are looked through) that launch a kernel: not
+/// metadata, or metadata that called one that is (a `to` that copies, a `reshape` of a strided
+/// tensor).
 struct OpCounter {
   static inline std::atomic<std::int64_t> launched{0};
   static inline std::mutex mutex;
   static inline std::map<std::string, std::int64_t> by_name;
   struct Frame {
     std::string name;
-    bool launches = false;
+    bool aten = false, launches = false;
   };
   static inline thread_local std::vector<Frame> stack;
 
   static std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn) {
-    if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) return nullptr;  // a node: its operators count
-    stack.push_back({fn.name(), !is_metadata(fn.name())});
+    const std::string name = fn.name();
+    const bool aten = name.rfind("aten::", 0) == 0;
+    stack.push_back({name, aten, aten && !is_metadata(name)});
     return nullptr;
   }
   static void end(const at::RecordFunction& fn, at::ObserverContext*) {
-    if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION || stack.empty()) return;
+    if (stack.empty()) return;
     const Frame f = stack.back();
     stack.pop_back();
-    if (!stack.empty()) {
-      stack.back().launches = stack.back().launches || f.launches;
-      return;
+    if (!f.aten) return;
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+      if (it->aten) {  // called by another ATen operator: its launch is that one's
+        it->launches = it->launches || f.launches;
+        return;
+      }
     }
     if (!f.launches) return;
     ++launched;
@@ -103,9 +108,16 @@ void bench_op_count() {
   cfg.embed_dim = cfg.attention_dim = cfg.hidden_dim = 32;
   cfg.vocab_size = 100;
   cfg.encoder_widths = {8, 16, 32};
+  cfg.encoder_strides = {2, 2, 2};
   cfg.image_size = 32;
   cfg.init_state = InitState::Mean;
   torch::manual_seed(1);
+  // Tensors made without a type (zeros, tensor(...)) are float64 too, then float32 again.
+  struct DefaultDouble {
+    caffe2::TypeMeta before = torch::get_default_dtype();
+    DefaultDouble() { torch::set_default_dtype(caffe2::TypeMeta::Make<double>()); }
+    ~DefaultDouble() { torch::set_default_dtype(before); }
+  } default_double;
   ShowAttendTell net(cfg);
   net->to(torch::kDouble);
   // Training: one decoder pass (forward, objective, backward) over 8 captions of 12 words.
