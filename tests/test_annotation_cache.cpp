@@ -5,6 +5,7 @@
 // the cache as without it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -237,6 +238,42 @@ TEST(AnnotationFeatures, ADamagedEntryIsComputedAgainByTheEncoder) {
   EXPECT_EQ(cache->repaired(), 1u);
   ASSERT_FALSE(said.empty());
   EXPECT_NE(said.back().find("entry 5 was damaged: computed again and repaired"), std::string::npos) << said.back();
+}
+
+TEST(AnnotationFeatures, AStoppedBuildGoesOnWhereItStopped) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-stop");
+  torch::manual_seed(6);
+  auto config = test::tiny_training(dir / "run");
+  config.dataset = "karpathy:" + make_corpus(dir, 12);
+  config.images_dir = dir / "imgs";
+  config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
+  config.train_scenes = 0;
+  config.val_scenes = 4;
+  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
+  const auto data = make_train_data(config);
+  ModelConfig mc = config.model;
+  mc.backbone_path = config.backbone;
+  auto model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
+  const auto key = annotation_cache_key(config, model, *data.train);
+  std::atomic<bool> stop{false};
+  std::vector<std::string> said;
+  FeatureOptions options;
+  options.batch = 3;
+  options.stop = &stop;
+  options.on_progress = [&](const FeatureProgress& p) {
+    EXPECT_EQ(p.total, 8);
+    stop = true;  // Ctrl-C during the first batch: it is finished and kept
+  };
+  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  EXPECT_FALSE(build_annotation_cache(model, data.train, key, options)->complete());
+  stop = false;
+  options.on_progress = {};
+  said.clear();
+  const auto cache = build_annotation_cache(model, data.train, key, options);
+  EXPECT_TRUE(cache->complete());
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.front().find("computing the annotations of 5 images (3 already in)"), std::string::npos) << said.front();
 }
 
 }  // namespace
