@@ -347,9 +347,8 @@ void bench_render(const BenchArgs* a, const torch::Device& device, const std::fu
 const std::vector<std::string>& bench_case_names() {
   static const std::vector<std::string> names{
       "sgemm", "decoder_train_step", "decoder_train_step_hard", "beam_search", "greedy_batch",
-      "caption_end_to_end", "encoder_train_step", "train_epoch_builtin", "heatmap_render", "figure_export",
-      "ui_latency",
-      "live"};
+      "caption_end_to_end", "encoder_train_step", "train_epoch_builtin", "corpus_epoch", "op_count", "heatmap_render",
+      "figure_export", "ui_latency", "live"};
   return names;
 }
 
@@ -391,6 +390,8 @@ int run_bench(const BenchArgs& args) {
   if (wanted("caption_end_to_end")) bench_caption(a, device);
   if (wanted("encoder_train_step")) bench_encoder_train_step(a, device);
   if (wanted("train_epoch_builtin")) bench_train_epoch(a, device);
+  if (wanted("corpus_epoch")) bench_corpus_epoch(a);
+  if (wanted("op_count")) bench_op_count();
   if (wanted("heatmap_render") || wanted("figure_export")) bench_render(a, device, wanted);
   if (wanted("ui_latency")) run_ui_latency(a->threads, a->ui_seconds);
   if (wanted("live")) bench_live(a->model, a->device, a->threads, a->warmup, a->repeat);

@@ -13,7 +13,13 @@ struct BenchArgs {
   double ui_seconds = 30;
   std::string profile, precision = "fp32";
   std::string device = "cpu", model = default_model_path(), image = samples_dir() + "/test_00000.png";
+  std::string backbone;  ///< corpus_epoch: a TorchScript backbone whose forward and cache build are timed
 };
+
+/// corpus_epoch (app/bench_corpus.cpp): a Flickr8k-sized epoch trained from cached annotations.
+void bench_corpus_epoch(const BenchArgs* a);
+/// op_count (app/bench_op_count.cpp): kernel-launching operators per word on the device-generic path.
+void bench_op_count();
 
 /// Every case run_bench knows, in the order it runs them.
 const std::vector<std::string>& bench_case_names();

@@ -18,7 +18,7 @@ Runner add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   app.add_option("--warmup", a->warmup, "Untimed runs first (and at least half a second of them when > 0)")->check(CLI::Range(0, 100))->capture_default_str();
-  app.add_option("--train-steps", a->train_steps, "train_epoch_builtin: steps timed to estimate images/s")
+  app.add_option("--train-steps", a->train_steps, "train_epoch_builtin, corpus_epoch: steps timed to estimate images/s")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--device", a->device, "cpu or cuda")->capture_default_str();
@@ -32,6 +32,9 @@ Runner add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
   app.add_option("--model", a->model, "caption_end_to_end / heatmap: model file (default: $FOVEA_MODEL or the shipped soft model)");
   app.add_option("--image", a->image, "caption_end_to_end: image file (default: the first sample scene)");
+  app.add_option("--backbone", a->backbone,
+                 "corpus_epoch: a TorchScript backbone (tools/export_backbone.py) whose forward rate and annotation cache "
+                 "build rate are measured beside the training rate");
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
   app.add_option("--profile", a->profile, "decoder_train_step*, beam_search and encoder_train_step: also write PREFIX.<case>.json, a chrome://tracing profile of one more run");
   return [a]() -> int { return run_bench(*a); };

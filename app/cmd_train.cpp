@@ -147,7 +147,9 @@ Runner add_train_command(CLI::App& app) {
     ProgressBar bar;
     TrainCallbacks cb;
     if (reports) cb.on_progress = [&](const TrainProgress& p) {
-      if (p.step == 0 && p.pretrain_steps > 0) {  // the encoder pretraining, before captioning step 1
+      if (p.step == 0 && p.features_done < p.features_total) {  // the annotations, computed once before step 1
+        bar.update_count("annotations", p.features_done, p.features_total, "images", 0, p.eta_s);
+      } else if (p.step == 0 && p.pretrain_steps > 0) {  // the encoder pretraining, before captioning step 1
         bar.update("encoder pretraining", p.pretrain_step, p.pretrain_steps, p.loss, 0, p.eta_s);
       } else {
         bar.update("epoch " + std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs), p.step, p.total_steps, p.loss,

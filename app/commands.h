@@ -14,6 +14,7 @@ using Runner = std::function<int()>;
 
 Runner add_train_command(CLI::App& app);
 Runner add_pretrain_encoder_command(CLI::App& app);
+Runner add_features_command(CLI::App& app);
 Runner add_caption_command(CLI::App& app);
 Runner add_info_command(CLI::App& app);
 Runner add_data_command(CLI::App& app);

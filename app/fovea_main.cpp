@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   add("train", "Train a soft- or hard-attention model", fovea::cli::add_train_command);
   add("pretrain-encoder", "Pretrain the built-in CNN on single Fashion-MNIST items: the encoder fovea train starts from",
       fovea::cli::add_pretrain_encoder_command);
+  add("features", "Compute a dataset's annotations once, ahead of training with an encoder that does not train",
+      fovea::cli::add_features_command);
   add("caption", "Caption images, optionally with per-word attention as JSON", fovea::cli::add_caption_command);
   add("eval", "Score a model on the built-in dataset: BLEU and attention grounding", fovea::cli::add_eval_command);
   add("score", "coco-caption metrics (BLEU, ROUGE-L, CIDEr-D) of a results file", fovea::cli::add_score_command);

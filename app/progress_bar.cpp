@@ -41,6 +41,26 @@ void ProgressBar::update(const std::string& phase, std::int64_t step, std::int64
   std::fflush(stderr);
 }
 
+void ProgressBar::update_count(const std::string& what, std::int64_t done, std::int64_t total, const std::string& unit,
+                               double per_s, double eta) {
+  const double frac = total > 0 ? double(done) / double(total) : 0;
+  char speed[48] = "";
+  if (per_s > 0) std::snprintf(speed, sizeof speed, " | %.1f %s/s", per_s, unit.c_str());
+  if (tty_) {
+    const int width = 24, filled = int(frac * width);
+    std::string bar(std::size_t(filled), '#');
+    bar.resize(width, '.');
+    std::fprintf(stderr, "\r[%s] %s %lld/%lld (%5.1f%%)%s | ETA %s   ", bar.c_str(), what.c_str(), (long long)done,
+                 (long long)total, 100 * frac, speed, format_duration(eta).c_str());
+    drawn_ = true;
+  } else if (done == total || done < last_printed_step_ || double(done - last_printed_step_) >= 0.05 * double(total)) {
+    std::fprintf(stderr, "%s %lld/%lld (%.1f%%)%s ETA %s\n", what.c_str(), (long long)done, (long long)total, 100 * frac,
+                 speed, format_duration(eta).c_str());
+    last_printed_step_ = done;
+  }
+  std::fflush(stderr);
+}
+
 void ProgressBar::message(const std::string& text) {
   if (drawn_) std::fputs("\r\033[K", stderr);
   std::fprintf(stderr, "%s\n", text.c_str());

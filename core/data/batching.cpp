@@ -85,7 +85,7 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
   std::vector<const RgbImage*> images;
   for (const auto& s : scenes) images.push_back(&s.image);
   Batch b;
-  b.images = images_to_tensor(images, image_size);
+  if (image_size > 0) b.images = images_to_tensor(images, image_size);
   std::tie(b.tokens, b.lengths) = pad_captions(encoded);
   b.indices = indices;
   if (grid_h > 0 && grid_w > 0) {

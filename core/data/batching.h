@@ -12,7 +12,10 @@
 namespace fovea {
 
 struct Batch {
-  torch::Tensor images;   ///< (B, 3, S, S) floats in [0, 1]
+  torch::Tensor images;   ///< (B, 3, S, S) floats in [0, 1]; undefined when annotations are given
+  /// (B, L, D) the images' annotations from the annotation cache (core/data/annotation_cache.h),
+  /// for a run whose encoder does not train; else undefined.
+  torch::Tensor annotations;
   torch::Tensor tokens;   ///< (B, T+1) <start> w.. <end> <pad>..
   torch::Tensor lengths;  ///< (B) predicted tokens per caption (words + <end>)
   torch::Tensor cell_class;   ///< (B, L) class id + 1 of the object under each cell, 0 = none
@@ -46,7 +49,7 @@ std::vector<bool> object_cells(const SceneObject& object, int image_width, int i
 std::vector<std::size_t> epoch_order(std::size_t n, std::uint64_t seed, std::int64_t epoch);
 
 /// Picks one reference caption per scene (which one depends on seed, epoch and index).
-/// Captions longer than max_words are cut.
+/// Captions longer than max_words are cut. image_size 0: no images (Batch::images undefined).
 Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indices, const Vocabulary& vocab,
                  std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words,
                  std::int64_t grid_h = 0, std::int64_t grid_w = 0, bool word_boxes = false);

@@ -13,8 +13,8 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 
 class CachedDatasetSource : public SceneSource {
  public:
-  CachedDatasetSource(std::vector<CaptionedImage> images, ImageCache cache, std::string description)
-      : images_(std::move(images)), cache_(std::move(cache)), description_(std::move(description)) {}
+  CachedDatasetSource(std::vector<CaptionedImage> images, ImageCache cache, std::string description, std::string key)
+      : images_(std::move(images)), cache_(std::move(cache)), description_(std::move(description)), key_(std::move(key)) {}
   std::size_t size() const override { return cache_.size(); }
   Scene get(std::size_t index) const override {
     const auto& record = images_.at(cache_.kept().at(index));
@@ -25,11 +25,20 @@ class CachedDatasetSource : public SceneSource {
     return s;
   }
   std::string describe() const override { return description_ + " (" + std::to_string(size()) + " images)"; }
+  Scene get_without_image(std::size_t index) const override {
+    const auto& record = images_.at(cache_.kept().at(index));
+    Scene s;
+    s.id = record.id;
+    s.captions = record.captions;
+    return s;
+  }
+  std::string content_key() const override { return key_; }
 
  private:
   std::vector<CaptionedImage> images_;
   ImageCache cache_;
   std::string description_;
+  std::string key_;  ///< the image cache's source and image size
 };
 
 }  // namespace
@@ -73,7 +82,8 @@ std::shared_ptr<const SceneSource> open_dataset_split(const std::string& dataset
   auto images = ImageCache::open(chosen, source, cache, message);
   return std::make_shared<CachedDatasetSource>(std::move(chosen), std::move(images),
                                                std::string(karpathy ? "karpathy" : "coco") + ":" + file + "/" + split +
-                                                   ", " + std::to_string(cache.image_size) + "px");
+                                                   ", " + std::to_string(cache.image_size) + "px",
+                                               source + " size=" + std::to_string(cache.image_size));
 }
 
 }  // namespace fovea

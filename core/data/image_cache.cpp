@@ -45,13 +45,6 @@ std::uint32_t crc(const void* bytes, std::size_t n) {
   return std::uint32_t(c);
 }
 
-std::string default_cache_dir() {
-  if (const char* f = std::getenv("FOVEA_CACHE_DIR"); f && *f) return f;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "fovea").string();
-  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "fovea").string();
-  return (fs::temp_directory_path() / "fovea-cache").string();
-}
-
 /// The cache cannot be written: names the cache (not its temporary file) and the system's reason.
 [[noreturn]] void write_failed(const std::string& cache, int error) {
   throw std::runtime_error(cache + ": cannot write the image cache (" + std::strerror(error) + ")");
@@ -81,6 +74,13 @@ std::string hex(std::size_t v) {
 }
 
 }  // namespace
+
+std::string default_cache_dir() {
+  if (const char* f = std::getenv("FOVEA_CACHE_DIR"); f && *f) return f;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "fovea").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "fovea").string();
+  return (fs::temp_directory_path() / "fovea-cache").string();
+}
 
 std::string describe_source_file(const std::string& path) {
   std::error_code ec;

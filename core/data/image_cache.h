@@ -60,6 +60,9 @@ class ImageCache {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Where caches go by default: $FOVEA_CACHE_DIR, else $XDG_CACHE_HOME/fovea, else ~/.cache/fovea.
+std::string default_cache_dir();
+
 /// A description of a dataset file that changes when it does: path, size and modification time.
 std::string describe_source_file(const std::string& path);
 

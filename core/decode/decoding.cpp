@@ -95,7 +95,7 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
     auto r = dec.attend_and_step(a, keys, gates, state, sample_mask(b, options, device));
     auto lp = word_log_probs(dec, emb, r, options.allow_end);
     auto [best_lp, best] = lp.max(1);
-    auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.cpu().contiguous();
+    auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.to(torch::kCPU, torch::kFloat).contiguous();
     auto beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
     std::vector<std::int64_t> keep;
     for (std::int64_t row = 0; row < b; ++row) {
@@ -191,7 +191,7 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
     const double* total_at = total.data_ptr<double>();
     const double* lp_at = lp_cpu.data_ptr<double>();
     const auto top = largest_first(total_at, total.numel(), std::min<std::int64_t>(2 * k, b * K));
-    auto alpha_cpu = r.alpha.cpu().contiguous(), beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
+    auto alpha_cpu = r.alpha.to(torch::kCPU, torch::kFloat).contiguous(), beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
 
     std::vector<Hyp> next;
     std::vector<std::int64_t> parents;

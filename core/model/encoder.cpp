@@ -108,6 +108,17 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
     // Channels-last on the CPU: oneDNN convolves NHWC without reordering every layer's input and
     // output, and the (B, L, D) annotations below are then a view.
     if (fm.is_cpu()) fm = fm.contiguous(at::MemoryFormat::ChannelsLast);
+    // Every block frozen: the encoder does not train, and is a fixed function of its image
+    // (running statistics, as in eval) whose annotations can be computed once
+    // (core/data/annotation_cache.h), not one that depends on the rest of its batch.
+    struct EvalWhileFrozen {
+      torch::nn::Sequential& cnn;
+      bool active;
+      ~EvalWhileFrozen() {
+        if (active) cnn->train();
+      }
+    } eval_while_frozen{cnn_, frozen_modules_ == cnn_->size() && cnn_->is_training()};
+    if (eval_while_frozen.active) cnn_->eval();
     const auto modules = cnn_->begin();
     for (std::size_t first = 0; first < cnn_->size(); first += kModulesPerBlock) {
       std::optional<torch::NoGradGuard> frozen;

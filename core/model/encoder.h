@@ -28,7 +28,10 @@ class EncoderImpl : public torch::nn::Module {
   bool has_backbone() const { return backbone_ != nullptr; }
   /// Built-in CNN: the first `blocks` blocks keep their weights. forward() runs them without
   /// gradients, so a backward stops above them (and costs only the blocks that train); their
-  /// batch norms behave as the rest of the network's. 0 (the default): every block trains.
+  /// batch norms behave as the rest of the network's, except when every block is frozen: the
+  /// encoder then does not train and its batch norms use their running statistics (a fixed
+  /// function of each image, as training from cached annotations needs). 0 (the default): every
+  /// block trains.
   void freeze_blocks(std::int64_t blocks);
   std::int64_t blocks() const;
   void to_device(const torch::Device& device);

@@ -75,6 +75,10 @@ struct TrainProgress {
   /// is then the pretraining loss and item_accuracy the share of items named right.
   std::int64_t pretrain_step = 0, pretrain_steps = 0;
   double item_accuracy = 0;
+  /// Computing the training images' annotations before step 1, for a run whose encoder does not
+  /// train (core/train/annotation_features.h): features_done < features_total while it runs;
+  /// eta_s is then that of the annotations.
+  std::int64_t features_done = 0, features_total = 0;
 };
 
 /// The current captions and α of a few fixed validation images (one line of samples.jsonl);

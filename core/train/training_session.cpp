@@ -12,6 +12,7 @@
 #include "core/model/encoder_file.h"
 #include "core/model/module_state.h"
 #include "core/runtime/runtime.h"
+#include "core/train/annotation_features.h"
 #include "core/train/data_parallel.h"
 #include "core/train/familiarity_calibration.h"
 #include "core/train/model_card.h"
@@ -133,6 +134,7 @@ TrainResult TrainingSession::run() {
     message("encoder: its first " + std::to_string(frozen) + " blocks keep their weights, the top " +
             std::to_string(model_.net->encoder->blocks() - frozen) + " train");
   }
+  if (!result.interrupted && !open_annotations()) result.interrupted = true;
   if (!result.interrupted) step_->settle_precision(state_.step / steps_per_epoch_, state_.step, cb_.on_message);
   meter_.restart_window();  // the first captioning window starts after the pretraining
   if (!result.interrupted && state_.step == 0) {
@@ -157,6 +159,16 @@ TrainResult TrainingSession::run() {
   }
   if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(config_, *data_.train), data_.val->describe(), result);
   return result;
+}
+
+bool TrainingSession::open_annotations() {
+  bool stopped = false;
+  if (auto cache = open_run_annotations(config_, model_, data_.train, group_, cb_, stopped)) step_->use_annotations(cache);
+  if (!stopped) return true;
+  state_.elapsed_s = elapsed();
+  if (saved_step_ != state_.step) save_last();  // a resumed run goes on from here, its annotations where they stopped
+  message("stopped while computing the annotations (those done are kept; the run can be resumed)");
+  return false;
 }
 
 bool TrainingSession::pretrain() {

@@ -59,6 +59,9 @@ class TrainingSession {
   /// statistics in every process.
   void share_first_process_state();
   void plan_steps();
+  /// For an encoder that does not train: the training images' annotations, computed where missing
+  /// (core/train/annotation_features.h), for the step to train from; false when stopped meanwhile.
+  bool open_annotations();
   /// The encoder's pretraining, the steps left of it; false when stopped.
   bool pretrain();
   /// The captioning steps, validations and checkpoints up to the run's end (or a stop); false when

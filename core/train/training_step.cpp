@@ -95,9 +95,16 @@ Batch TrainingStep::next_batch(std::int64_t epoch, std::int64_t step) {
   const auto first = order_.begin() + in_epoch * config_.batch_size + shard.begin;
   std::vector<std::size_t> idx(first, first + shard.size);
   const bool grid = config_.aux_weight > 0 || config_.attention_supervision > 0;
-  return make_batch(*epoch_scenes_, idx, model_.vocab, model_.config.image_size, config_.seed, epoch,
-                    model_.config.max_caption_len, grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0,
-                    config_.attention_supervision > 0);
+  auto batch = make_batch(annotations_ ? *captions_ : *epoch_scenes_, idx, model_.vocab,
+                          annotations_ ? 0 : model_.config.image_size, config_.seed, epoch, model_.config.max_caption_len,
+                          grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0, config_.attention_supervision > 0);
+  if (annotations_) batch.annotations = annotations_->read(idx);
+  return batch;
+}
+
+void TrainingStep::use_annotations(std::shared_ptr<const AnnotationCache> cache) {
+  annotations_ = std::move(cache);
+  captions_ = captions_only(train_);
 }
 
 StepOutcome TrainingStep::optimize(const Batch& batch, double lr) {
@@ -138,7 +145,7 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   if (hard) sample = torch::bernoulli(torch::full({rows}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
   StepOutcome out;
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
-  auto annotations = model_.net->encode(batch.images.to(device_));
+  auto annotations = batch.annotations.defined() ? batch.annotations.to(device_) : model_.net->encode(batch.images.to(device_));
   // The label terms read the annotations directly; the decoder's terms run in parts
   // (core/train/decoder_pass.h) and hand back their gradient with respect to the annotations.
   torch::Tensor label_loss;

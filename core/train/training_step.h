@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include "core/data/annotation_cache.h"
 #include "core/data/batching.h"
 #include "core/data/scene_source.h"
 #include "core/model/show_attend_tell.h"
@@ -55,6 +56,10 @@ class TrainingStep {
 
   /// The batch of captioning step `step` of `epoch` (this process's rows of it).
   Batch next_batch(std::int64_t epoch, std::int64_t step);
+  /// From now on the batches carry the training images' annotations from `cache` (entry i: scene
+  /// i of the training data) instead of their images: for an encoder that does not train
+  /// (core/train/annotation_features.h).
+  void use_annotations(std::shared_ptr<const AnnotationCache> cache);
   /// The epoch's batch order is drawn again at the next batch (after a rollback).
   void forget_epoch_order() { order_epoch_ = -1; }
   /// Forward, terms, backward, clipping and Adam at learning rate `lr`; a non-finite value leaves
@@ -94,6 +99,8 @@ class TrainingStep {
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;
   std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
+  std::shared_ptr<const AnnotationCache> annotations_;  ///< see use_annotations()
+  std::shared_ptr<const SceneSource> captions_;         ///< the training scenes without their images
 };
 
 }  // namespace fovea

@@ -233,6 +233,15 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
     status_->setText(tr("Paused at step %1 of %2 (checkpoint written).").arg(p.step).arg(p.total_steps));
     return;
   }
+  if (p.features_done < p.features_total) {
+    progress_->setMaximum(int(p.features_total));
+    progress_->setValue(int(p.features_done));
+    status_->setText(tr("computing the training images' annotations once (the encoder does not train): %1/%2 · ETA %3")
+                         .arg(p.features_done)
+                         .arg(p.features_total)
+                         .arg(clock_text(p.eta_s)));
+    return;
+  }
   if (p.pretrain_step < p.pretrain_steps) {
     progress_->setMaximum(int(p.pretrain_steps));
     progress_->setValue(int(p.pretrain_step));

@@ -1,0 +1,89 @@
+// fovea features: the training images' annotations computed ahead of `fovea train`, for an
+// encoder that does not train (a TorchScript --backbone not fine-tuned, or an encoder file with
+// --trainable-blocks 0). The dataset options mean what they mean to `fovea train`; a run with the
+// same ones then trains its decoder from the cache without computing anything
+// (core/train/annotation_features.h). Ctrl-C stops it; the same command goes on where it stopped.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "app/commands.h"
+#include "app/progress_bar.h"
+#include "app/stop_signal.h"
+#include "core/data/dataset_source.h"
+#include "core/runtime/runtime.h"
+#include "core/train/annotation_features.h"
+#include "core/train/run_setup.h"
+#include "core/train/train_settings.h"
+
+namespace fovea::cli {
+
+namespace {
+
+/// The keys of the training settings this command takes, with their meaning in `fovea train`.
+constexpr const char* kSettings[] = {"dataset", "images", "backbone", "image_size", "train_scenes",
+                                     "val_scenes", "trainable_blocks", "device", "min_count"};
+
+}  // namespace
+
+Runner add_features_command(CLI::App& app) {
+  auto config = std::make_shared<TrainConfig>(recommended_train_config());
+  for (const char* key : kSettings) {
+    const auto& s = train_setting(key);
+    auto* o = app.add_option_function<std::string>(
+        s.cli_name(),
+        [&s, config](const std::string& text) {
+          try {
+            s.set(*config, parse_setting(s, text));
+          } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError(s.cli_name(), e.what());
+          }
+        },
+        s.help);
+    const auto shown = format_setting(s.get(*config));
+    if (!shown.empty()) o->default_str(shown);
+    if (std::string(key) == "dataset") o->required();
+  }
+  auto batch = std::make_shared<std::int64_t>(32);
+  app.add_option("--batch", *batch, "Images through the encoder at once")->check(CLI::PositiveNumber)->capture_default_str();
+  return [config, batch]() -> int {
+    if (is_builtin_dataset(config->dataset)) {
+      throw std::invalid_argument("--dataset: the built-in scenes are drawn afresh every epoch, so their annotations are not "
+                                  "kept; give a karpathy: or coco: dataset");
+    }
+    config->out_dir = "(none)";  // no run folder: validate() checks the rest as `fovea train` would
+    config->validate();
+    ProgressBar bar;
+    auto say = [&bar](const std::string& m) { bar.message(m); };
+    auto data = make_train_data(*config, say);
+    configure_threads(0);
+    torch::manual_seed(config->seed);
+    auto model = build_new_model(*config, *data.train, resolve_device(config->device), say);
+    if (const auto frozen = frozen_encoder_blocks(*config); frozen > 0) model.net->encoder->freeze_blocks(frozen);
+    if (!encoder_is_fixed(*config, model)) {
+      throw std::invalid_argument(
+          "--backbone: this encoder trains with the decoder (a built-in CNN with trainable blocks, or none), so its "
+          "annotations change every step: give a TorchScript backbone, or an encoder file with --trainable-blocks 0");
+    }
+    FeatureOptions options;
+    options.batch = *batch;
+    options.stop = stop_on_interrupt();
+    options.on_message = say;
+    options.on_progress = [&bar](const FeatureProgress& p) {
+      bar.update_count("annotations", p.done, p.total, "images", p.images_per_s, p.eta_s);
+    };
+    const auto key = annotation_cache_key(*config, model, *data.train);
+    const auto cache = build_annotation_cache(model, data.train, key, options);
+    bar.finish();
+    if (!cache->complete()) {
+      std::fprintf(stderr, "interrupted: the annotations computed so far are kept in %s; the same command goes on from there\n",
+                   cache->path().c_str());
+      return 130;
+    }
+    std::printf("%s\n", cache->path().c_str());
+    return 0;
+  };
+}
+
+}  // namespace fovea::cli

@@ -1,0 +1,286 @@
+#include "core/data/annotation_cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <zlib.h>
+
+#include "core/data/image_cache.h"
+
+namespace fovea {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kAnnotationMagic[8] = {'F', 'O', 'V', 'E', 'A', 'A', 'N', 'C'};
+constexpr std::uint32_t kAnnotationVersion = 1;
+constexpr std::uint64_t kAnnotationPreamble = 24;  ///< magic, version, header length, header CRC-32
+
+std::uint32_t ann_crc(const void* bytes, std::size_t n) {
+  uLong c = crc32(0L, Z_NULL, 0);
+  const auto* p = static_cast<const Bytef*>(bytes);
+  while (n > 0) {  // zlib takes uInt lengths
+    const uInt chunk = uInt(std::min<std::size_t>(n, 1u << 30));
+    c = crc32(c, p, chunk);
+    p += chunk;
+    n -= chunk;
+  }
+  return std::uint32_t(c);
+}
+
+std::string ann_hex(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+[[noreturn]] void annotation_write_failed(const std::string& path, int error) {
+  throw std::runtime_error(path + ": cannot write the annotation cache (" + std::strerror(error) + ")");
+}
+
+/// Images without pixels: get() is the source's get_without_image().
+class CaptionsOnly : public SceneSource {
+ public:
+  explicit CaptionsOnly(std::shared_ptr<const SceneSource> source) : source_(std::move(source)) {}
+  std::size_t size() const override { return source_->size(); }
+  Scene get(std::size_t index) const override { return source_->get_without_image(index); }
+  std::string describe() const override { return source_->describe(); }
+  std::vector<std::string> colour_names() const override { return source_->colour_names(); }
+  std::string content_key() const override { return source_->content_key(); }
+
+ private:
+  std::shared_ptr<const SceneSource> source_;
+};
+
+}  // namespace
+
+struct AnnotationCache::Impl {
+  std::string path, partial;  ///< the final name and the name while it is built
+  std::string header;
+  std::size_t count = 0;
+  std::int64_t cells = 0, dim = 0;
+  bool complete = false;
+  std::uint64_t table_offset = 0, data_offset = 0;
+  void* map = nullptr;
+  std::size_t map_len = 0;
+  int fd = -1;  ///< open for writing (entries, repairs); -1 when the file is read-only
+  Repair repair;
+  std::function<void(const std::string&)> message;
+  mutable std::mutex mutex;  ///< repairs
+  std::size_t repaired = 0;
+
+  ~Impl() { close(); }
+  void close() {
+    if (map) munmap(map, map_len);
+    if (fd >= 0) ::close(fd);
+    map = nullptr;
+    fd = -1;
+  }
+
+  std::size_t entry_bytes() const { return std::size_t(cells) * std::size_t(dim) * 2; }
+  std::uint64_t file_bytes() const { return data_offset + count * entry_bytes(); }
+  const std::uint8_t* bytes() const { return static_cast<const std::uint8_t*>(map); }
+  const std::uint8_t* entry(std::size_t i) const { return bytes() + data_offset + i * entry_bytes(); }
+  std::uint32_t stored_crc(std::size_t i) const {
+    std::uint32_t c = 0;
+    std::memcpy(&c, bytes() + table_offset + 4 * i, 4);
+    return c;
+  }
+  bool intact(std::size_t i) const { return ann_crc(entry(i), entry_bytes()) == stored_crc(i); }
+
+  /// Opens and maps `file` when it is a cache with this header, the whole length; else false.
+  bool attach(const std::string& file) {
+    close();
+    fd = ::open(file.c_str(), O_RDWR);
+    if (fd < 0) fd = ::open(file.c_str(), O_RDONLY);  // a read-only cache is read, not repaired
+    if (fd < 0) return false;
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || std::uint64_t(st.st_size) != file_bytes()) return detach();
+    map_len = std::size_t(st.st_size);
+    map = mmap(nullptr, map_len, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+      map = nullptr;
+      return detach();
+    }
+    std::uint32_t version = 0, header_crc = 0;
+    std::uint64_t header_len = 0;
+    std::memcpy(&version, bytes() + 8, 4);
+    std::memcpy(&header_len, bytes() + 12, 8);
+    std::memcpy(&header_crc, bytes() + 20, 4);
+    if (std::memcmp(bytes(), kAnnotationMagic, 8) != 0 || version != kAnnotationVersion || header_len != header.size() ||
+        header_crc != ann_crc(header.data(), header.size()) ||
+        std::memcmp(bytes() + kAnnotationPreamble, header.data(), header.size()) != 0) {
+      return detach();
+    }
+    return true;
+  }
+  bool detach() {
+    close();
+    return false;
+  }
+
+  /// A new partial file: the header, a zero CRC table (no entry in) and room for the entries.
+  void create() {
+    close();
+    fs::create_directories(fs::path(partial).parent_path());
+    {
+      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+      if (!out) annotation_write_failed(path, errno);
+      const std::uint64_t header_len = header.size();
+      const std::uint32_t header_crc = ann_crc(header.data(), header.size());
+      out.write(kAnnotationMagic, 8);
+      out.write(reinterpret_cast<const char*>(&kAnnotationVersion), 4);
+      out.write(reinterpret_cast<const char*>(&header_len), 8);
+      out.write(reinterpret_cast<const char*>(&header_crc), 4);
+      out << header;
+      if (!out.flush()) annotation_write_failed(path, errno);
+    }
+    if (::truncate(partial.c_str(), off_t(file_bytes())) != 0) annotation_write_failed(path, errno);  // sparse: zeros
+    if (!attach(partial)) throw std::runtime_error(partial + ": the annotation cache just created does not read back");
+  }
+
+  void put(std::size_t i, const void* data) {
+    const std::uint32_t c = ann_crc(data, entry_bytes());
+    // The data first, then its CRC-32: an entry cut short by a kill never checks.
+    if (fd < 0 || ::pwrite(fd, data, entry_bytes(), off_t(data_offset + i * entry_bytes())) != ssize_t(entry_bytes()) ||
+        ::pwrite(fd, &c, 4, off_t(table_offset + 4 * i)) != 4) {
+      annotation_write_failed(path, fd < 0 ? EACCES : errno);
+    }
+  }
+};
+
+AnnotationCache::AnnotationCache() : impl_(std::make_unique<Impl>()) {}
+AnnotationCache::AnnotationCache(AnnotationCache&&) noexcept = default;
+AnnotationCache& AnnotationCache::operator=(AnnotationCache&&) noexcept = default;
+AnnotationCache::~AnnotationCache() = default;
+
+AnnotationCache AnnotationCache::open(const std::string& key, std::size_t count, std::int64_t cells, std::int64_t dim,
+                                      const std::string& cache_dir) {
+  if (cells <= 0 || dim <= 0) throw std::invalid_argument("annotation cache: the grid and its depth must be positive");
+  AnnotationCache cache;
+  auto& d = *cache.impl_;
+  const auto dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  d.path = (fs::path(dir) / ("annotations-" + ann_hex(std::hash<std::string>{}(key)) + ".bin")).string();
+  d.partial = d.path + ".partial";
+  d.count = count, d.cells = cells, d.dim = dim;
+  d.header = nlohmann::json({{"key", key}, {"count", count}, {"cells", cells}, {"dim", dim}, {"dtype", "bf16"}}).dump();
+  d.table_offset = kAnnotationPreamble + d.header.size();
+  d.data_offset = d.table_offset + 4 * count;
+  if (d.attach(d.path)) {
+    d.complete = true;
+    return cache;
+  }
+  std::error_code ec;
+  fs::remove(d.path, ec);  // another key under the same name, or damaged in its header: replaced
+  if (!d.attach(d.partial)) d.create();
+  return cache;
+}
+
+std::size_t AnnotationCache::size() const { return impl_->count; }
+std::int64_t AnnotationCache::cells() const { return impl_->cells; }
+std::int64_t AnnotationCache::dim() const { return impl_->dim; }
+bool AnnotationCache::complete() const { return impl_->complete; }
+const std::string& AnnotationCache::path() const { return impl_->complete ? impl_->path : impl_->partial; }
+
+std::vector<std::size_t> AnnotationCache::missing() const {
+  std::vector<std::size_t> out;
+  if (impl_->complete) return out;
+  for (std::size_t i = 0; i < impl_->count; ++i) {
+    if (!impl_->intact(i)) out.push_back(i);
+  }
+  return out;
+}
+
+void AnnotationCache::write(std::size_t i, const torch::Tensor& annotations) {
+  auto& d = *impl_;
+  if (i >= d.count) throw std::out_of_range("annotation cache: entry " + std::to_string(i) + " of " + std::to_string(d.count));
+  TORCH_CHECK(annotations.numel() == d.cells * d.dim, "annotation cache: entry of ", annotations.sizes(), ", expected (",
+              d.cells, ", ", d.dim, ")");
+  const auto half = annotations.detach().to(torch::kCPU).to(torch::kBFloat16).contiguous();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  d.put(i, half.data_ptr());
+}
+
+bool AnnotationCache::finish() {
+  auto& d = *impl_;
+  if (d.complete) return true;
+  if (!missing().empty()) return false;
+  if (d.fd >= 0 && ::fsync(d.fd) != 0) annotation_write_failed(d.path, errno);
+  std::error_code ec;
+  fs::rename(d.partial, d.path, ec);  // the mapping stays valid: the same file
+  if (ec) throw std::runtime_error(d.path + ": cannot write the annotation cache (" + ec.message() + ")");
+  d.complete = true;
+  return true;
+}
+
+void AnnotationCache::set_repair(Repair repair, std::function<void(const std::string&)> message) {
+  impl_->repair = std::move(repair);
+  impl_->message = std::move(message);
+}
+
+torch::Tensor AnnotationCache::read(const std::vector<std::size_t>& indices) const {
+  auto& d = *impl_;
+  auto out = torch::empty({std::int64_t(indices.size()), d.cells, d.dim}, torch::kBFloat16);
+  auto* dst = static_cast<std::uint8_t*>(out.data_ptr());
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const auto i = indices[k];
+    if (i >= d.count) throw std::out_of_range("annotation cache: entry " + std::to_string(i) + " of " + std::to_string(d.count));
+    auto* slot = dst + k * d.entry_bytes();
+    std::memcpy(slot, d.entry(i), d.entry_bytes());
+    if (ann_crc(slot, d.entry_bytes()) == d.stored_crc(i)) continue;
+    const std::string where = path() + ": entry " + std::to_string(i);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (!d.repair) throw std::runtime_error(where + " is damaged (its CRC-32 does not check); delete the file to rebuild it");
+    const auto fresh = d.repair(i).detach().to(torch::kCPU).to(torch::kBFloat16).contiguous();
+    TORCH_CHECK(fresh.numel() == d.cells * d.dim, "annotation cache: repair of entry ", i, " gave ", fresh.sizes());
+    std::memcpy(slot, fresh.data_ptr(), d.entry_bytes());
+    bool fixed = true;
+    try {
+      d.put(i, slot);
+    } catch (const std::runtime_error&) {
+      fixed = false;
+    }
+    ++d.repaired;
+    if (d.message) d.message(where + " was damaged: computed again" + (fixed ? " and repaired" : " (the cache file is read-only)"));
+  }
+  return out.to(torch::kFloat);
+}
+
+std::size_t AnnotationCache::repaired() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->repaired;
+}
+
+std::shared_ptr<const SceneSource> captions_only(std::shared_ptr<const SceneSource> source) {
+  return std::make_shared<CaptionsOnly>(std::move(source));
+}
+
+std::string file_digest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot read it to key the annotation cache");
+  std::vector<char> buffer(1 << 22);
+  uLong c = crc32(0L, Z_NULL, 0);
+  std::uint64_t size = 0;
+  while (in) {
+    in.read(buffer.data(), std::streamsize(buffer.size()));
+    const auto n = in.gcount();
+    if (n <= 0) break;
+    c = crc32(c, reinterpret_cast<const Bytef*>(buffer.data()), uInt(n));
+    size += std::uint64_t(n);
+  }
+  return "crc32=" + ann_hex(c).substr(8) + " bytes=" + std::to_string(size);
+}
+
+}  // namespace fovea

@@ -1,0 +1,72 @@
+#pragma once
+/// The annotation grids of a split's images, computed once by an encoder that does not train and
+/// kept on disk beside the image cache (core/data/image_cache.h), so a run trains its decoder
+/// without running the CNN again (the paper's authors computed the conv5_4 annotations once too).
+/// One file per key (the images, the image size and the encoder's content: whoever opens it says
+/// what the key is), memory-mapped; entries are bfloat16 (8 significant bits: a relative rounding
+/// of at most 2^-8, the range of float32) with one CRC-32 each, checked on every read. A damaged
+/// entry is computed again through the repair function and rewritten. Layout:
+///   "FOVEAANC" | u32 version | u64 header_len | u32 CRC-32 of the header | header JSON
+///   | count × u32 CRC-32 | count × cells × dim × u16 (bfloat16)
+/// While it is built the file is "<name>.partial", written in place entry by entry (data, then
+/// its CRC-32), so a build that is interrupted or killed goes on where it stopped: the next open
+/// keeps every entry whose CRC-32 checks. When every entry is in, it is renamed to "<name>".
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/data/scene_source.h"
+#include "core/runtime/torch_compat.h"
+
+namespace fovea {
+
+class AnnotationCache {
+ public:
+  /// Opens the cache of `count` entries of (cells, dim) for `key` in `cache_dir` (empty: the
+  /// image cache's folder): the finished file when its header matches, else the partial one
+  /// (kept entries are those whose CRC-32 checks), else a new partial file. A file for the same
+  /// name but another key, count or shape is replaced.
+  static AnnotationCache open(const std::string& key, std::size_t count, std::int64_t cells, std::int64_t dim,
+                              const std::string& cache_dir = {});
+  AnnotationCache(AnnotationCache&&) noexcept;
+  AnnotationCache& operator=(AnnotationCache&&) noexcept;
+  ~AnnotationCache();
+
+  std::size_t size() const;
+  std::int64_t cells() const;
+  std::int64_t dim() const;
+  bool complete() const;  ///< every entry in, the file under its final name
+  /// Entries not yet in (a partial file: those whose CRC-32 does not check).
+  std::vector<std::size_t> missing() const;
+  /// Stores entry i: (cells, dim) floats, rounded to bfloat16. Not for a complete cache.
+  void write(std::size_t i, const torch::Tensor& annotations);
+  /// Checks every entry and, when all are in, renames the file to its final name; returns complete().
+  bool finish();
+
+  /// Computes entry i again when its CRC-32 fails on a read: (cells, dim) floats.
+  using Repair = std::function<torch::Tensor(std::size_t)>;
+  void set_repair(Repair repair, std::function<void(const std::string&)> message = {});
+  /// Entries `indices` as (B, cells, dim) float32, each checked against its CRC-32. A damaged entry
+  /// is computed by the repair function, written back and said through its message; without one,
+  /// throws std::runtime_error naming the cache file and the entry. Thread-safe.
+  torch::Tensor read(const std::vector<std::size_t>& indices) const;
+  std::size_t repaired() const;  ///< entries found damaged and repaired since open()
+  const std::string& path() const;
+
+ private:
+  AnnotationCache();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The scenes of `source` with their captions and ids only (no image is read): the batches of a
+/// run that trains from cached annotations.
+std::shared_ptr<const SceneSource> captions_only(std::shared_ptr<const SceneSource> source);
+
+/// A digest of a file's bytes (CRC-32 and size, as hex), for cache keys; throws naming the file
+/// when it cannot be read.
+std::string file_digest(const std::string& path);
+
+}  // namespace fovea

@@ -1,0 +1,280 @@
+// The annotation cache (core/data/annotation_cache.h) and training from it
+// (core/train/annotation_features.h): entries stored in bfloat16 with a CRC-32 each, a damaged
+// entry found and computed again, an interrupted build going on where it stopped, a changed
+// backbone file rebuilding, and a run with a frozen backbone following the same loss curve with
+// the cache as without it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/data/annotation_cache.h"
+#include "core/data/dataset_source.h"
+#include "core/data/image_io.h"
+#include "core/train/annotation_features.h"
+#include "core/train/trainer.h"
+#include "tests/test_support.h"
+#include "tests/tiny_backbone.h"
+
+namespace fovea {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Flips one byte of `path` at `offset`.
+void flip_byte(const std::string& path, std::uint64_t offset) {
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekg(std::streamoff(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = char(c ^ 0x5A);
+  f.seekp(std::streamoff(offset));
+  f.write(&c, 1);
+}
+
+TEST(AnnotationCache, StoresEachEntryInBfloat16AndRepairsADamagedOne) {
+  test::TempDir dir("annotation-cache");
+  torch::manual_seed(3);
+  const auto values = torch::randn({5, 6, 4}) * 10;
+  {
+    auto cache = AnnotationCache::open("key", 5, 6, 4, dir.path.string());
+    EXPECT_FALSE(cache.complete());
+    EXPECT_EQ(cache.missing().size(), 5u);
+    for (std::size_t i = 0; i < 5; ++i) cache.write(i, values[std::int64_t(i)]);
+    EXPECT_TRUE(cache.finish());
+  }
+  auto cache = AnnotationCache::open("key", 5, 6, 4, dir.path.string());
+  ASSERT_TRUE(cache.complete()) << "a finished cache is reused";
+  const auto read = cache.read({4, 0, 2});
+  const auto expected = torch::stack({values[4], values[0], values[2]});
+  // bfloat16 keeps 8 significant bits: each value within 2^-8 of itself, relatively.
+  EXPECT_TRUE(torch::allclose(read, expected, 1.0 / 256, 0)) << (read - expected).abs().max().item<double>();
+  EXPECT_TRUE(torch::equal(read, expected.to(torch::kBFloat16).to(torch::kFloat)));
+
+  // One byte of entry 3 flipped on disk: the read finds it and, with no repair function, says so.
+  const auto header_and_table = fs::file_size(cache.path()) - 5 * 6 * 4 * 2;
+  flip_byte(cache.path(), header_and_table + 3 * 6 * 4 * 2 + 7);
+  try {
+    cache.read({3});
+    FAIL() << "a damaged entry was read as if intact";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("entry 3"), std::string::npos) << e.what();
+  }
+  std::vector<std::string> said;
+  int computed = 0;
+  cache.set_repair([&](std::size_t i) { return ++computed, values[std::int64_t(i)]; },
+                   [&](const std::string& m) { said.push_back(m); });
+  EXPECT_TRUE(torch::equal(cache.read({3, 1})[0], values[3].to(torch::kBFloat16).to(torch::kFloat)));
+  EXPECT_EQ(computed, 1) << "only the damaged entry is computed again";
+  EXPECT_EQ(cache.repaired(), 1u);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("entry 3 was damaged"), std::string::npos) << said[0];
+  // Written back: a later open reads it intact.
+  auto reopened = AnnotationCache::open("key", 5, 6, 4, dir.path.string());
+  EXPECT_NO_THROW(reopened.read({3}));
+
+  // Another key: another file, built from nothing.
+  EXPECT_EQ(AnnotationCache::open("other key", 5, 6, 4, dir.path.string()).missing().size(), 5u);
+}
+
+TEST(AnnotationCache, AnInterruptedBuildGoesOnWhereItStopped) {
+  test::TempDir dir("annotation-partial");
+  const auto values = torch::randn({6, 2, 3});
+  {
+    auto cache = AnnotationCache::open("key", 6, 2, 3, dir.path.string());
+    for (std::size_t i : {0, 2, 3}) cache.write(i, values[std::int64_t(i)]);
+    EXPECT_FALSE(cache.finish()) << "three entries are missing";
+  }  // the process stops here
+  auto cache = AnnotationCache::open("key", 6, 2, 3, dir.path.string());
+  EXPECT_FALSE(cache.complete());
+  EXPECT_EQ(cache.missing(), (std::vector<std::size_t>{1, 4, 5}));
+  for (std::size_t i : {1, 4, 5}) cache.write(i, values[std::int64_t(i)]);
+  EXPECT_TRUE(cache.finish());
+  EXPECT_FALSE(fs::exists(cache.path() + ".partial"));
+  EXPECT_TRUE(torch::allclose(cache.read({0, 1, 2, 3, 4, 5}), values, 1.0 / 256, 1e-6));
+}
+
+#define FOVEA_REQUIRE_IMAGE_IO() \
+  if (!image_io_available()) GTEST_SKIP() << "built without OpenCV: no image files"
+
+/// `count` 32x32 images of a coloured square in one of four places, in dir/imgs, and a Karpathy
+/// file naming the colour and the place (the last four images: val).
+std::string make_corpus(const test::TempDir& dir, int count) {
+  fs::create_directories(dir.path / "imgs");
+  const char* colours[] = {"red", "green", "blue"};
+  const std::uint8_t rgb[3][3] = {{220, 30, 30}, {30, 200, 40}, {40, 50, 230}};
+  const char* places[] = {"top left", "top right", "bottom left", "bottom right"};
+  nlohmann::json images = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) {
+    const int colour = i % 3, place = (i / 3) % 4;
+    RgbImage image(32, 32, 90);
+    for (int y = 0; y < 16; ++y) {
+      for (int x = 0; x < 16; ++x) std::copy(rgb[colour], rgb[colour] + 3, image.at(x + 16 * (place % 2), y + 16 * (place / 2)));
+    }
+    const std::string name = "im" + std::to_string(i) + ".png";
+    write_png((dir.path / "imgs" / name).string(), image);
+    const std::string caption = std::string("a ") + colours[colour] + " square at the " + places[place];
+    images.push_back({{"filename", name}, {"imgid", i}, {"split", i < count - 4 ? "train" : "val"},
+                      {"sentences", {{{"raw", caption}}, {{"raw", caption + " of the picture"}}}}});
+  }
+  const auto path = dir / "dataset_squares.json";
+  std::ofstream(path) << nlohmann::json({{"images", images}}).dump();
+  return path;
+}
+
+/// The training images as they are, but with nothing to key a cache by: the run computes every
+/// step's annotations with its encoder.
+class Uncached : public SceneSource {
+ public:
+  explicit Uncached(std::shared_ptr<const SceneSource> s) : s_(std::move(s)) {}
+  std::size_t size() const override { return s_->size(); }
+  Scene get(std::size_t i) const override { return s_->get(i); }
+  std::string describe() const override { return s_->describe(); }
+
+ private:
+  std::shared_ptr<const SceneSource> s_;
+};
+
+struct Curve {
+  std::vector<double> losses;
+  std::vector<std::string> messages;
+  bool said(const std::string& part) const {
+    for (const auto& m : messages) {
+      if (m.find(part) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+Curve train_squares(const TrainConfig& config, bool cached) {
+  Curve curve;
+  TrainCallbacks cb;
+  cb.on_record = [&](const TrainRecord& r) { curve.losses.push_back(r.loss); };
+  cb.on_message = [&](const std::string& m) { curve.messages.push_back(m); };
+  auto data = make_train_data(config);
+  if (!cached) data.train = std::make_shared<Uncached>(data.train);
+  train(config, cb, data);
+  return curve;
+}
+
+TEST(AnnotationFeatures, AFrozenBackboneTrainsFromTheCacheWithTheSameLossCurve) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-training");
+  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
+  torch::manual_seed(11);
+  auto config = test::tiny_training(dir / "uncached");
+  config.dataset = "karpathy:" + make_corpus(dir, 36);
+  config.images_dir = dir / "imgs";
+  config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
+  config.train_scenes = 0;
+  config.val_scenes = 4;
+  config.batch_size = 8;
+  config.max_steps = 20;
+  config.epochs = 10;
+  const auto without = train_squares(config, false);
+  EXPECT_FALSE(without.said("annotations"));
+  config.out_dir = dir / "cached";
+  const auto with = train_squares(config, true);
+  ASSERT_TRUE(with.said("computing the annotations of 32 images")) << "the run did not build the cache";
+  ASSERT_EQ(with.losses.size(), without.losses.size());
+  ASSERT_GE(with.losses.size(), 3u);
+  // The cache stores the annotations in bfloat16 (each within 2^-8 of itself): the losses
+  // follow the uncached run's within 1% (seen: about 1e-4).
+  double largest = 0;
+  for (std::size_t i = 0; i < with.losses.size(); ++i) {
+    EXPECT_NEAR(with.losses[i], without.losses[i], 0.01 * without.losses[i]) << "record " << i;
+    largest = std::max(largest, std::abs(with.losses[i] - without.losses[i]) / without.losses[i]);
+  }
+  RecordProperty("largest_relative_loss_difference", std::to_string(largest));
+  std::printf("losses with and without the cache: largest relative difference %.2e\n", largest);
+  EXPECT_LT(with.losses.back(), with.losses.front()) << "the decoder learned from the cached annotations";
+
+  // The same data and backbone again: read from the cache, nothing computed.
+  config.out_dir = dir / "again";
+  config.max_steps = 2;
+  const auto again = train_squares(config, true);
+  EXPECT_FALSE(again.said("computing the annotations")) << "the finished cache was built again";
+  EXPECT_TRUE(again.said("annotations of "));
+
+  // Another backbone file (new weights, same shape): its annotations are computed afresh.
+  test::write_tiny_backbone(config.backbone);
+  config.out_dir = dir / "new-backbone";
+  EXPECT_TRUE(train_squares(config, true).said("computing the annotations of 32 images"));
+}
+
+TEST(AnnotationFeatures, ADamagedEntryIsComputedAgainByTheEncoder) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-repair");
+  torch::manual_seed(5);
+  auto config = test::tiny_training(dir / "run");
+  config.dataset = "karpathy:" + make_corpus(dir, 12);
+  config.images_dir = dir / "imgs";
+  config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
+  config.train_scenes = 0;
+  config.val_scenes = 4;
+  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
+  const auto data = make_train_data(config);
+  ModelConfig mc = config.model;
+  mc.backbone_path = config.backbone;
+  auto model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
+  ASSERT_TRUE(encoder_is_fixed(config, model));
+  const auto key = annotation_cache_key(config, model, *data.train);
+  ASSERT_FALSE(key.empty());
+  std::vector<std::string> said;
+  FeatureOptions options;
+  options.batch = 3;
+  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  auto cache = build_annotation_cache(model, data.train, key, options);
+  ASSERT_TRUE(cache->complete());
+  const auto intact = cache->read({5});
+  const auto entry_bytes = std::uint64_t(cache->cells() * cache->dim() * 2);
+  flip_byte(cache->path(), fs::file_size(cache->path()) - 3 * entry_bytes + 1);  // entry 5 of 8
+  said.clear();
+  EXPECT_TRUE(torch::equal(cache->read({5}), intact));
+  EXPECT_EQ(cache->repaired(), 1u);
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.back().find("entry 5 was damaged: computed again and repaired"), std::string::npos) << said.back();
+}
+
+TEST(AnnotationFeatures, AStoppedBuildGoesOnWhereItStopped) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-stop");
+  torch::manual_seed(6);
+  auto config = test::tiny_training(dir / "run");
+  config.dataset = "karpathy:" + make_corpus(dir, 12);
+  config.images_dir = dir / "imgs";
+  config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
+  config.train_scenes = 0;
+  config.val_scenes = 4;
+  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
+  const auto data = make_train_data(config);
+  ModelConfig mc = config.model;
+  mc.backbone_path = config.backbone;
+  auto model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
+  const auto key = annotation_cache_key(config, model, *data.train);
+  std::atomic<bool> stop{false};
+  std::vector<std::string> said;
+  FeatureOptions options;
+  options.batch = 3;
+  options.stop = &stop;
+  options.on_progress = [&](const FeatureProgress& p) {
+    EXPECT_EQ(p.total, 8);
+    stop = true;  // Ctrl-C during the first batch: it is finished and kept
+  };
+  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  EXPECT_FALSE(build_annotation_cache(model, data.train, key, options)->complete());
+  stop = false;
+  options.on_progress = {};
+  said.clear();
+  const auto cache = build_annotation_cache(model, data.train, key, options);
+  EXPECT_TRUE(cache->complete());
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.front().find("computing the annotations of 5 images (3 already in)"), std::string::npos) << said.front();
+}
+
+}  // namespace
+}  // namespace fovea
