@@ -17,6 +17,7 @@ and read its run folder.
     fovea.read_run(run_dir)               a run folder's records as plain lists
     fovea.metrics(run_dir, kind="train")  ... as a pandas DataFrame when pandas is installed
     fovea.show(result, word=None)         alpha over the image, with matplotlib
+    fovea.set_threads(n)                  CPU threads the core uses
 
 An image is a file path, an H x W x 3 uint8 NumPy array, or a torch tensor (H x W x 3 or 3 x H x W,
 uint8); a list of them captions a batch. Each word's alpha is a NumPy array (word.alpha) and a
@@ -34,7 +35,7 @@ import os as _os
 import pathlib as _pathlib
 
 from . import _core
-from ._core import Error, Result, TrainResult, Word, default_model_path, find_runs, samples_dir, score
+from ._core import Error, Result, TrainResult, Word, default_model_path, find_runs, samples_dir, score, set_threads
 from . import _settings
 
 __version__ = _core.__version__
@@ -229,4 +230,4 @@ Result.probs = property(lambda r: [w.p for w in r.words], doc="Each word's p")
 from ._show import show  # noqa: E402
 
 __all__ = ["load", "Model", "Result", "Word", "Error", "score", "train", "resume", "TrainResult", "read_run", "Run",
-           "metrics", "find_runs", "show", "default_model_path", "samples_dir"]
+           "metrics", "find_runs", "show", "default_model_path", "samples_dir", "set_threads"]

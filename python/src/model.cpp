@@ -10,6 +10,7 @@
 #include "core/eval/removal.h"
 #include "python/src/bindings.h"
 #include "python/src/convert.h"
+#include "python/src/core_call.h"
 #include "python/src/results.h"
 
 namespace fovea::py {
@@ -75,7 +76,7 @@ void bind_model(pyb::module_& m) {
   pyb::class_<PyModel, std::shared_ptr<PyModel>>(m, "_Model")
       .def(pyb::init([](const std::string& path, const std::string& device) {
              auto model = std::make_shared<PyModel>();
-             pyb::gil_scoped_release unlocked;
+             CoreCall unlocked;
              model->captioner = std::make_unique<Captioner>(path, device);
              return model;
            }),
@@ -88,7 +89,7 @@ void bind_model(pyb::module_& m) {
              for (std::size_t i = 0; i < images.size(); ++i) pixels.push_back(image_from_python(images[i], &paths[i]));
              std::vector<CaptionResult> results;
              {
-               pyb::gil_scoped_release unlocked;
+               CoreCall unlocked;
                std::lock_guard<std::mutex> lock(self.busy);
                results = pixels.size() == 1 ? std::vector<CaptionResult>{self.captioner->caption(pixels[0], options)}
                                             : self.captioner->caption(pixels, options);
@@ -104,7 +105,7 @@ void bind_model(pyb::module_& m) {
              RgbImage pixels = image_from_python(image, &path);
              CaptionResult r;
              {
-               pyb::gil_scoped_release unlocked;
+               CoreCall unlocked;
                std::lock_guard<std::mutex> lock(self.busy);
                r = self.captioner->score(pixels, caption);
              }
@@ -120,7 +121,7 @@ void bind_model(pyb::module_& m) {
              RgbImage pixels = image_from_python(image);
              std::vector<std::vector<float>> maps;
              {
-               pyb::gil_scoped_release unlocked;
+               CoreCall unlocked;
                std::lock_guard<std::mutex> lock(self.busy);
                maps = self.captioner->saliency(pixels, caption);
              }
@@ -141,7 +142,7 @@ void bind_model(pyb::module_& m) {
              const ProbeRegion where = region_from_python(region);
              ProbeResult r;
              {
-               pyb::gil_scoped_release unlocked;
+               CoreCall unlocked;
                std::lock_guard<std::mutex> lock(self.busy);
                r = self.captioner->probe(pixels, where, prefix, top);
              }
@@ -168,7 +169,7 @@ void bind_model(pyb::module_& m) {
              RgbImage pixels = image_from_python(image);
              CaptionResult said;
              {
-               pyb::gil_scoped_release unlocked;
+               CoreCall unlocked;
                std::lock_guard<std::mutex> lock(self.busy);
                said = caption.is_none() ? self.captioner->caption(pixels, options)
                                         : self.captioner->score(pixels, caption.cast<std::string>());
@@ -176,7 +177,7 @@ void bind_model(pyb::module_& m) {
              const std::size_t index = word_index(said, word);
              TakeAway t;
              {
-               pyb::gil_scoped_release unlocked;
+               CoreCall unlocked;
                std::lock_guard<std::mutex> lock(self.busy);
                t = take_away(*self.captioner, pixels, said, index, options);
              }

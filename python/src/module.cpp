@@ -38,6 +38,9 @@ PYBIND11_MODULE(_core, m) {
   fovea::py::bind_train(m);
   fovea::py::bind_runs(m);
 
+  m.def("set_threads", &fovea::configure_threads, pyb::arg("threads"),
+        "set_threads(threads)\n\nCPU threads the core's operations use (as `fovea bench --threads`; 0: OMP_NUM_THREADS,\n"
+        "else one per core). The same setting as torch.set_num_threads: they share LibTorch.");
   m.def("_add_data_root", &fovea::add_data_root, "Where else to look for the shipped models and samples");
   m.def("default_model_path", &fovea::default_model_path,
         "default_model_path() -> str\n\nThe model fovea.load() opens without a path: $FOVEA_MODEL, else the shipped soft model.");

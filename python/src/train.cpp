@@ -12,6 +12,7 @@
 #include "core/train/trainer.h"
 #include "python/src/bindings.h"
 #include "python/src/convert.h"
+#include "python/src/core_call.h"
 
 namespace fovea::py {
 
@@ -91,7 +92,7 @@ TrainResult run(const std::string& run_dir, bool owns_folder, PythonCallbacks& c
                 const std::function<TrainResult()>& body) {
   TrainResult r;
   try {
-    pyb::gil_scoped_release unlocked;
+    CoreCall unlocked;
     r = body();
   } catch (const RunFolderBusy&) {
     throw;
