@@ -12,13 +12,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Candidate places of one kind of data, best first.
+/// The roots add_data_root() gave, in order.
 std::mutex roots_mutex;
 std::vector<fs::path>& extra_roots() {
   static std::vector<fs::path> roots;
   return roots;
 }
 
+/// Candidate places of one kind of data, best first.
 std::vector<fs::path> candidates(const std::string& installed, const std::string& in_repository) {
   std::vector<fs::path> out;
   {
