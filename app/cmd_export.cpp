@@ -1,5 +1,6 @@
 // fovea export: the annotated figure (image + one heatmap panel per word) as PNG, SVG or PDF,
 // and optionally the word-by-word animation frames; the same core/render/figure.h code as the GUI.
+// A web page of one image (core/render/web_page.h), or of a folder's images (app/export_gallery.h).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "app/caption_options.h"
 #include "app/commands.h"
+#include "app/export_gallery.h"
 #include "app/video_commands.h"
 #include "core/data/video_io.h"
 #include "core/runtime/data_paths.h"
@@ -22,7 +24,7 @@ namespace fovea::cli {
 namespace {
 struct ExportArgs {
   CaptionChoices c{default_model_path()};
-  std::string image, out, frames, caption, colormap = "spotlight", width = "double", format;
+  std::string image, out, frames, caption, colormap = "spotlight", width = "double", format, compare;
   int columns = 0, frame_size = 448;
   double dpi = 300;
   bool blocky = false, no_probability = false;
@@ -32,11 +34,14 @@ struct ExportArgs {
 
 Runner add_export_command(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
-  app.add_option("image", a->image, "Image file, or a video file or camera (/dev/videoN): --out CLIP.mp4")->required();
+  app.add_option("image", a->image, "Image file, a folder of images for a gallery page (--format html), or a video file or "
+                                    "camera (/dev/videoN): --out CLIP.mp4")
+      ->required();
   app.add_option("--out,-o", a->out, "Figure file: .png, .svg or .pdf, or .html (a web page)");
   app.add_option("--format", a->format, "png, svg, pdf or html (a self-contained web page: hover a word to see its alpha); "
                                         "default: --out's extension")
       ->check(CLI::IsMember({"png", "svg", "pdf", "html"}));
+  app.add_option("--compare", a->compare, "Gallery page: also caption with this model file, shown beside the first");
   app.add_option("--frames", a->frames, "Also write the word-by-word animation as PNG frames into this folder");
   app.add_option("--caption", a->caption, "Show where the model looks for this caption (teacher forcing) instead of its own");
   add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
@@ -69,6 +74,16 @@ Runner add_export_command(CLI::App& app) {
     fig.dpi = a->dpi;
     fig.columns = a->columns;
     fig.show_probability = !a->no_probability;
+    if (std::filesystem::is_directory(a->image)) {
+      const auto ext = std::filesystem::path(a->out).extension().string();
+      if (a->out.empty() || (ext != ".html" && ext != ".htm") || (!a->format.empty() && a->format != "html"))
+        throw std::invalid_argument(a->image + " is a folder: its gallery is a web page, --out FILE.html (--format html)");
+      if (!a->frames.empty() || !a->caption.empty())
+        throw std::invalid_argument(a->image + " is a folder: --frames and --caption are for one image");
+      export_gallery(a->image, a->out, a->c, a->compare, a->colormap == "spotlight" ? "spotlight" : "heatmap");
+      return 0;
+    }
+    if (!a->compare.empty()) throw std::invalid_argument("--compare is for a folder's gallery page: give a folder of images");
     const RgbImage image = read_image(a->image);
     Captioner captioner(a->c.model, a->c.device);
     CaptionResult result;

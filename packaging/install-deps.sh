@@ -17,6 +17,7 @@ PACKAGES=(
   qt6-qpa-plugins fonts-dejavu-core
   jq xvfb xauth
   python3-torch python3-torchvision  # torchrun and tools/export_backbone.py, and their tests
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib  # the Python module (python/) and its tests
   desktop-file-utils appstream help2man
   chromium  # tests open the exported web pages in it, headless and offline
   "$@"

@@ -3,6 +3,7 @@
 #   share/fovea/models/*.ckpt and their cards, the encoder file (*.pt), share/fovea/samples/ (PNG + captions.json)
 #   share/applications, share/metainfo, share/icons/hicolor: the desktop entry, AppStream, icon
 #   share/man/man1: fovea.1 and fovea-studio.1, generated from --help when help2man is there
+#   lib/python3/dist-packages/fovea: the Python module (python/CMakeLists.txt installs it), when built
 # The programs find share/fovea from their own location (core/runtime/data_paths.h).
 include(GNUInstallDirs)
 
@@ -71,8 +72,8 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "image captioning with visual attention (S
 set(CPACK_PACKAGE_DESCRIPTION "Fovea captions images with the soft and hard attention models of
 Show, Attend and Tell and shows where the model looks for each word:
 fovea-studio, a desktop application (captions, attention, comparison,
-training dashboards, figures), and fovea, a command-line tool (train,
-caption, eval, export). Trained models for a built-in dataset of fashion
+training dashboards, figures), fovea, a command-line tool (train,
+caption, eval, export), and the Python module fovea. Trained models for a built-in dataset of fashion
 scenes are included.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
@@ -86,5 +87,15 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/fovea/fovea")
 # built-in scenes and training are drawn from.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, qt6-image-formats-plugins, libqt6svg6, fonts-dejavu-core")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "dataset-fashion-mnist")
+if(TARGET fovea_python)
+  # The module is built for one Python version (its file name says which) and hands out NumPy
+  # arrays; torch tensors, fovea.show and DataFrames need the others when they are asked for.
+  set(py ${PYTHON_VERSION_MAJOR}.${PYTHON_VERSION_MINOR})
+  math(EXPR next_minor "${PYTHON_VERSION_MINOR} + 1")
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS
+         ", python3 (>= ${py}), python3 (<< ${PYTHON_VERSION_MAJOR}.${next_minor}), python3-numpy")
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", python3-torch, python3-matplotlib")
+  set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-pandas")
+endif()
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

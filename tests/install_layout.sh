@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `cmake --install` into a scratch prefix, then the installed programs from another folder: they
 # find the shipped models and samples through the prefix (nothing compiled in), and the desktop
-# entry and AppStream metadata validate. install_layout.sh BUILD_DIR WORK_DIR
+# entry and AppStream metadata validate; the Python module (when built) imports from the prefix's
+# dist-packages and finds the installed model. install_layout.sh BUILD_DIR WORK_DIR [PYTHON]
 set -euo pipefail
 BUILD="$1"
 WORK="$2"
+PYTHON="${3:-}"
 rm -rf "$WORK"
 mkdir -p "$WORK/elsewhere"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -25,6 +27,23 @@ grep -q "\"path\": \"$P/share/fovea/models/fashion-soft.ckpt\"" info.json || { c
 grep -q -F "=$(realpath "$P")/share/fovea/models/fashion-encoder.pt" train-help.txt \
   || { cat train-help.txt; fail "the recipe does not start from the installed encoder"; }
 FOVEA_MODEL="$P/share/fovea/models/fashion-hard.ckpt" "$P/bin/fovea" info | grep -q '"attention": "hard"' || fail "FOVEA_MODEL is not used"
+
+if [ -n "$PYTHON" ]; then
+  for f in lib/python3/dist-packages/fovea/__init__.py lib/python3/dist-packages/fovea/_show.py; do
+    [ -f "$P/$f" ] || fail "not installed: $f"
+  done
+  ls "$P"/lib/python3/dist-packages/fovea/_core.*.so > /dev/null 2>&1 || fail "not installed: the module's _core"
+  # As `apt install ./fovea_*.deb` leaves it: /usr/lib/python3/dist-packages is on Debian's
+  # python3 path; PYTHONPATH stands for it here.
+  env -u FOVEA_MODEL PYTHONPATH="$P/lib/python3/dist-packages" "$PYTHON" -c '
+import fovea, sys
+m = fovea.load()
+r = m.caption(fovea.samples_dir() + "/test_00000.png")
+print(m.path, fovea.samples_dir(), r.text, sep="\n")' > python.txt 2>&1 || { cat python.txt; fail "import fovea from the prefix"; }
+  grep -q -x "$P/share/fovea/models/fashion-soft.ckpt" python.txt || { cat python.txt; fail "the module does not load the installed model"; }
+  grep -q -x "$P/share/fovea/samples" python.txt || { cat python.txt; fail "the module does not find the installed samples"; }
+  grep -q -E "^a .+" python.txt || { cat python.txt; fail "no caption from the installed module"; }
+fi
 
 if [ -f "$P/bin/fovea-studio" ]; then
   for f in share/applications/io.github.fovea.Studio.desktop share/metainfo/io.github.fovea.Studio.metainfo.xml \

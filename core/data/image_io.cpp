@@ -91,18 +91,29 @@ RgbImage read_image(const std::string& path, long long max_pixels) {
 
 namespace {
 
-/// Encodes `image` as `extension` (".png", ".jpg") and writes it through a temporary file.
-void write_encoded(const std::string& path, const RgbImage& image, const char* extension, const std::vector<int>& params) {
-  if (image.empty()) throw std::invalid_argument(path + ": refusing to write an empty image");
+/// `image` encoded as `extension` (".png", ".jpg"); `what` names it in errors.
+std::vector<uchar> encoded(const std::string& what, const RgbImage& image, const char* extension, const std::vector<int>& params) {
+  if (image.empty()) throw std::invalid_argument(what + ": refusing to write an empty image");
   cv::Mat rgb(image.height, image.width, CV_8UC3, const_cast<std::uint8_t*>(image.pixels.data()));
   cv::Mat bgr;
   cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
   std::vector<uchar> buf;
-  if (!cv::imencode(extension, bgr, buf, params)) throw std::runtime_error(path + ": " + extension + " encoding failed");
+  if (!cv::imencode(extension, bgr, buf, params)) throw std::runtime_error(what + ": " + extension + " encoding failed");
+  return buf;
+}
+
+/// Encodes `image` as `extension` and writes it through a temporary file.
+void write_encoded(const std::string& path, const RgbImage& image, const char* extension, const std::vector<int>& params) {
+  const auto buf = encoded(path, image, extension, params);
   write_file_atomically(path, std::string(buf.begin(), buf.end()));
 }
 
 }  // namespace
+
+std::vector<std::uint8_t> encode_jpeg(const RgbImage& image, int quality) {
+  const auto buf = encoded("JPEG", image, ".jpg", {cv::IMWRITE_JPEG_QUALITY, quality});
+  return std::vector<std::uint8_t>(buf.begin(), buf.end());
+}
 
 void write_png(const std::string& path, const RgbImage& image) { write_encoded(path, image, ".png", {}); }
 
@@ -122,6 +133,7 @@ void write_png(const std::string& path, const RgbImage&) {
 void write_jpeg(const std::string& path, const RgbImage&, int) {
   throw std::runtime_error(path + ": this build of Fovea has no image file support (built without OpenCV)");
 }
+std::vector<std::uint8_t> encode_jpeg(const RgbImage&, int) { return {}; }
 
 #endif
 

@@ -1,6 +1,8 @@
 #pragma once
 /// Reading and writing image files (OpenCV). Grayscale and alpha images are converted to RGB.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/data/image.h"
 
@@ -15,6 +17,9 @@ RgbImage read_image(const std::string& path, long long max_pixels = 100'000'000L
 void write_png(const std::string& path, const RgbImage& image);
 /// Writes a JPEG of `quality` (0-100) through a temporary file and a rename.
 void write_jpeg(const std::string& path, const RgbImage& image, int quality = 92);
+
+/// The image as JPEG file bytes of `quality` (0-100); empty in a build without image file support.
+std::vector<std::uint8_t> encode_jpeg(const RgbImage& image, int quality = 85);
 
 /// Whether this build can read and write image files.
 bool image_io_available();

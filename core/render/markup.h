@@ -1,6 +1,9 @@
 #pragma once
-/// Text placed in XML or HTML (an SVG figure's labels, a web page's captions).
+/// Text placed in XML or HTML (an SVG figure's labels, a web page's captions), and bytes inlined
+/// in a page (data: URLs, base64).
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fovea {
 
@@ -18,6 +21,28 @@ inline std::string xml_escape(const std::string& text) {
     }
   }
   return out;
+}
+
+/// `bytes` in base64 (RFC 4648, with padding), as data: URLs and atob() read it.
+inline std::string base64(const std::vector<std::uint8_t>& bytes) {
+  static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t n = std::uint32_t(bytes[i]) << 16 | (i + 1 < bytes.size() ? std::uint32_t(bytes[i + 1]) << 8 : 0) |
+                            (i + 2 < bytes.size() ? std::uint32_t(bytes[i + 2]) : 0);
+    out += digits[n >> 18 & 63];
+    out += digits[n >> 12 & 63];
+    out += i + 1 < bytes.size() ? digits[n >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? digits[n & 63] : '=';
+  }
+  return out;
+}
+
+/// JSON text made safe inside a <script> element ("</" cannot close it).
+inline std::string script_safe(std::string text) {
+  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
+  return text;
 }
 
 }  // namespace fovea

@@ -13,21 +13,6 @@ namespace fovea {
 
 namespace {
 
-std::string base64(const std::vector<std::uint8_t>& bytes) {
-  static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::uint32_t n = std::uint32_t(bytes[i]) << 16 | (i + 1 < bytes.size() ? std::uint32_t(bytes[i + 1]) << 8 : 0) |
-                            (i + 2 < bytes.size() ? std::uint32_t(bytes[i + 2]) : 0);
-    out += digits[n >> 18 & 63];
-    out += digits[n >> 12 & 63];
-    out += i + 1 < bytes.size() ? digits[n >> 6 & 63] : '=';
-    out += i + 2 < bytes.size() ? digits[n & 63] : '=';
-  }
-  return out;
-}
-
 /// The page's data as JSON, safe inside a <script> element ("</" cannot close it).
 std::string page_data(const CaptionResult& caption) {
   nlohmann::json words = nlohmann::json::array();
@@ -36,12 +21,10 @@ std::string page_data(const CaptionResult& caption) {
     for (const float a : w.alpha) alpha.push_back(std::round(double(a) * 1e4) / 1e4);
     words.push_back({{"word", w.word}, {"p", std::exp(double(w.log_prob))}, {"beta", w.beta}, {"alpha", alpha}});
   }
-  std::string text = nlohmann::json({{"grid", {caption.grid_h, caption.grid_w}},
+  return script_safe(nlohmann::json({{"grid", {caption.grid_h, caption.grid_w}},
                                      {"beta_gated", caption.beta_gated},
                                      {"words", words}})
-                         .dump();
-  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
-  return text;
+                         .dump());
 }
 
 // The page's behaviour: draws the image and the current word's α over it (bilinear, as the

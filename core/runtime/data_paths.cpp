@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -12,9 +13,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The roots add_data_root() gave, in order.
+std::mutex roots_mutex;
+std::vector<fs::path>& extra_roots() {
+  static std::vector<fs::path> roots;
+  return roots;
+}
+
 /// Candidate places of one kind of data, best first.
 std::vector<fs::path> candidates(const std::string& installed, const std::string& in_repository) {
   std::vector<fs::path> out;
+  {
+    std::lock_guard<std::mutex> lock(roots_mutex);
+    for (const auto& root : extra_roots()) {
+      out.push_back(root / "share" / "fovea" / installed);
+      out.push_back(root / in_repository);
+    }
+  }
   const auto exe = executable_dir();
   if (!exe.empty()) {
     out.push_back(fs::path(exe) / ".." / "share" / "fovea" / installed);
@@ -34,6 +49,11 @@ std::string first_existing(const std::vector<fs::path>& paths) {
 }
 
 }  // namespace
+
+void add_data_root(const std::string& root) {
+  std::lock_guard<std::mutex> lock(roots_mutex);
+  extra_roots().push_back(root);
+}
 
 std::string executable_dir() {
   std::error_code ec;

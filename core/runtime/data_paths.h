@@ -3,6 +3,7 @@
 /// found from the running program's own location, never from a path compiled in:
 ///   installed:  PREFIX/bin/fovea      -> PREFIX/share/fovea/{models,samples}
 ///   build tree: REPO/build/app/fovea  -> REPO/{models,resources/samples}
+/// (and from the roots add_data_root() gave, first),
 /// then the current folder as the repository. Torch-free.
 #include <string>
 #include <vector>
@@ -11,6 +12,11 @@ namespace fovea {
 
 /// The folder of the running executable (from /proc/self/exe); empty when unknown.
 std::string executable_dir();
+
+/// Also looks in `root` (before the executable's places): a folder holding share/fovea/ (an
+/// installation prefix) or models/ and resources/samples/ (the repository). For code that is not
+/// the running program, e.g. the Python module, whose program is python3.
+void add_data_root(const std::string& root);
 
 /// The shipped model `file_name` (e.g. "fashion-soft.ckpt"), or empty when none is found.
 std::string shipped_model_path(const std::string& file_name);

@@ -1,0 +1,214 @@
+// fovea.Model: the Python face of core/decode/captioner.h and core/eval/removal.h, the functions
+// `fovea caption`, `fovea probe` and `fovea take-away` call.
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <mutex>
+
+#include "core/decode/caption_settings.h"
+#include "core/decode/captioner.h"
+#include "core/eval/removal.h"
+#include "python/src/bindings.h"
+#include "python/src/convert.h"
+#include "python/src/core_call.h"
+#include "python/src/results.h"
+
+namespace fovea::py {
+
+namespace {
+
+/// A Captioner used by one Python thread at a time (the GIL is released while it works).
+struct PyModel {
+  std::unique_ptr<Captioner> captioner;
+  std::mutex busy;
+};
+
+std::shared_ptr<PyResult> wrap(CaptionResult r, RgbImage image, std::string path) {
+  return std::make_shared<PyResult>(PyResult{std::move(r), std::move(image), std::move(path)});
+}
+
+ProbeRegion region_from_python(const pyb::handle& o) {
+  if (pyb::isinstance<pyb::str>(o)) return parse_probe_region(o.cast<std::string>());
+  const auto v = o.cast<std::vector<double>>();
+  if (v.size() == 2) return ProbeRegion{v[0], v[1], v[0], v[1], true};
+  if (v.size() == 4) return ProbeRegion{v[0], v[1], v[2], v[3], false};
+  throw pyb::value_error("a region is (x0, y0, x1, y1), a rectangle in the image's pixels, or (x, y), a point");
+}
+
+/// take_away()'s word: its index in the caption (negative from the end) or the word itself
+/// (its first occurrence; a word the model does not know is shown as "zebra <unk>").
+std::size_t word_index(const CaptionResult& caption, const pyb::handle& word) {
+  const auto n = pyb::ssize_t(caption.words.size());
+  if (pyb::isinstance<pyb::int_>(word)) {
+    auto i = word.cast<pyb::ssize_t>();
+    if (i < 0) i += n;
+    if (i < 0 || i >= n)
+      throw pyb::index_error("word " + std::string(pyb::str(word)) + ": the caption \"" + caption.text() + "\" has " +
+                             std::to_string(n) + " words");
+    return std::size_t(i);
+  }
+  const auto text = word.cast<std::string>();
+  for (std::size_t i = 0; i < caption.words.size(); ++i)
+    if (caption.words[i].word == text || caption.words[i].word == text + " <unk>") return i;
+  throw pyb::value_error("word '" + text + "' is not in the caption \"" + caption.text() + "\"");
+}
+
+pyb::list probe_words(const std::vector<ProbeWord>& words) {
+  pyb::list out;
+  for (const auto& w : words) out.append(pyb::make_tuple(w.word, w.p));
+  return out;
+}
+
+pyb::dict removal(const Removal& r, double drop) {
+  pyb::dict d;
+  d["cells"] = r.cells;
+  d["p"] = r.p_word;
+  d["drop"] = drop;
+  d["caption"] = r.caption.text();
+  d["word_still_said"] = r.word_still_said;
+  d["image"] = image_to_numpy(r.image);
+  return d;
+}
+
+}  // namespace
+
+void bind_model(pyb::module_& m) {
+  pyb::class_<PyModel, std::shared_ptr<PyModel>>(m, "_Model")
+      .def(pyb::init([](const std::string& path, const std::string& device) {
+             auto model = std::make_shared<PyModel>();
+             CoreCall unlocked;
+             model->captioner = std::make_unique<Captioner>(path, device);
+             return model;
+           }),
+           pyb::arg("path"), pyb::arg("device") = "cpu")
+      .def("_caption",
+           [](PyModel& self, const pyb::list& images, const pyb::dict& settings) {
+             const CaptionOptions options = caption_options_from_python(settings);
+             std::vector<RgbImage> pixels;
+             std::vector<std::string> paths(images.size());
+             for (std::size_t i = 0; i < images.size(); ++i) pixels.push_back(image_from_python(images[i], &paths[i]));
+             std::vector<CaptionResult> results;
+             {
+               CoreCall unlocked;
+               std::lock_guard<std::mutex> lock(self.busy);
+               results = pixels.size() == 1 ? std::vector<CaptionResult>{self.captioner->caption(pixels[0], options)}
+                                            : self.captioner->caption(pixels, options);
+             }
+             pyb::list out;
+             for (std::size_t i = 0; i < results.size(); ++i)
+               out.append(wrap(std::move(results[i]), std::move(pixels[i]), paths[i]));
+             return out;
+           })
+      .def("score",
+           [](PyModel& self, const pyb::handle& image, const std::string& caption) {
+             std::string path;
+             RgbImage pixels = image_from_python(image, &path);
+             CaptionResult r;
+             {
+               CoreCall unlocked;
+               std::lock_guard<std::mutex> lock(self.busy);
+               r = self.captioner->score(pixels, caption);
+             }
+             return wrap(std::move(r), std::move(pixels), path);
+           },
+           pyb::arg("image"), pyb::arg("caption"),
+           "score(image, caption) -> Result\n\n"
+           "The model's alpha, beta and p for each word of a caption you give (teacher forcing), as\n"
+           "fovea-studio's typed caption and `fovea take-away --caption` do; words outside the vocabulary are\n"
+           "scored as <unk>.")
+      .def("saliency",
+           [](PyModel& self, const pyb::handle& image, const std::string& caption) {
+             RgbImage pixels = image_from_python(image);
+             std::vector<std::vector<float>> maps;
+             {
+               CoreCall unlocked;
+               std::lock_guard<std::mutex> lock(self.busy);
+               maps = self.captioner->saliency(pixels, caption);
+             }
+             const auto& c = self.captioner->config();
+             pyb::array_t<float> out({pyb::ssize_t(maps.size()), pyb::ssize_t(c.grid_h), pyb::ssize_t(c.grid_w)});
+             float* dst = out.mutable_data();
+             for (const auto& map : maps) dst = std::copy(map.begin(), map.end(), dst);
+             return out;
+           },
+           pyb::arg("image"), pyb::arg("caption"),
+           "saliency(image, caption) -> numpy.ndarray (words x grid_h x grid_w)\n\n"
+           "Gradient saliency of each word of a caption: |d log p(word) / d image| summed over the colour\n"
+           "channels, averaged onto the attention grid.")
+      .def("probe",
+           [](PyModel& self, const pyb::handle& image, const pyb::handle& region, const std::string& prefix, int top) {
+             if (top < 1 || top > 100) throw pyb::value_error("top=" + std::to_string(top) + ": not in 1..100");
+             RgbImage pixels = image_from_python(image);
+             const ProbeRegion where = region_from_python(region);
+             ProbeResult r;
+             {
+               CoreCall unlocked;
+               std::lock_guard<std::mutex> lock(self.busy);
+               r = self.captioner->probe(pixels, where, prefix, top);
+             }
+             pyb::dict d;
+             d["prefix"] = r.prefix;
+             d["words"] = probe_words(r.words);
+             d["own_words"] = probe_words(r.own_words);
+             d["beta"] = r.beta;
+             d["alpha"] = float_owned(std::move(r.alpha), r.grid_h, r.grid_w);
+             d["own_alpha"] = float_owned(std::move(r.own_alpha), r.grid_h, r.grid_w);
+             return d;
+           },
+           pyb::arg("image"), pyb::arg("region"), pyb::arg("prefix") = "", pyb::arg("top") = 5,
+           "probe(image, region, prefix='', top=5) -> dict\n\n"
+           "The next word after `prefix` (empty: the first word) with the model's attention forced onto\n"
+           "`region`, in the image's pixels: (x0, y0, x1, y1) a rectangle, (x, y) a point, or the text\n"
+           "`fovea probe --region` takes. As `fovea probe`: {prefix, words [(word, p)] best first, alpha\n"
+           "(the forced one), own_words and own_alpha (with the model's own attention), beta}.")
+      .def("_take_away",
+           [](PyModel& self, const pyb::handle& image, const pyb::handle& word, const pyb::object& caption,
+              const pyb::dict& settings) {
+             CaptionOptions options;
+             options.beam = caption_options_from_python(settings).beam;
+             RgbImage pixels = image_from_python(image);
+             CaptionResult said;
+             {
+               CoreCall unlocked;
+               std::lock_guard<std::mutex> lock(self.busy);
+               said = caption.is_none() ? self.captioner->caption(pixels, options)
+                                        : self.captioner->score(pixels, caption.cast<std::string>());
+             }
+             const std::size_t index = word_index(said, word);
+             TakeAway t;
+             {
+               CoreCall unlocked;
+               std::lock_guard<std::mutex> lock(self.busy);
+               t = take_away(*self.captioner, pixels, said, index, options);
+             }
+             pyb::dict d;
+             d["caption"] = said.text();
+             d["word"] = t.text;
+             d["index"] = t.word;
+             d["p"] = t.p_word;
+             d["grid"] = pyb::make_tuple(t.grid_h, t.grid_w);
+             d["attended"] = removal(t.attended, t.attended_drop());
+             auto control = removal(t.control, t.control_drop());
+             control["source"] = t.control_source >= 0 ? pyb::object(pyb::str(t.control_word)) : pyb::none();
+             d["control"] = control;
+             d["spread"] = t.spread;
+             d["note"] = t.spread ? t.spread_note() : std::string();
+             return d;
+           })
+      .def_property_readonly("path", [](const PyModel& self) { return self.captioner->path(); }, "The model file")
+      .def_property_readonly("attention", [](const PyModel& self) {
+        return std::string(self.captioner->config().attention == AttentionKind::Hard ? "hard" : "soft");
+      }, "\"soft\" or \"hard\"")
+      .def_property_readonly("grid", [](const PyModel& self) {
+        return pyb::make_tuple(self.captioner->config().grid_h, self.captioner->config().grid_w);
+      }, "The attention grid (rows, columns)")
+      .def_property_readonly("image_size", [](const PyModel& self) { return self.captioner->config().image_size; },
+                             "The side images are resized to, in pixels")
+      .def_property_readonly("checks_familiarity", [](const PyModel& self) { return self.captioner->checks_familiarity(); },
+                             "Whether captions say how familiar each image is to the model")
+      .def("info", [](const PyModel& self) { return to_python(self.captioner->info()); },
+           "info() -> dict\n\nThe model's description, as `fovea info` prints it: attention kind, sizes, vocabulary,\n"
+           "training data, steps, time and scores.");
+}
+
+}  // namespace fovea::py

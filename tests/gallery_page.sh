@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `fovea export FOLDER --format html`: one self-contained gallery page of a folder's images (100
+# here), under 10 MB, which a browser shows offline: a card per image with its caption's chips and
+# references, a word's alpha drawn when a link names it (#item=N&word=M), and with --compare two
+# models side by side. Prints the page's size and the browser's build and load times (no limit
+# asserted on them: speed is measured, not tested). Usage: gallery_page.sh FOVEA HARD_MODEL WORK_DIR
+set -euo pipefail
+FOVEA="$(realpath "$1")"
+HARD="$(realpath "$2")"
+WORK="$3"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$FOVEA" data fashion-scenes --split test --out scenes --count 100 > data.log || { cat data.log; fail "fovea data"; }
+"$FOVEA" export scenes --format html --out gallery.html --greedy > export.log || { cat export.log; fail "export FOLDER"; }
+grep -q "100 images" export.log || { cat export.log; fail "the export did not say what it wrote"; }
+size=$(stat -c %s gallery.html)
+echo "gallery of 100 images: $size bytes"
+[ "$size" -lt 10000000 ] || fail "the page of 100 images is $size bytes, not under 10 MB"
+grep -q -e 'https\?://' -e ' src="[^d]' gallery.html && fail "the page refers to something outside itself"
+"$FOVEA" export scenes --format html --out gallery.png > mismatch.log 2>&1 && fail "a folder with --out gallery.png was accepted"
+grep -q "is a folder" mismatch.log || { cat mismatch.log; fail "the folder's page format was not named"; }
+mkdir -p few empty
+cp scenes/test_0000[0-3].png scenes/captions.json few/
+"$FOVEA" export empty --format html --out empty.html > empty.log 2>&1 && fail "a folder without images was accepted"
+grep -q "no images" empty.log || { cat empty.log; fail "the empty folder was not named"; }
+"$FOVEA" export few --format html --out compare.html --compare "$HARD" > compare.log || { cat compare.log; fail "--compare"; }
+
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$BROWSER" ]; then echo "skipped the browser checks: no chromium"; exit 0; fi
+dom() {  # the page's DOM after its script ran; $1 the page, $2 its #fragment
+  timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$WORK/profile-$RANDOM" \
+    --dump-dom "file://$WORK/$1#$2" 2>/dev/null
+}
+page=$(dom gallery.html "item=3&word=2")
+cards=$(grep -o '<figure class="card"' <<<"$page" | wc -l)
+[ "$cards" -eq 100 ] || fail "the page shows $cards cards, not 100"
+grep -q 'data-cards="100"' <<<"$page" || fail "the page's script did not finish"
+[ "$(grep -o '<li>' <<<"$page" | wc -l)" -ge 100 ] || fail "the reference captions are not on the page"
+third=$(grep -o '<figure class="card" data-item="2">.*' <<<"$page" | sed 's|</figure>.*||')
+grep -q 'data-word="1" data-ink="[1-9]' <<<"$third" || fail "#item=3&word=2 did not draw the third image's second word: $third"
+chips=$(grep -o '<button' <<<"$third" | wc -l)
+words=$(sed -n 3p < <(grep -o '"text":"[^"]*"' gallery.html) | sed 's/"text":"//; s/"$//' | wc -w)
+[ "$chips" -eq "$words" ] || fail "the third image has $chips chips for a caption of $words words"
+echo "opened in headless chromium: built $(grep -o 'data-built-ms="[0-9]*"' <<<"$page"), loaded $(grep -o 'data-loaded-ms="[0-9]*"' <<<"$page")"
+
+both=$(dom compare.html "item=1&word=1")
+[ "$(grep -o '<figure class="card"' <<<"$both" | wc -l)" -eq 4 ] || fail "the compared page does not show 4 cards"
+[ "$(grep -o 'class="who"' <<<"$both" | wc -l)" -eq 8 ] || fail "the compared page does not show two models per card"
+grep -q "$(basename "$HARD")" <<<"$both" || fail "the second model is not named"
+echo "ok: the gallery page shows a folder's captions and attention offline"

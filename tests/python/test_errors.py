@@ -1,0 +1,66 @@
+"""Bad input raises Python exceptions carrying the core's message, never a crash or a backtrace."""
+import numpy as np
+import pytest
+
+import fovea
+
+
+def test_a_missing_model_file_is_named(tmp_path):
+    missing = tmp_path / "nothing.ckpt"
+    with pytest.raises(fovea.Error, match="nothing.ckpt") as e:
+        fovea.load(missing)
+    assert "frame #" not in str(e.value) and "Exception raised from" not in str(e.value)
+
+
+def test_a_file_that_is_not_a_model_is_named(tmp_path):
+    bogus = tmp_path / "bogus.ckpt"
+    bogus.write_bytes(b"not a model at all" * 10)
+    with pytest.raises(fovea.Error, match="bogus.ckpt"):
+        fovea.load(bogus)
+
+
+def test_bad_images_are_named(model, tmp_path):
+    with pytest.raises(fovea.Error, match="absent.png"):
+        model.caption(str(tmp_path / "absent.png"))
+    with pytest.raises(ValueError, match="H x W x 3"):
+        model.caption(np.zeros((8, 8), np.uint8))
+    with pytest.raises(ValueError, match="uint8"):
+        model.caption(np.zeros((8, 8, 3), np.float32))
+    with pytest.raises(ValueError, match="a file path"):
+        model.caption(42)
+
+
+def test_caption_settings_are_checked_against_the_table(model, samples):
+    image = samples + "/test_00000.png"
+    with pytest.raises(ValueError, match=r"beam=0: not in 1\.\.50"):
+        model.caption(image, beam=0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'beams'.*beam, greedy"):
+        model.caption(image, beams=2)
+    with pytest.raises(TypeError, match="fovea.load"):
+        model.caption(image, device="cpu")
+    with pytest.raises(TypeError, match="True or False"):
+        model.caption(image, greedy=1)
+
+
+def test_training_settings_are_checked_against_the_table(tmp_path):
+    with pytest.raises(ValueError, match="lr"):
+        fovea.train(tmp_path / "run", lr=-1.0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'learning_rate'"):
+        fovea.train(tmp_path / "run", learning_rate=0.1)
+    with pytest.raises(ValueError, match="attention"):
+        fovea.train(tmp_path / "run", attention="sideways")
+
+
+def test_probe_and_take_away_name_what_is_wrong(model, samples):
+    image = samples + "/test_00000.png"
+    with pytest.raises(ValueError, match="region"):
+        model.probe(image, (5000, 5000, 6000, 6000))
+    with pytest.raises(ValueError, match="not in the caption"):
+        model.take_away(image, "zebra-crossing")
+    with pytest.raises(IndexError, match="has"):
+        model.take_away(image, 99)
+
+
+def test_a_folder_without_a_run_is_named(tmp_path):
+    with pytest.raises(fovea.Error, match=str(tmp_path.name)):
+        fovea.read_run(tmp_path)
