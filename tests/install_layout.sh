@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cmake --install "$BUILD" --prefix "$WORK/prefix" > "$WORK/install.log" || { cat "$WORK/install.log"; fail "cmake --install"; }
 P="$WORK/prefix"
-for f in bin/fovea share/fovea/models/fashion-soft.ckpt share/fovea/models/fashion-soft.md share/fovea/models/fashion-hard.ckpt \
+for f in bin/fovea share/fovea/models/fashion-soft.ckpt share/fovea/models/fashion-soft.md share/fovea/models/fashion-hard.ckpt share/fovea/models/fashion-soft-paper.ckpt \
          share/fovea/models/fashion-encoder.pt share/fovea/samples/captions.json share/fovea/samples/test_00000.png share/doc/fovea/copyright; do
   [ -f "$P/$f" ] || fail "not installed: $f"
 done
