@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "ui/charts/metric_chart.h"
+#include "ui/charts/run_curves.h"
 
 namespace fovea::ui {
 
@@ -19,47 +20,6 @@ namespace {
 const QColor kRunColours[] = {QColor(31, 119, 180), QColor(214, 39, 40),  QColor(44, 160, 44),  QColor(148, 103, 189),
                               QColor(255, 127, 14), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
                               QColor(188, 189, 34), QColor(23, 190, 207)};
-
-using TrainValue = std::function<double(const fovea::TrainRecord&)>;
-using ValValue = std::function<double(const fovea::ValidationRecord&)>;
-
-struct TrainMetric {
-  const char* metric;
-  TrainValue value;
-  bool hard_only;
-};
-
-const TrainMetric kTrainMetrics[] = {
-    {"nll", [](const fovea::TrainRecord& r) { return r.nll; }, false},
-    {"penalty", [](const fovea::TrainRecord& r) { return r.penalty; }, false},
-    {"baseline", [](const fovea::TrainRecord& r) { return r.baseline; }, true},
-    {"reward", [](const fovea::TrainRecord& r) { return r.reward; }, true},
-    {"reward_var", [](const fovea::TrainRecord& r) { return r.reward_var; }, true},
-    {"entropy", [](const fovea::TrainRecord& r) { return r.entropy; }, false},
-    {"grad_norm", [](const fovea::TrainRecord& r) { return r.grad_norm; }, false},
-    {"lr", [](const fovea::TrainRecord& r) { return r.lr; }, false},
-    {"tokens_per_s", [](const fovea::TrainRecord& r) { return r.tokens_per_s; }, false},
-    {"attention_loss", [](const fovea::TrainRecord& r) { return r.attention_loss; }, false},
-    {"aux_loss", [](const fovea::TrainRecord& r) { return r.aux_loss; }, false},
-};
-
-struct ValMetric {
-  const char* metric;
-  ValValue value;
-  bool grounding;
-};
-
-const ValMetric kValMetrics[] = {
-    {"bleu4", [](const fovea::ValidationRecord& v) { return v.bleu[3]; }, false},
-    {"cider", [](const fovea::ValidationRecord& v) { return v.cider; }, false},
-    {"pointing", [](const fovea::ValidationRecord& v) { return 100 * v.pointing; }, true},
-    {"alpha_in_box", [](const fovea::ValidationRecord& v) { return 100 * v.alpha_in_box; }, true},
-};
-
-/// The pretraining chart's y: the share of items named right, in percent as the pointing charts.
-double pretrainingPercent(const fovea::PretrainRecord& p) { return 100 * p.item_accuracy; }
-/// The held-out items' share named right at the end of the pretraining, in percent: one dot.
-double heldOutPercent(const fovea::PretrainRecord& p) { return 100 * p.held_out_accuracy; }
 
 /// Names short enough for a legend of several runs (at most 16 characters) that still tell them apart: the
 /// kind prefix ("soft-"), an ellipsis, and as much of the end (the time stamp) as needed.
@@ -307,24 +267,17 @@ void TrainingDashboard::setCurve(const QString& id, const QString& metric, const
 
 void TrainingDashboard::addTrainRecord(const QString& id, const fovea::TrainRecord& r) {
   ensureCharts();
-  for (const auto& m : kTrainMetrics) {
-    if (m.hard_only && !r.hard) continue;
-    appendValue(id, m.metric, double(r.step), m.value(r));
-  }
+  for (const auto& [metric, value] : train_values(r)) appendValue(id, metric, double(r.step), value);
 }
 
 void TrainingDashboard::addValidationRecord(const QString& id, const fovea::ValidationRecord& v) {
   ensureCharts();
-  for (const auto& m : kValMetrics) {
-    if (m.grounding && !v.has_grounding) continue;
-    appendValue(id, m.metric, double(v.step), m.value(v));
-  }
+  for (const auto& [metric, value] : validation_values(v)) appendValue(id, metric, double(v.step), value);
 }
 
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
   ensureCharts();
-  appendValue(id, "item_accuracy", double(p.pretrain_step), pretrainingPercent(p));
-  if (p.held_out_accuracy >= 0) appendValue(id, "held_out_accuracy", double(p.pretrain_step), heldOutPercent(p));
+  for (const auto& [metric, value] : pretrain_values(p)) appendValue(id, metric, double(p.pretrain_step), value);
   if (!shown_.contains("pretraining")) relayout();
 }
 
@@ -344,35 +297,15 @@ void TrainingDashboard::showEvents(const QString& id) {
   for (const char* name : {"loss", "grad_norm", "lr"}) charts_[name]->setMarkers(id, runColour(id), events_.value(id));
 }
 
-void TrainingDashboard::loadRun(const fovea::RunLog& log) {
+void TrainingDashboard::loadRun(const fovea::RunLog& log) { loadCurves(run_curves(log)); }
+
+void TrainingDashboard::loadCurves(const RunCurves& run) {
   ensureCharts();
-  const auto id = QString::fromStdString(log.dir);
-  if (!runs_.contains(id)) addRun(id, QString::fromStdString(log.name()), log.hard());
-  events_.remove(id);
-  for (const auto& e : log.events) events_[id].append({double(e.step), QString::fromStdString(e.message)});
-  showEvents(id);
-  for (const auto& m : kTrainMetrics) {
-    QVector<QPointF> points;
-    points.reserve(qsizetype(log.train.size()));
-    for (const auto& r : log.train) {
-      if ((!m.hard_only || r.hard) && std::isfinite(m.value(r))) points.append({double(r.step), m.value(r)});
-    }
-    setCurve(id, m.metric, points);
-  }
-  for (const auto& m : kValMetrics) {
-    QVector<QPointF> points;
-    for (const auto& v : log.val) {
-      if ((!m.grounding || v.has_grounding) && std::isfinite(m.value(v))) points.append({double(v.step), m.value(v)});
-    }
-    setCurve(id, m.metric, points);
-  }
-  QVector<QPointF> pretraining, held_out;
-  for (const auto& p : log.pretrain) {
-    pretraining.append({double(p.pretrain_step), pretrainingPercent(p)});
-    if (p.held_out_accuracy >= 0) held_out.append({double(p.pretrain_step), heldOutPercent(p)});
-  }
-  setCurve(id, "item_accuracy", pretraining);
-  setCurve(id, "held_out_accuracy", held_out);
+  if (!runs_.contains(run.id)) addRun(run.id, run.name, run.hard);
+  events_.remove(run.id);
+  for (const auto& e : run.events) events_[run.id].append(e);
+  showEvents(run.id);
+  for (const auto& [metric, points] : run.curves) setCurve(run.id, metric, points);
   relayout();
 }
 

@@ -16,6 +16,8 @@ class QGridLayout;
 
 namespace fovea::ui {
 
+struct RunCurves;
+
 class MetricChart;
 
 class TrainingDashboard : public QWidget {
@@ -30,6 +32,8 @@ class TrainingDashboard : public QWidget {
   QStringList runIds() const { return runs_.keys(); }
   /// Replaces a run's curves with what its folder holds.
   void loadRun(const fovea::RunLog& log);
+  /// The same from curves built beforehand (ui/charts/run_curves.h: on the thread that read the log).
+  void loadCurves(const RunCurves& run);
 
   void addTrainRecord(const QString& id, const fovea::TrainRecord& r);
   void addValidationRecord(const QString& id, const fovea::ValidationRecord& v);

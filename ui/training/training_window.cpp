@@ -1,5 +1,7 @@
 #include "ui/training/training_window.h"
 
+#include <memory>
+
 #include <QAction>
 #include <QCloseEvent>
 #include <QDir>
@@ -20,6 +22,7 @@
 
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
+#include "ui/charts/run_curves.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/common/settings_writer.h"
 #include "ui/common/user_message.h"
@@ -122,13 +125,14 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     // Read on a thread of its own; shown when it arrives, if the run is still ticked then.
     status_->setText(tr("Reading %1…").arg(QFileInfo(dir).fileName()));
     const auto current = runs_->currentRun();
-    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir, current](const fovea::RunLog& log) {
+    auto curves = std::make_shared<RunCurves>();  // built on the reading thread
+    read_run_log_async(this, dir, /*with_samples=*/true, [this, dir, current, curves](const fovea::RunLog& log) {
       // Selected too, unless the user selected another run meanwhile.
-      if (runs_->checkedRuns().contains(dir)) showRun(dir, log, runs_->currentRun() == current || runs_->currentRun() == dir);
+      if (runs_->checkedRuns().contains(dir)) showRun(dir, log, *curves, runs_->currentRun() == current || runs_->currentRun() == dir);
     }, [this](const QString& error) {
       log(error);
       status_->setText(user_summary(error));
-    });
+    }, [curves](fovea::RunLog& log) { *curves = run_curves(log); });
   });
   connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::selectionChanged);
   connect(runs_, &RunList::summariesReady, this, &TrainingWindow::tickOnOpen);

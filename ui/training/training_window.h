@@ -24,6 +24,7 @@ namespace fovea::ui {
 
 class LiveText;
 class RunList;
+struct RunCurves;
 class SampleGallery;
 class TrainingDashboard;
 class TrainingRun;
@@ -91,7 +92,7 @@ class TrainingWindow : public QMainWindow {
   void runEnded(const QString& dir, const QString& text, bool error);
   void showSamplesOf(const QString& dir);
   /// A past run's dashboards, ticked in the list; selected too (its samples shown) when `select`.
-  void showRun(const QString& dir, const fovea::RunLog& log, bool select = true);
+  void showRun(const QString& dir, const fovea::RunLog& log, const RunCurves& curves, bool select = true);
   /// New run, starting from `like`'s settings when given.
   bool newRunFrom(const fovea::TrainConfig* like);
   /// The run list's queued entries follow queue_.

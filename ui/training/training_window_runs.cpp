@@ -1,6 +1,8 @@
 // TrainingWindow's runs other than the live one's progress: opening, resuming and selecting runs,
 // the queue, and reading a run's log again after a rollback. Every log is read on a thread of its
 // own (run_log_reader.h); what was read arrives as a value and is shown on the GUI thread.
+#include <memory>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QPlainTextEdit>
@@ -10,6 +12,7 @@
 
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
+#include "ui/charts/run_curves.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/common/user_message.h"
 #include "ui/explorer/live_text.h"
@@ -138,18 +141,19 @@ bool TrainingWindow::openRun(const QString& dir) {
   }
   status_->setText(tr("Reading %1…").arg(QFileInfo(clean).fileName()));
   const int serial = ++open_serial_;
-  read_run_log_async(this, clean, /*with_samples=*/true, [this, clean, serial](const fovea::RunLog& run) {
-    showRun(clean, run, serial == open_serial_);  // the last one opened is the one selected
+  auto curves = std::make_shared<RunCurves>();  // built on the reading thread
+  read_run_log_async(this, clean, /*with_samples=*/true, [this, clean, serial, curves](const fovea::RunLog& run) {
+    showRun(clean, run, *curves, serial == open_serial_);  // the last one opened is the one selected
   }, [this](const QString& error) {
     log(error);
     status_->setText(user_summary(error));
-  });
+  }, [curves](fovea::RunLog& run) { *curves = run_curves(run); });
   return true;
 }
 
-void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data, bool select) {
+void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data, const RunCurves& curves, bool select) {
   dashboard_->removeRun(clean);
-  dashboard_->loadRun(log_data);
+  dashboard_->loadCurves(curves);
   if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
   runs_->blockSignals(true);
   runs_->setChecked(clean, true);
