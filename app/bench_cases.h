@@ -1,11 +1,17 @@
 #pragma once
 /// fovea bench's cases (app/bench_cases.cpp); the options that fill BenchArgs are in cmd_bench.cpp.
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "core/runtime/data_paths.h"
 
 namespace fovea::cli {
+
+/// Seconds from `t0` to now on the steady clock: what every bench case times with.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 struct BenchArgs {
   std::vector<std::string> cases;

@@ -31,8 +31,6 @@ namespace fs = std::filesystem;
 /// at min count 5; VGG16's conv5 annotations at 224 px.
 constexpr std::int64_t kImages = 6000, kCaptionsPerImage = 5, kVocab = 2538, kCells = 196, kDim = 512, kBatch = 64;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 /// Words per caption as in Flickr8k's training captions (mean 11.8, sd 3.9; 1 to 37 words,
 /// cut at the model's 24), drawn with a fixed seed.
 std::int64_t flickr8k_words(std::mt19937& rng) {

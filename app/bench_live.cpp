@@ -3,6 +3,8 @@
 // stabiliser + the α overlay of the current word on the full frame (the GUI's overlay).
 #include "app/bench_live.h"
 
+#include "app/bench_cases.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,8 +25,6 @@ namespace fovea::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct Stages {
   double decode = 0, resize = 0, caption = 0, overlay = 0;
