@@ -92,6 +92,15 @@ class StudioTest : public QObject {
     // The shipped models were trained with box supervision, and the header says so in words.
     QVERIFY2(w->comparePanel()->titleText().contains("supervised by object boxes"), qPrintable(w->comparePanel()->titleText()));
     QVERIFY(w->comparePanel()->titleToolTip().contains("Where it looks"));
+    // The model trained by the paper's objective alone says that its attention was not taught.
+    QAction* paper = nullptr;
+    for (auto* action : menu->actions())
+      if (action->toolTip().endsWith("fashion-soft-paper.ckpt")) paper = action;
+    QVERIFY2(paper, qPrintable(names.join(" | ")));
+    QCOMPARE(paper->text(), QString("Soft attention, the paper's objective alone"));
+    paper->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->titleText().contains("learned from captions alone"), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption(), kWait);
   }
 
   void helpListsTheShortcutsAndPlaybackHasAMenu() {
