@@ -14,9 +14,10 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <zlib.h>
 
 #include "core/data/image_cache.h"
+
+#include "core/io/crc32.h"
 
 namespace fovea {
 
@@ -27,18 +28,6 @@ namespace {
 constexpr char kAnnotationMagic[8] = {'F', 'O', 'V', 'E', 'A', 'A', 'N', 'C'};
 constexpr std::uint32_t kAnnotationVersion = 1;
 constexpr std::uint64_t kAnnotationPreamble = 24;  ///< magic, version, header length, header CRC-32
-
-std::uint32_t ann_crc(const void* bytes, std::size_t n) {
-  uLong c = crc32(0L, Z_NULL, 0);
-  const auto* p = static_cast<const Bytef*>(bytes);
-  while (n > 0) {  // zlib takes uInt lengths
-    const uInt chunk = uInt(std::min<std::size_t>(n, 1u << 30));
-    c = crc32(c, p, chunk);
-    p += chunk;
-    n -= chunk;
-  }
-  return std::uint32_t(c);
-}
 
 std::string ann_hex(std::uint64_t v) {
   char buf[17];
@@ -98,7 +87,7 @@ struct AnnotationCache::Impl {
     std::memcpy(&c, bytes() + table_offset + 4 * i, 4);
     return c;
   }
-  bool intact(std::size_t i) const { return ann_crc(entry(i), entry_bytes()) == stored_crc(i); }
+  bool intact(std::size_t i) const { return crc32_of(entry(i), entry_bytes()) == stored_crc(i); }
 
   /// Opens and maps `file` when it is a cache with this header, the whole length; else false.
   bool attach(const std::string& file) {
@@ -120,7 +109,7 @@ struct AnnotationCache::Impl {
     std::memcpy(&header_len, bytes() + 12, 8);
     std::memcpy(&header_crc, bytes() + 20, 4);
     if (std::memcmp(bytes(), kAnnotationMagic, 8) != 0 || version != kAnnotationVersion || header_len != header.size() ||
-        header_crc != ann_crc(header.data(), header.size()) ||
+        header_crc != crc32_of(header.data(), header.size()) ||
         std::memcmp(bytes() + kAnnotationPreamble, header.data(), header.size()) != 0) {
       return detach();
     }
@@ -139,7 +128,7 @@ struct AnnotationCache::Impl {
       std::ofstream out(partial, std::ios::binary | std::ios::trunc);
       if (!out) annotation_write_failed(path, errno);
       const std::uint64_t header_len = header.size();
-      const std::uint32_t header_crc = ann_crc(header.data(), header.size());
+      const std::uint32_t header_crc = crc32_of(header.data(), header.size());
       out.write(kAnnotationMagic, 8);
       out.write(reinterpret_cast<const char*>(&kAnnotationVersion), 4);
       out.write(reinterpret_cast<const char*>(&header_len), 8);
@@ -152,7 +141,7 @@ struct AnnotationCache::Impl {
   }
 
   void put(std::size_t i, const void* data) {
-    const std::uint32_t c = ann_crc(data, entry_bytes());
+    const std::uint32_t c = crc32_of(data, entry_bytes());
     // The data first, then its CRC-32: an entry cut short by a kill never checks.
     if (fd < 0 || ::pwrite(fd, data, entry_bytes(), off_t(data_offset + i * entry_bytes())) != ssize_t(entry_bytes()) ||
         ::pwrite(fd, &c, 4, off_t(table_offset + 4 * i)) != 4) {
@@ -239,7 +228,7 @@ torch::Tensor AnnotationCache::read(const std::vector<std::size_t>& indices) con
     if (i >= d.count) throw std::out_of_range("annotation cache: entry " + std::to_string(i) + " of " + std::to_string(d.count));
     auto* slot = dst + k * d.entry_bytes();
     std::memcpy(slot, d.entry(i), d.entry_bytes());
-    if (ann_crc(slot, d.entry_bytes()) == d.stored_crc(i)) continue;
+    if (crc32_of(slot, d.entry_bytes()) == d.stored_crc(i)) continue;
     const std::string where = path() + ": entry " + std::to_string(i);
     std::lock_guard<std::mutex> lock(d.mutex);
     if (!d.repair) throw std::runtime_error(where + " is damaged (its CRC-32 does not check); delete the file to rebuild it");
@@ -271,13 +260,13 @@ std::string file_digest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot read it to key the annotation cache");
   std::vector<char> buffer(1 << 22);
-  uLong c = crc32(0L, Z_NULL, 0);
+  std::uint32_t c = 0;
   std::uint64_t size = 0;
   while (in) {
     in.read(buffer.data(), std::streamsize(buffer.size()));
     const auto n = in.gcount();
     if (n <= 0) break;
-    c = crc32(c, reinterpret_cast<const Bytef*>(buffer.data()), uInt(n));
+    c = crc32_update(c, buffer.data(), std::size_t(n));
     size += std::uint64_t(n);
   }
   return "crc32=" + ann_hex(c).substr(8) + " bytes=" + std::to_string(size);

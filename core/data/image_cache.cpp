@@ -18,10 +18,11 @@
 #include <thread>
 #include <stdexcept>
 #include <unordered_map>
-#include <zlib.h>
 
 #include "core/data/image_io.h"
 #include "core/data/image_tensor.h"
+
+#include "core/io/crc32.h"
 
 namespace fovea {
 
@@ -32,18 +33,6 @@ namespace {
 constexpr char kMagic[8] = {'F', 'O', 'V', 'E', 'A', 'I', 'M', 'C'};
 constexpr std::uint32_t kVersion = 2;
 constexpr std::uint64_t kPreamble = 24;  ///< magic, version, header length, header CRC-32
-
-std::uint32_t crc(const void* bytes, std::size_t n) {
-  uLong c = crc32(0L, Z_NULL, 0);
-  const auto* p = static_cast<const Bytef*>(bytes);
-  while (n > 0) {  // zlib takes uInt lengths
-    const uInt chunk = uInt(std::min<std::size_t>(n, 1u << 30));
-    c = crc32(c, p, chunk);
-    p += chunk;
-    n -= chunk;
-  }
-  return std::uint32_t(c);
-}
 
 /// The cache cannot be written: names the cache (not its temporary file) and the system's reason.
 [[noreturn]] void write_failed(const std::string& cache, int error) {
@@ -136,7 +125,7 @@ struct ImageCache::Impl {
     std::memcpy(&header_len, bytes + 12, 8);
     std::memcpy(&header_crc, bytes + 20, 4);
     if (std::memcmp(bytes, kMagic, 8) != 0 || version != kVersion || header_len > map_len - kPreamble) return unmap();
-    if (crc(bytes + kPreamble, header_len) != header_crc) return unmap();
+    if (crc32_of(bytes + kPreamble, header_len) != header_crc) return unmap();
     try {
       const auto header = nlohmann::json::parse(bytes + kPreamble, bytes + kPreamble + header_len);
       if (header.at("source") != expected_source || header.at("image_size") != expected_size) return unmap();
@@ -212,7 +201,7 @@ struct ImageCache::Impl {
         const auto& small = decoded[i - begin];
         pixels.write(reinterpret_cast<const char*>(small.pixels.data()), std::streamsize(small.pixels.size()));
         if (!pixels) write_failed(path, errno);
-        crcs.push_back(crc(small.pixels.data(), small.pixels.size()));
+        crcs.push_back(crc32_of(small.pixels.data(), small.pixels.size()));
         kept.push_back(i);
       }
       if (message && end / 1000 > begin / 1000) message("cached " + std::to_string(end) + " of " + std::to_string(images.size()));
@@ -225,7 +214,7 @@ struct ImageCache::Impl {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
       if (!out) write_failed(path, errno);
       const std::uint64_t header_len = header.size();
-      const std::uint32_t header_crc = crc(header.data(), header.size());
+      const std::uint32_t header_crc = crc32_of(header.data(), header.size());
       out.write(kMagic, 8);
       out.write(reinterpret_cast<const char*>(&kVersion), 4);
       out.write(reinterpret_cast<const char*>(&header_len), 8);
@@ -259,7 +248,7 @@ struct ImageCache::Impl {
       throw std::runtime_error(entry + " is damaged and its source cannot be read (" + e.what() +
                                "); delete the cache file to rebuild it");
     }
-    const std::uint32_t c = crc(img.pixels.data(), img.pixels.size());
+    const std::uint32_t c = crc32_of(img.pixels.data(), img.pixels.size());
     const int fd = ::open(path.c_str(), O_WRONLY);
     const bool fixed = fd >= 0 &&
                        ::pwrite(fd, img.pixels.data(), img.pixels.size(), off_t(pixel_offset + i * image_bytes())) ==
@@ -328,7 +317,7 @@ RgbImage ImageCache::image(std::size_t i) const {
   const std::size_t bytes = impl_->image_bytes();
   RgbImage img(impl_->size, impl_->size);
   std::memcpy(img.pixels.data(), impl_->data + i * bytes, bytes);
-  if (crc(img.pixels.data(), bytes) == impl_->stored_crc(i)) return img;
+  if (crc32_of(img.pixels.data(), bytes) == impl_->stored_crc(i)) return img;
   return impl_->repair(i);
 }
 

@@ -1,6 +1,5 @@
 #include "core/train/annotation_features.h"
 
-#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "core/data/image_tensor.h"
+#include "core/io/crc32.h"
 #include "core/train/process_group.h"
 
 namespace fovea {
@@ -20,12 +20,12 @@ using Clock = std::chrono::steady_clock;
 /// The encoder's weights and buffers, CRC-32 by CRC-32, as hex: what its annotations depend on
 /// besides its code.
 std::string weights_digest(EncoderImpl& encoder) {
-  uLong c = crc32(0L, Z_NULL, 0);
+  std::uint32_t c = 0;
   auto add = [&c](const std::string& name, const torch::Tensor& t) {
-    c = crc32(c, reinterpret_cast<const Bytef*>(name.data()), uInt(name.size()));
+    c = crc32_update(c, name.data(), name.size());
     const auto flat = t.detach().to(torch::kCPU).contiguous();
     const auto bytes = std::size_t(flat.numel()) * flat.element_size();
-    if (bytes > 0) c = crc32(c, static_cast<const Bytef*>(flat.data_ptr()), uInt(bytes));
+    if (bytes > 0) c = crc32_update(c, flat.data_ptr(), bytes);
   };
   for (const auto& p : encoder.named_parameters()) add(p.key(), p.value());
   for (const auto& b : encoder.named_buffers()) add(b.key(), b.value());

@@ -1,0 +1,15 @@
+#pragma once
+/// CRC-32 (zlib's) of byte ranges of any length: what the image and annotation caches check each
+/// entry with, and what keys a cache to an encoder's weights.
+#include <cstddef>
+#include <cstdint>
+
+namespace fovea {
+
+/// `crc` extended by `n` bytes (start from 0). zlib takes at most 4 GiB a call; this takes any size.
+std::uint32_t crc32_update(std::uint32_t crc, const void* bytes, std::size_t n);
+
+/// The CRC-32 of `n` bytes.
+inline std::uint32_t crc32_of(const void* bytes, std::size_t n) { return crc32_update(0, bytes, n); }
+
+}  // namespace fovea
