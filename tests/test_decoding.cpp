@@ -115,3 +115,22 @@ TEST_F(DecodingTest, WiderBeamNeverScoresWorseThanGreedyAndBatchEqualsSingle) {
   }
 }
 
+
+// The device-generic decoding step (core/model/decoding_step.h: what CUDA runs, here in float64)
+// finds the captions the CPU kernels find, with the same α, β and log-probabilities.
+TEST_F(DecodingTest, TheGenericStepFindsWhatTheCpuKernelsFind) {
+  auto ann = model.net->encode(images).detach();
+  DecodeOptions greedy, beam;
+  greedy.beam = 1;
+  beam.beam = 3;
+  const auto greedy_float = greedy_decode(*model.net, ann, greedy);
+  std::vector<DecodedCaption> beam_float;
+  for (long i = 0; i < 4; ++i) beam_float.push_back(beam_search(*model.net, ann.narrow(0, i, 1), beam));
+  model.net->to(torch::kDouble);
+  const auto ann64 = ann.to(torch::kDouble);
+  const auto greedy_generic = greedy_decode(*model.net, ann64, greedy);
+  for (long i = 0; i < 4; ++i) {
+    expect_same(greedy_generic[std::size_t(i)], greedy_float[std::size_t(i)]);
+    expect_same(beam_search(*model.net, ann64.narrow(0, i, 1), beam), beam_float[std::size_t(i)]);
+  }
+}

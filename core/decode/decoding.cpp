@@ -1,5 +1,8 @@
 #include "core/decode/decoding.h"
 
+#include "core/decode/beam_step_graph.h"
+#include "core/model/decoding_step.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -33,15 +36,6 @@ std::int64_t limit(const ShowAttendTellImpl& net, const DecodeOptions& o) {
   return o.max_len > 0 ? o.max_len : net.decoder->config().max_caption_len;
 }
 
-/// Log-probabilities with <pad> and <start> ruled out.
-torch::Tensor word_log_probs(DecoderImpl& dec, const torch::Tensor& emb, const AttendResult& r, bool allow_end) {
-  auto lp = torch::log_softmax(dec.output_logits(emb, r.state.h, r.context), 1);
-  lp.select(1, Vocabulary::kPad).fill_(-std::numeric_limits<float>::infinity());
-  lp.select(1, Vocabulary::kStart).fill_(-std::numeric_limits<float>::infinity());
-  if (!allow_end) lp.select(1, Vocabulary::kEnd).fill_(-std::numeric_limits<float>::infinity());
-  return lp;
-}
-
 DecoderState select_rows(const DecoderState& s, const torch::Tensor& idx) {
   return {s.h.index_select(0, idx), s.c.index_select(0, idx)};
 }
@@ -51,15 +45,13 @@ torch::Tensor sample_mask(std::int64_t b, const DecodeOptions& o, const torch::D
   return torch::ones({b}, torch::TensorOptions().dtype(torch::kBool).device(d));
 }
 
-DecodedWord make_word(std::int64_t token, float lp, const AttendResult& r, std::int64_t row,
-                      const torch::Tensor& alpha_cpu, const torch::Tensor& beta_cpu, const torch::Tensor& glimpse_cpu) {
+DecodedWord make_word(std::int64_t token, float lp, const DecodingStep& step, std::int64_t row) {
   DecodedWord w;
   w.token = token;
   w.log_prob = lp;
-  w.beta = beta_cpu[row].item<float>();
-  w.glimpse = glimpse_cpu[row].item<std::int64_t>();
-  auto a = alpha_cpu[row];
-  w.alpha.assign(a.data_ptr<float>(), a.data_ptr<float>() + a.numel());
+  w.beta = step.beta(row);
+  w.glimpse = step.glimpse_at(row);
+  w.alpha.assign(step.alpha(row), step.alpha(row) + step.cells);
   return w;
 }
 
@@ -88,42 +80,43 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   std::vector<std::int64_t> active(static_cast<std::size_t>(B));  // caller's row of each working row
   for (std::int64_t i = 0; i < B; ++i) active[std::size_t(i)] = i;
 
+  const auto constants = decoding_constants(dec, options.allow_end);
   for (std::int64_t t = 0; t <= max_len && !active.empty(); ++t) {
     const auto b = std::int64_t(active.size());
-    auto emb = dec.embed(prev);
-    auto gates = dec.decoding_word_gates(prev, emb);
-    auto r = dec.attend_and_step(a, keys, gates, state, sample_mask(b, options, device));
-    auto lp = word_log_probs(dec, emb, r, options.allow_end);
-    auto [best_lp, best] = lp.max(1);
-    auto best_cpu = best.cpu(), lp_cpu = best_lp.cpu(), alpha_cpu = r.alpha.to(torch::kCPU, torch::kFloat).contiguous();
-    auto beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
-    std::vector<std::int64_t> keep;
+    const auto step = decoding_step(dec, a, keys, prev, state, sample_mask(b, options, device), constants);
+    std::vector<std::int64_t> keep, best(static_cast<std::size_t>(b));
     for (std::int64_t row = 0; row < b; ++row) {
+      const float* lp = step.log_probs(row);
+      const auto token = std::int64_t(std::max_element(lp, lp + step.vocab) - lp);
+      best[std::size_t(row)] = token;
       auto& cap = out[std::size_t(active[std::size_t(row)])];
-      const auto token = best_cpu[row].item<std::int64_t>();
-      const auto word_lp = lp_cpu[row].item<float>();
       if (token == Vocabulary::kEnd) {
-        cap.log_prob += word_lp;
+        cap.log_prob += lp[token];
         cap.finished = true;
       } else if (t < max_len) {
-        cap.words.push_back(make_word(token, word_lp, r, row, alpha_cpu, beta_cpu, glimpse_cpu));
-        cap.log_prob += word_lp;
+        cap.words.push_back(make_word(token, lp[token], step, row));
+        cap.log_prob += lp[token];
         keep.push_back(row);
       }
     }
-    if (keep.size() != std::size_t(b)) {  // drop finished rows from the work
-      auto idx = torch::tensor(keep, torch::kLong).to(device);
+    if (keep.empty()) break;
+    // The next words and, when some captions ended, the rows that go on: one upload.
+    std::vector<std::int64_t> upload;
+    for (auto row : keep) upload.push_back(best[std::size_t(row)]);
+    const bool drop = keep.size() != std::size_t(b);
+    if (drop) upload.insert(upload.end(), keep.begin(), keep.end());
+    const auto on_device = torch::tensor(upload, torch::kLong).to(device);
+    prev = on_device.narrow(0, 0, std::int64_t(keep.size()));
+    state = step.state;
+    if (drop) {  // drop finished rows from the work
+      const auto idx = on_device.narrow(0, std::int64_t(keep.size()), std::int64_t(keep.size()));
       a = a.index_select(0, idx);
       keys.projected = keys.projected.index_select(0, idx);
       if (keys.exponential.defined()) keys.exponential = keys.exponential.index_select(0, idx);
-      state = select_rows(r.state, idx);
-      prev = best.index_select(0, idx);
+      state = select_rows(step.state, idx);
       std::vector<std::int64_t> next;
       for (auto row : keep) next.push_back(active[std::size_t(row)]);
       active.swap(next);
-    } else {
-      state = r.state;
-      prev = best;
     }
   }
   return out;
@@ -171,36 +164,42 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   const auto keys1 = attention_keys(dec.project_annotations(annotations));
   auto state = dec.initial_state(annotations);
 
+  const auto constants = decoding_constants(dec, options.allow_end);
+  // On CUDA a step of k hypotheses replays a captured graph (core/decode/beam_step_graph.h).
+  BeamStepGraph* graph = options.glimpse == Glimpse::Sampled ? nullptr
+                                                             : BeamStepGraph::for_search(dec, annotations, keys1, constants, k);
+  // The words to continue from and, after them, their parents' rows in `state`.
+  auto words_and_parents = torch::tensor({Vocabulary::kStart, std::int64_t(0)}, torch::kLong).to(device);
   for (std::int64_t t = 0; t <= max_len; ++t) {
     const auto b = std::int64_t(live.size());
-    auto a = annotations.expand({b, -1, -1});
-    const AttentionKeys keys(keys1.projected.expand({b, -1, -1}),
-                             keys1.exponential.defined() ? keys1.exponential.expand({b, -1, -1}) : torch::Tensor());
-    std::vector<std::int64_t> last;
-    std::vector<double> scores;
-    for (const auto& h : live) last.push_back(h.last), scores.push_back(h.score);
-    auto prev = torch::tensor(last, torch::kLong).to(device);
-    auto emb = dec.embed(prev);
-    auto gates = dec.decoding_word_gates(prev, emb);
-    auto r = dec.attend_and_step(a, keys, gates, state, sample_mask(b, options, device));
-    auto lp = word_log_probs(dec, emb, r, options.allow_end);
-    lp = lp.to(torch::kDouble);
-    const auto K = lp.size(1);
-    auto total = (lp + torch::tensor(scores, torch::kDouble).to(device).unsqueeze(1)).view({-1}).cpu().contiguous();
-    auto lp_cpu = lp.cpu().contiguous();
-    const double* total_at = total.data_ptr<double>();
-    const double* lp_at = lp_cpu.data_ptr<double>();
-    const auto top = largest_first(total_at, total.numel(), std::min<std::int64_t>(2 * k, b * K));
-    auto alpha_cpu = r.alpha.to(torch::kCPU, torch::kFloat).contiguous(), beta_cpu = r.beta.cpu(), glimpse_cpu = r.glimpse.cpu();
+    DecodingStep step;
+    if (graph && b == k) {
+      step = graph->step(words_and_parents, state);
+    } else {
+      const auto a = annotations.expand({b, -1, -1});
+      const AttentionKeys keys(keys1.projected.expand({b, -1, -1}),
+                               keys1.exponential.defined() ? keys1.exponential.expand({b, -1, -1}) : torch::Tensor());
+      const auto rows = select_rows(state, words_and_parents.narrow(0, b, b));
+      step = decoding_step(dec, a, keys, words_and_parents.narrow(0, 0, b), rows, sample_mask(b, options, device),
+                           constants);
+    }
+    const auto K = step.vocab;
+    // Each hypothesis's score plus each word's log-probability, on the host in double.
+    std::vector<double> total(static_cast<std::size_t>(b * K));
+    for (std::int64_t row = 0; row < b; ++row) {
+      const float* lp = step.log_probs(row);
+      for (std::int64_t w = 0; w < K; ++w) total[std::size_t(row * K + w)] = live[std::size_t(row)].score + double(lp[w]);
+    }
+    const auto top = largest_first(total.data(), b * K, std::min<std::int64_t>(2 * k, b * K));
 
     std::vector<Hyp> next;
     std::vector<std::int64_t> parents;
     for (std::size_t c = 0; c < top.size() && std::int64_t(next.size()) < k; ++c) {
       const auto flat = top[c];
-      const double score = total_at[flat];
+      const double score = total[std::size_t(flat)];
       if (!std::isfinite(score)) break;
       const auto parent = flat / K, token = flat % K;
-      const float word_lp = float(lp_at[flat]);
+      const float word_lp = step.log_probs(parent)[token];
       if (token == Vocabulary::kEnd) {
         DecodedCaption done;
         done.words = live[std::size_t(parent)].words;
@@ -211,7 +210,7 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
       }
       if (t == max_len) continue;  // no room for another word
       Hyp h = live[std::size_t(parent)];
-      h.words.push_back(make_word(token, word_lp, r, parent, alpha_cpu, beta_cpu, glimpse_cpu));
+      h.words.push_back(make_word(token, word_lp, step, parent));
       h.score = score;
       h.last = token;
       next.push_back(std::move(h));
@@ -226,8 +225,12 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
       if (!finished.empty() || next.empty()) break;
     }
     if (t == max_len) break;
-    auto idx = torch::tensor(parents, torch::kLong).to(device);
-    state = select_rows(r.state, idx);
+    // The next words and their parents' rows: one upload.
+    std::vector<std::int64_t> upload;
+    for (const auto& hyp : next) upload.push_back(hyp.last);
+    upload.insert(upload.end(), parents.begin(), parents.end());
+    words_and_parents = torch::tensor(upload, torch::kLong).to(device);
+    state = step.state;
     live = std::move(next);
   }
   if (!finished.empty()) {

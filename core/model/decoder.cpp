@@ -6,6 +6,7 @@
 #include "core/model/matrix_product.h"
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
+#include "core/model/teacher_forced_recurrence.h"
 #include "core/model/vocabulary_log_likelihood.h"
 #include "core/runtime/thread_generator.h"
 
@@ -79,7 +80,7 @@ torch::Tensor DecoderImpl::decoding_word_gates(const torch::Tensor& tokens, cons
   const auto& W = word_gates_->weight;
   const auto& b = word_gates_->bias;
   if (torch::GradMode::is_enabled() || E.size(0) * W.size(0) * std::int64_t(sizeof(float)) > kMaxTableBytes) {
-    return word_gates(embedded);
+    return word_gates(embedded.defined() ? embedded : embed(tokens));
   }
   // Training steps (in place) and loading weights change the version counters; moving the model
   // to another device changes the storage.
@@ -203,6 +204,38 @@ torch::Tensor DecoderImpl::output_logits(const torch::Tensor& embedded_prev, con
   return decoding_products_->linear(out_vocab_, deep_output(embedded_prev, h, context));
 }
 
+RecurrenceOutput DecoderImpl::recurrence_step_by_step(const torch::Tensor& a, const torch::Tensor& gates,
+                                                DecoderState state, const std::vector<std::int64_t>& rows_at,
+                                                const torch::Tensor& sample) {
+  // W_a·a once per image. The gradients of the projection and of a collect in one buffer each
+  // across the steps (core/model/step_gradient_sink.h).
+  const auto projected = collect_step_gradient(float_if_bf16(project_annotations(a)));
+  const auto steps_a = collect_step_gradient(a);
+  const StepSinks sinks{projected.sink, steps_a.sink};
+  const auto keys = attention_keys(projected.values);  // with e^2(W_a a) where the scores can use it
+  // split_with_sizes' backward puts the steps' gradients together once, where a slice per step
+  // would zero-fill a gradient of the whole tensor at every step.
+  const auto gates_at = gates.split_with_sizes(rows_at);
+  const StepWeights step_weights{StepWeight(att_hidden_->weight), StepWeight(context_gates_->weight),
+                                 StepWeight(hidden_gates_->weight)};
+  std::vector<torch::Tensor> hs, zs, alphas, betas, glimpses, log_alpha;
+  for (std::size_t t = 0; t < rows_at.size(); ++t) {
+    const auto b = rows_at[t];
+    DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
+    auto r = attend_and_step(steps_a.values, keys, gates_at[t], s,
+                             sample.defined() ? sample.narrow(0, 0, b) : torch::Tensor(), sinks, &step_weights);
+    // Rows past b are finished: they keep their old state (never read again).
+    state = r.state;
+    hs.push_back(r.state.h);
+    zs.push_back(r.context);
+    alphas.push_back(r.alpha);
+    betas.push_back(r.beta);
+    glimpses.push_back(r.glimpse);
+    log_alpha.push_back(r.log_alpha_glimpse);
+  }
+  return {torch::cat(hs), torch::cat(zs), torch::cat(alphas), torch::cat(betas), torch::cat(glimpses), torch::cat(log_alpha)};
+}
+
 DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch::Tensor& tokens,
                                    const torch::Tensor& lengths, const torch::Tensor& sample) {
   TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) == annotations.size(0),
@@ -247,49 +280,36 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   const auto cells = on_device(packed_cells);  // (N) into tok viewed flat
   const auto flat_tokens = tok.reshape({-1});
 
-  // W_a·a once per image. The gradients of the projection and of a collect in one buffer each
-  // across the steps (core/model/step_gradient_sink.h).
-  const auto projected = collect_step_gradient(float_if_bf16(project_annotations(a)));
-  const auto steps_a = collect_step_gradient(a);
-  const StepSinks sinks{projected.sink, steps_a.sink};
-  const auto keys = attention_keys(projected.values);  // with e^2(W_a a) where the scores can use it
-  auto state = initial_state(a);
   const auto embedded = embed(flat_tokens.index_select(0, cells));  // (N, m): E y_{t-1}
-  // One product for all steps; split_with_sizes' backward puts the steps' gradients together once,
-  // where a slice per step would zero-fill a gradient of the whole tensor at every step.
-  const auto gates_at = word_gates(embedded).split_with_sizes(rows_at);
-  const StepWeights step_weights{StepWeight(att_hidden_->weight), StepWeight(context_gates_->weight),
-                                 StepWeight(hidden_gates_->weight)};
-
-  std::vector<torch::Tensor> hs, zs, alphas, betas, glimpses, log_alpha;
-  for (std::int64_t t = 0; t < T; ++t) {
-    const auto b = rows_at[std::size_t(t)];
-    DecoderState s{state.h.narrow(0, 0, b), state.c.narrow(0, 0, b)};
-    auto r = attend_and_step(steps_a.values, keys, gates_at[std::size_t(t)], s,
-                             smp.defined() ? smp.narrow(0, 0, b) : torch::Tensor(), sinks, &step_weights);
-    // Rows past b are finished: they keep their old state (never read again).
-    state = r.state;
-    hs.push_back(r.state.h);
-    zs.push_back(r.context);
-    alphas.push_back(r.alpha);
-    betas.push_back(r.beta);
-    glimpses.push_back(r.glimpse);
-    log_alpha.push_back(r.log_alpha_glimpse);
-  }
+  // One product for all steps.
+  const auto gates = word_gates(embedded);
+  const auto state = initial_state(a);
+  // On the CPU step by step, through the CPU kernels (float, and bf16 annotations under autocast);
+  // elsewhere, and for float64, one operator-lean autograd function.
+  const bool step_by_step = recurrence_path_ == RecurrencePath::StepByStep ||
+                            (recurrence_path_ == RecurrencePath::Auto && a.device().is_cpu() &&
+                             a.scalar_type() != torch::kDouble);
+  const auto rec = step_by_step
+                       ? recurrence_step_by_step(a, gates, state, rows_at, smp)
+                       : teacher_forced_recurrence({a, project_annotations(a), gates, state.h, state.c, rows_at, smp},
+                                                   {att_hidden_->weight, att_annotation_->bias,
+                                                    att_score_->weight.view({-1}), att_score_->bias,
+                                                    config_.beta_gated() ? beta_gate_->weight : torch::Tensor(),
+                                                    beta_gate_->bias, context_gates_->weight, hidden_gates_->weight});
   DecoderOutput out;
-  auto h = torch::cat(hs), z = torch::cat(zs);
+  const auto &h = rec.h, &z = rec.context;
   out.targets = flat_tokens.index_select(0, cells + 1);  // y_t, the word after each E y_{t-1}
   // All words at once, fused with the softmax on the CPU (core/model/vocabulary_log_likelihood.h).
   out.token_log_probs =
       vocabulary_log_likelihood(deep_output(embedded, h, z), out_vocab_->weight, out_vocab_->bias, out.targets);
   out.sequence = order_t.index_select(0, on_device(packed_rows));
   out.step = on_device(packed_steps);
-  out.alphas = torch::cat(alphas);
-  out.betas = torch::cat(betas);
-  out.glimpses = torch::cat(glimpses);
+  out.alphas = rec.alpha;
+  out.betas = rec.beta;
+  out.glimpses = rec.glimpse;
   const auto L = a.size(1);
   out.alpha_sum = torch::zeros({B, L}, out.alphas.options()).index_add(0, out.sequence, out.alphas);
-  out.log_p_glimpses = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, torch::cat(log_alpha));
+  out.log_p_glimpses = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, rec.log_alpha_glimpse);
   auto ent = -(out.alphas * torch::log(out.alphas.clamp_min(1e-12))).sum(1);
   out.entropy = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, ent);
   out.sampled = sample.defined() ? sample.to(device) : torch::zeros({B}, torch::TensorOptions().dtype(torch::kBool).device(device));

@@ -8,6 +8,7 @@
 #include "core/model/decoding_products.h"
 #include "core/model/model_config.h"
 #include "core/model/step_weight.h"
+#include "core/model/teacher_forced_recurrence.h"
 #include "core/runtime/torch_compat.h"
 
 namespace fovea {
@@ -62,6 +63,10 @@ struct StepSinks {
   torch::Tensor annotations;  ///< of a, read by the context
 };
 
+struct DecodingStep;
+struct DecodingConstants;
+struct DeviceStep;
+
 class DecoderImpl : public torch::nn::Module {
  public:
   explicit DecoderImpl(const ModelConfig& config);
@@ -76,7 +81,7 @@ class DecoderImpl : public torch::nn::Module {
   /// The same while decoding, for previous tokens (b) with their embeddings (b, m): rows of a
   /// table of every vocabulary word's gates (K, 4n), computed once per set of weights, instead of
   /// reading the m × 4n matrix at every step. With autograd, or when the table would pass
-  /// 128 MB, word_gates(embedded).
+  /// 128 MB, word_gates(embedded) (embedded undefined: embed(tokens)).
   torch::Tensor decoding_word_gates(const torch::Tensor& tokens, const torch::Tensor& embedded);
 
   /// α_t = softmax(w^T tanh(W_a a + W_h h + b)) : (b, L). `projected`: project_annotations(a), or
@@ -115,8 +120,28 @@ class DecoderImpl : public torch::nn::Module {
 
   const ModelConfig& config() const { return config_; }
 
+  /// How forward() runs the recurrence. Auto: step by step through the CPU kernels for CPU float
+  /// tensors, else teacher_forced_recurrence (core/model/teacher_forced_recurrence.h). The other
+  /// two force one, for tests that compare them and for `fovea bench --case op_count`.
+  enum class RecurrencePath { Auto, StepByStep, Fused };
+  void set_recurrence_path(RecurrencePath path) { recurrence_path_ = path; }
+
  private:
+  friend DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end);
+  friend DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& annotations, const AttentionKeys& keys,
+                                    const torch::Tensor& prev, const DecoderState& state, const torch::Tensor& sample,
+                                    const DecodingConstants& constants);
+  friend DeviceStep decoding_step_on_device(DecoderImpl& dec, const torch::Tensor& annotations,
+                                            const AttentionKeys& keys, const torch::Tensor& prev,
+                                            const DecoderState& state, const DecodingConstants& constants);
+
+  /// forward's recurrence step by step: attend_and_step at each step (through the CPU kernels on
+  /// CPU float tensors, through autograd elsewhere), with the gradients of the per-step products gathered (StepWeights, StepSinks).
+  RecurrenceOutput recurrence_step_by_step(const torch::Tensor& a, const torch::Tensor& gates, DecoderState state,
+                                     const std::vector<std::int64_t>& rows_at, const torch::Tensor& sample);
+
   ModelConfig config_;
+  RecurrencePath recurrence_path_ = RecurrencePath::Auto;
   torch::nn::Embedding embedding_{nullptr};
   torch::nn::Linear att_annotation_{nullptr}, att_hidden_{nullptr}, att_score_{nullptr};
   torch::nn::Linear beta_gate_{nullptr};

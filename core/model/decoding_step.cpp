@@ -1,0 +1,94 @@
+#include "core/model/decoding_step.h"
+
+#include <limits>
+
+#include "core/data/vocabulary.h"
+#include "core/model/fused_lstm_cell.h"
+
+namespace fovea {
+
+namespace {
+
+/// The words no search may pick: <pad>, <start>, and <end> unless allowed.
+std::vector<std::int64_t> ruled_out(bool allow_end) {
+  std::vector<std::int64_t> words = {Vocabulary::kPad, Vocabulary::kStart};
+  if (!allow_end) words.push_back(Vocabulary::kEnd);
+  return words;
+}
+
+}  // namespace
+
+DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end) {
+  torch::NoGradGuard no_grad;
+  DecodingConstants c;
+  c.embedding_with_bias = dec.embedding_->weight + (dec.out_hidden_->bias + dec.out_context_->bias);
+  c.output_bias = dec.out_vocab_->bias.clone();
+  for (auto word : ruled_out(allow_end)) c.output_bias[word] = -std::numeric_limits<float>::infinity();
+  const auto& W = dec.word_gates_->weight;
+  constexpr std::int64_t kMaxTableBytes = std::int64_t(128) << 20;
+  const auto& E = dec.embedding_->weight;
+  if (!(E.device().is_cpu() && E.scalar_type() == torch::kFloat) &&  // the CPU path has its own table
+      dec.embedding_->weight.size(0) * W.size(0) * W.element_size() <= kMaxTableBytes) {
+    c.word_gates = torch::addmm(dec.word_gates_->bias, dec.embedding_->weight, W.t());
+  }
+  return c;
+}
+
+DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& a, const AttentionKeys& keys,
+                           const torch::Tensor& prev, const DecoderState& state, const torch::Tensor& sample,
+                           const DecodingConstants& constants) {
+  torch::NoGradGuard no_grad;
+  const auto b = prev.size(0), L = a.size(1);
+  DecodingStep out;
+  out.vocab = dec.config_.vocab_size;
+  out.cells = L;
+  const bool gated = dec.config_.beta_gated();
+  if ((a.device().is_cpu() && a.scalar_type() == torch::kFloat) || sample.defined()) {
+    // The CPU kernels (and hard glimpses on any device): the step as training's is.
+    const auto emb = dec.embed(prev);
+    auto r = dec.attend_and_step(a, keys, dec.decoding_word_gates(prev, emb), state, sample);
+    auto logits = dec.output_logits(emb, r.state.h, r.context) + (constants.output_bias - dec.out_vocab_->bias);
+    std::vector<torch::Tensor> parts = {torch::log_softmax(logits, 1), r.alpha};
+    if (gated) parts.push_back(r.beta.unsqueeze(1));
+    out.host = torch::cat(parts, 1).to(torch::kCPU, torch::kFloat).contiguous();
+    if (sample.defined()) out.glimpse = r.glimpse.cpu();
+    out.state = r.state;
+    return out;
+  }
+  const auto device_step = decoding_step_on_device(dec, a, keys, prev, state, constants);
+  out.host = device_step.packed.to(torch::kCPU, torch::kFloat);
+  out.state = device_step.state;
+  return out;
+}
+
+DeviceStep decoding_step_on_device(DecoderImpl& dec, const torch::Tensor& a, const AttentionKeys& keys,
+                                   const torch::Tensor& prev, const DecoderState& state,
+                                   const DecodingConstants& constants) {
+  // Every operator here is a kernel launch: attention, context and cell in a dozen of them.
+  torch::NoGradGuard no_grad;
+  const auto b = prev.size(0), L = a.size(1);
+  const auto& h = state.h;
+  const auto A = keys.projected.size(2);
+  const auto q = torch::addmm(dec.att_annotation_->bias, h, dec.att_hidden_->weight.t());
+  const auto u = (keys.projected + q.unsqueeze(1)).tanh_();
+  // The score's bias is left out: softmax does not see it.
+  const auto alpha = torch::softmax(at::mv(u.view({b * L, A}), dec.att_score_->weight.view({-1})).view({b, L}), 1);
+  torch::Tensor weights = alpha, beta;
+  const bool gated = dec.config_.beta_gated();
+  if (gated) {
+    beta = torch::sigmoid(torch::addmm(dec.beta_gate_->bias, h, dec.beta_gate_->weight.t()));  // (b, 1)
+    weights = alpha * beta;
+  }
+  const auto z = torch::bmm(weights.unsqueeze(1), a).squeeze(1);
+  const auto word_gates = constants.word_gates.defined() ? constants.word_gates.index_select(0, prev)
+                                                         : dec.word_gates(dec.embed(prev));
+  const auto cell = fused_lstm_cell(torch::addmm(word_gates, z, dec.context_gates_->weight.t()),
+                                    torch::mm(h, dec.hidden_gates_->weight.t()), state.c);
+  // Deep output: E y + L_h h + L_z z (their biases in the table) to the vocabulary.
+  auto deep = torch::addmm(constants.embedding_with_bias.index_select(0, prev), cell.h, dec.out_hidden_->weight.t());
+  deep = torch::addmm(deep, z, dec.out_context_->weight.t());
+  const auto log_probs = torch::log_softmax(torch::addmm(constants.output_bias, deep, dec.out_vocab_->weight.t()), 1);
+  return {gated ? torch::cat({log_probs, alpha, beta}, 1) : torch::cat({log_probs, alpha}, 1), {cell.h, cell.c}};
+}
+
+}  // namespace fovea

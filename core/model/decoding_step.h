@@ -1,0 +1,52 @@
+#pragma once
+/// One decoding step for b captions at once, with what the search reads on the host in one
+/// transfer: what greedy decoding and beam search (core/decode/decoding.h) run at every word.
+#include <vector>
+
+#include "core/model/decoder.h"
+
+namespace fovea {
+
+struct DecodingStep {
+  /// (b, K + L [+ 1]) float on the CPU: log p(word) over the vocabulary (<pad> and <start>, and
+  /// <end> unless allowed, at -inf), then α, then β where the model has the gate.
+  torch::Tensor host;
+  std::int64_t vocab = 0, cells = 0;
+  torch::Tensor glimpse;  ///< (b) int64 on the CPU, the cell drawn; undefined: no row drew one
+  DecoderState state;     ///< (h_t, c_t) on the device
+
+  const float* log_probs(std::int64_t row) const { return host.data_ptr<float>() + row * host.size(1); }
+  const float* alpha(std::int64_t row) const { return log_probs(row) + vocab; }
+  float beta(std::int64_t row) const { return host.size(1) > vocab + cells ? alpha(row)[cells] : 1.0f; }
+  std::int64_t glimpse_at(std::int64_t row) const { return glimpse.defined() ? glimpse[row].item<std::int64_t>() : -1; }
+};
+
+/// What every step of one search shares, computed once: the embedding table with the deep output
+/// layer's biases added (E + b_h + b_z, (K, m)), the output bias with the words the search may
+/// not pick at -inf, and, off the CPU float path, every word's part of the LSTM gates (K, 4n; undefined past
+/// 128 MB).
+struct DecodingConstants {
+  torch::Tensor embedding_with_bias, output_bias, word_gates;
+};
+DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end);
+
+/// The device-generic step without its transfer to the host: `packed` is what DecodingStep::host
+/// holds, still on the device. Runs nothing that waits for the device, so that a CUDA graph can
+/// capture it (core/decode/beam_step_graph.h). For expected (soft) context only.
+struct DeviceStep {
+  torch::Tensor packed;
+  DecoderState state;
+};
+DeviceStep decoding_step_on_device(DecoderImpl& dec, const torch::Tensor& annotations, const AttentionKeys& keys,
+                                   const torch::Tensor& prev, const DecoderState& state,
+                                   const DecodingConstants& constants);
+
+/// Attention, context, the LSTM step and the word distribution for previous tokens `prev` (b,
+/// int64 on the device), without autograd. `sample` as DecoderImpl::attend_and_step's. On the CPU
+/// in float it goes through the CPU kernels; elsewhere through a dozen and a half operators, with
+/// the LSTM cell fused (core/model/fused_lstm_cell.h).
+DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& annotations, const AttentionKeys& keys,
+                           const torch::Tensor& prev, const DecoderState& state, const torch::Tensor& sample,
+                           const DecodingConstants& constants);
+
+}  // namespace fovea
