@@ -391,7 +391,7 @@ int run_bench(const BenchArgs& args) {
   if (wanted("encoder_train_step")) bench_encoder_train_step(a, device);
   if (wanted("train_epoch_builtin")) bench_train_epoch(a, device);
   if (wanted("corpus_epoch")) bench_corpus_epoch(a);
-  if (wanted("op_count")) bench_op_count();
+  if (wanted("op_count")) bench_op_count(a->device);
   if (wanted("heatmap_render") || wanted("figure_export")) bench_render(a, device, wanted);
   if (wanted("ui_latency")) run_ui_latency(a->threads, a->ui_seconds);
   if (wanted("live")) bench_live(a->model, a->device, a->threads, a->warmup, a->repeat);

@@ -25,7 +25,7 @@ struct BenchArgs {
 /// corpus_epoch (app/bench_corpus.cpp): a Flickr8k-sized epoch trained from cached annotations.
 void bench_corpus_epoch(const BenchArgs* a);
 /// op_count (app/bench_op_count.cpp): kernel-launching operators per word on the device-generic path.
-void bench_op_count();
+void bench_op_count(const std::string& device);
 
 /// Every case run_bench knows, in the order it runs them.
 const std::vector<std::string>& bench_case_names();

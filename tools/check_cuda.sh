@@ -74,6 +74,7 @@ log "configure ($compiler, LibTorch from $torch_prefix)"
 cmake -S "$source_dir" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$compiler" \
   -DFOVEA_WITH_GUI=OFF -DFOVEA_WITH_OPENCV=OFF -DFOVEA_WITH_CAIRO=OFF -DCMAKE_PREFIX_PATH="$prefix" \
   "${cmake_extra[@]}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+grep -h "CUDA graphs" "$out/configure.log" | tee -a "$out/summary.txt" || true
 log "build"
 start=$(date +%s)
 cmake --build "$build" --target fovea fovea_core_tests -j "$(nproc)" > "$out/build.log" 2>&1 ||
@@ -90,7 +91,7 @@ device=cpu
 "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' && device=cuda
 log "bench on $device (one case a process)"
 : > "$out/bench.jsonl"
-for case in sgemm decoder_train_step beam_search greedy_batch; do
+for case in sgemm decoder_train_step decoder_train_step_hard beam_search greedy_batch; do
   "$build/app/fovea" bench --device "$device" --repeat 10 --warmup 3 --case "$case" > "$out/bench.$case.jsonl" \
     2> "$out/bench.$case.log" || status=1
   cat "$out/bench.$case.jsonl" >> "$out/bench.jsonl"
@@ -104,6 +105,24 @@ for line in open(sys.argv[1]):
         print(f"{r['case']}: median {1000 * r['median_s']:.2f} ms{rate}{share}")
 EOF
 done
+
+# Beam search again with its step eager (no CUDA graph), and the operators per word on this device.
+FOVEA_CUDA_GRAPHS=0 "$build/app/fovea" bench --device "$device" --repeat 10 --warmup 3 --case beam_search \
+  > "$out/bench.beam_search_eager.jsonl" 2> "$out/bench.beam_search_eager.log" || status=1
+"$python" - "$out/bench.beam_search_eager.jsonl" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    if r.get("case") == "beam_search":
+        print(f"beam_search without the CUDA graph: median {1000 * r['median_s']:.2f} ms")
+EOF
+"$build/app/fovea" bench --device "$device" --case op_count > "$out/bench.op_count.jsonl" 2> "$out/bench.op_count.log" || status=1
+"$python" - "$out/bench.op_count.jsonl" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    if r.get("case") == "op_count":
+        for k in ("training_step", "training_step_autograd_step_by_step", "beam_search"):
+            print(f"op_count {k} on {r['device']}: {r[k]['ops_per_word']:.1f} operators per word")
+EOF
 
 log "the reference decoder (tools/reference_decoder.py) on $device, on the same captions"
 lengths=$("$python" -c 'import json, sys
