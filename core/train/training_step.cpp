@@ -46,7 +46,9 @@ double median(std::vector<double> v) {
 TrainingStep::TrainingStep(const TrainConfig& config, CaptionModel& model, std::shared_ptr<const SceneSource> train,
                            ProcessGroup* group, torch::Device device, std::string precision, RunState& state)
     : config_(config), model_(model), train_(std::move(train)), group_(group), device_(device),
-      precision_(std::move(precision)), state_(state) {}
+      precision_(std::move(precision)), state_(state),
+      prefetch_([this](std::int64_t epoch, std::int64_t step) { return make_batch_at(epoch, step); },
+                prefetch_has_a_core(device)) {}
 
 TrainRecord train_record(const StepOutcome& outcome, std::int64_t step, std::int64_t epoch, double lr,
                          double tokens_per_s, bool hard, double elapsed_s) {
@@ -85,6 +87,12 @@ void TrainingStep::make_optimizer() {
 
 Batch TrainingStep::next_batch(std::int64_t epoch, std::int64_t step) {
   const auto steps_per_epoch = std::int64_t(train_->size()) / config_.batch_size;
+  const auto next_epoch = (step + 1) % steps_per_epoch == 0 ? epoch + 1 : epoch;
+  return prefetch_.take(epoch, step, next_epoch, step + 1);
+}
+
+Batch TrainingStep::make_batch_at(std::int64_t epoch, std::int64_t step) {
+  const auto steps_per_epoch = std::int64_t(train_->size()) / config_.batch_size;
   const auto in_epoch = step % steps_per_epoch;
   if (in_epoch == 0 || order_epoch_ != epoch) {
     order_ = epoch_order(train_->size(), config_.seed, epoch);
@@ -103,6 +111,7 @@ Batch TrainingStep::next_batch(std::int64_t epoch, std::int64_t step) {
 }
 
 void TrainingStep::use_annotations(std::shared_ptr<const AnnotationCache> cache) {
+  prefetch_.cancel();  // a batch in the making would carry images
   annotations_ = std::move(cache);
   captions_ = captions_only(train_);
 }

@@ -17,6 +17,7 @@
 #include "core/data/batching.h"
 #include "core/data/scene_source.h"
 #include "core/model/show_attend_tell.h"
+#include "core/train/batch_prefetch.h"
 #include "core/train/nonfinite.h"
 #include "core/train/objectives.h"
 #include "core/train/process_group.h"
@@ -54,14 +55,18 @@ class TrainingStep {
   /// "precision bf16 (auto, as chosen when the run started)" and the like, for the run's first line.
   std::string describe_precision() const;
 
-  /// The batch of captioning step `step` of `epoch` (this process's rows of it).
+  /// The batch of captioning step `step` of `epoch` (this process's rows of it); the next one is
+  /// made meanwhile where a core is free for it (core/train/batch_prefetch.h).
   Batch next_batch(std::int64_t epoch, std::int64_t step);
   /// From now on the batches carry the training images' annotations from `cache` (entry i: scene
   /// i of the training data) instead of their images: for an encoder that does not train
   /// (core/train/annotation_features.h).
   void use_annotations(std::shared_ptr<const AnnotationCache> cache);
   /// The epoch's batch order is drawn again at the next batch (after a rollback).
-  void forget_epoch_order() { order_epoch_ = -1; }
+  void forget_epoch_order() {
+    prefetch_.cancel();
+    order_epoch_ = -1;
+  }
   /// Forward, terms, backward, clipping and Adam at learning rate `lr`; a non-finite value leaves
   /// everything as it was and says which.
   StepOutcome optimize(const Batch& batch, double lr);
@@ -83,6 +88,8 @@ class TrainingStep {
   };
   Snapshot snapshot();
   void undo_gradients(const Snapshot& before);
+  /// The batch of (epoch, step), made now; the prefetch's maker, never run twice at once.
+  Batch make_batch_at(std::int64_t epoch, std::int64_t step);
   /// The median time of compute_gradients(batch) in each precision, interleaved; every process
   /// of a group the same (their means). Where bf16 throws (in any process), says why in
   /// `bf16_failed` and returns an untimed trial.
@@ -101,6 +108,7 @@ class TrainingStep {
   std::shared_ptr<const SceneSource> epoch_scenes_;  ///< the training scenes of order_epoch_
   std::shared_ptr<const AnnotationCache> annotations_;  ///< see use_annotations()
   std::shared_ptr<const SceneSource> captions_;         ///< the training scenes without their images
+  BatchPrefetch prefetch_;  ///< last: destroyed first, while what it reads is still there
 };
 
 }  // namespace fovea
