@@ -251,8 +251,32 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   std::vector<std::int64_t> order(B);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return len[x] > len[y]; });
-  auto order_t = torch::tensor(order, torch::kLong).to(device);
   const auto T = len[order[0]];
+
+  // Step t works on the first rows_at[t] captions. The words are packed step after step, as the
+  // outputs are: the embeddings and the word part of the gates cover the N words and never the
+  // padding (a third of B × T at the benchmark's caption lengths). What the device needs of this
+  // goes in one upload: the order, each word's cell in the tokens and its target's, its
+  // sequence in the caller's batch, its step, and the lengths.
+  const auto T1 = tokens.size(1);
+  std::vector<std::int64_t> rows_at(static_cast<std::size_t>(T)), cells, targets, sequence, steps;
+  for (std::int64_t t = 0; t < T; ++t) {
+    std::int64_t b = 0;
+    while (b < B && len[order[b]] > t) ++b;
+    rows_at[std::size_t(t)] = b;
+    for (std::int64_t r = 0; r < b; ++r) {
+      cells.push_back(r * T1 + t);
+      targets.push_back(r * T1 + t + 1);
+      sequence.push_back(order[std::size_t(r)]);
+      steps.push_back(t);
+    }
+  }
+  const auto N = std::int64_t(cells.size());
+  std::vector<std::int64_t> upload(order);
+  for (const auto* v : {&cells, &targets, &sequence, &steps, &len}) upload.insert(upload.end(), v->begin(), v->end());
+  const auto indices = torch::tensor(upload, torch::kLong).to(device);
+  const auto order_t = indices.narrow(0, 0, B);
+  const auto packed = [&](int k) { return indices.narrow(0, B + k * N, N); };
 
   // A batch already in that order (each part of decoder_pass's) is read in place, not copied.
   bool in_order = true;
@@ -261,26 +285,9 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   const auto a = sorted(annotations);
   auto tok = sorted(tokens.to(device)).contiguous();
   auto smp = sample.defined() ? sorted(sample.to(device)) : torch::Tensor();
-
-  // Step t works on the first rows_at[t] captions. The words are packed step after step, as the
-  // outputs are: the embeddings and the word part of the gates cover the N words and never the
-  // padding (a third of B × T at the benchmark's caption lengths).
-  std::vector<std::int64_t> rows_at(static_cast<std::size_t>(T)), packed_rows, packed_steps, packed_cells;
-  for (std::int64_t t = 0; t < T; ++t) {
-    std::int64_t b = 0;
-    while (b < B && len[order[b]] > t) ++b;
-    rows_at[std::size_t(t)] = b;
-    for (std::int64_t r = 0; r < b; ++r) {
-      packed_rows.push_back(r);
-      packed_steps.push_back(t);
-      packed_cells.push_back(r * tok.size(1) + t);
-    }
-  }
-  auto on_device = [&](const std::vector<std::int64_t>& v) { return torch::tensor(v, torch::kLong).to(device); };
-  const auto cells = on_device(packed_cells);  // (N) into tok viewed flat
   const auto flat_tokens = tok.reshape({-1});
 
-  const auto embedded = embed(flat_tokens.index_select(0, cells));  // (N, m): E y_{t-1}
+  const auto embedded = embed(flat_tokens.index_select(0, packed(0)));  // (N, m): E y_{t-1}
   // One product for all steps.
   const auto gates = word_gates(embedded);
   const auto state = initial_state(a);
@@ -298,22 +305,23 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
                                                     beta_gate_->bias, context_gates_->weight, hidden_gates_->weight});
   DecoderOutput out;
   const auto &h = rec.h, &z = rec.context;
-  out.targets = flat_tokens.index_select(0, cells + 1);  // y_t, the word after each E y_{t-1}
+  out.targets = flat_tokens.index_select(0, packed(1));  // y_t, the word after each E y_{t-1}
   // All words at once, fused with the softmax on the CPU (core/model/vocabulary_log_likelihood.h).
   out.token_log_probs =
       vocabulary_log_likelihood(deep_output(embedded, h, z), out_vocab_->weight, out_vocab_->bias, out.targets);
-  out.sequence = order_t.index_select(0, on_device(packed_rows));
-  out.step = on_device(packed_steps);
+  out.sequence = packed(2);
+  out.step = packed(3);
   out.alphas = rec.alpha;
   out.betas = rec.beta;
   out.glimpses = rec.glimpse;
   const auto L = a.size(1);
   out.alpha_sum = torch::zeros({B, L}, out.alphas.options()).index_add(0, out.sequence, out.alphas);
-  out.log_p_glimpses = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, rec.log_alpha_glimpse);
+  out.log_p_glimpses = torch::zeros({B}, out.alphas.options());
+  if (sample.defined()) out.log_p_glimpses = out.log_p_glimpses.index_add(0, out.sequence, rec.log_alpha_glimpse);
   auto ent = -(out.alphas * torch::log(out.alphas.clamp_min(1e-12))).sum(1);
   out.entropy = torch::zeros({B}, out.alphas.options()).index_add(0, out.sequence, ent);
   out.sampled = sample.defined() ? sample.to(device) : torch::zeros({B}, torch::TensorOptions().dtype(torch::kBool).device(device));
-  out.lengths = len_cpu.to(device);
+  out.lengths = indices.narrow(0, B + 4 * N, B);
   return out;
 }
 

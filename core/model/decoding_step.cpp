@@ -29,7 +29,8 @@ DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end) {
   const auto& E = dec.embedding_->weight;
   if (!(E.device().is_cpu() && E.scalar_type() == torch::kFloat) &&  // the CPU path has its own table
       dec.embedding_->weight.size(0) * W.size(0) * W.element_size() <= kMaxTableBytes) {
-    c.word_gates = torch::addmm(dec.word_gates_->bias, dec.embedding_->weight, W.t());
+    // Each word's gates beside its biased embedding: one lookup a step reads both.
+    c.word_gates = torch::cat({torch::addmm(dec.word_gates_->bias, E, W.t()), c.embedding_with_bias}, 1);
   }
   return c;
 }
@@ -80,12 +81,20 @@ DeviceStep decoding_step_on_device(DecoderImpl& dec, const torch::Tensor& a, con
     weights = alpha * beta;
   }
   const auto z = torch::bmm(weights.unsqueeze(1), a).squeeze(1);
-  const auto word_gates = constants.word_gates.defined() ? constants.word_gates.index_select(0, prev)
-                                                         : dec.word_gates(dec.embed(prev));
+  const auto n4 = dec.hidden_gates_->weight.size(0);
+  torch::Tensor word_gates, embedded;  // (b, 4n) and (b, m), the latter with the deep output's biases
+  if (constants.word_gates.defined()) {
+    const auto rows = constants.word_gates.index_select(0, prev);
+    word_gates = rows.narrow(1, 0, n4);
+    embedded = rows.narrow(1, n4, rows.size(1) - n4);
+  } else {
+    word_gates = dec.word_gates(dec.embed(prev));
+    embedded = constants.embedding_with_bias.index_select(0, prev);
+  }
   const auto cell = fused_lstm_cell(torch::addmm(word_gates, z, dec.context_gates_->weight.t()),
                                     torch::mm(h, dec.hidden_gates_->weight.t()), state.c);
   // Deep output: E y + L_h h + L_z z (their biases in the table) to the vocabulary.
-  auto deep = torch::addmm(constants.embedding_with_bias.index_select(0, prev), cell.h, dec.out_hidden_->weight.t());
+  auto deep = torch::addmm(embedded, cell.h, dec.out_hidden_->weight.t());
   deep = torch::addmm(deep, z, dec.out_context_->weight.t());
   const auto log_probs = torch::log_softmax(torch::addmm(constants.output_bias, deep, dec.out_vocab_->weight.t()), 1);
   return {gated ? torch::cat({log_probs, alpha, beta}, 1) : torch::cat({log_probs, alpha}, 1), {cell.h, cell.c}};

@@ -23,8 +23,8 @@ struct DecodingStep {
 
 /// What every step of one search shares, computed once: the embedding table with the deep output
 /// layer's biases added (E + b_h + b_z, (K, m)), the output bias with the words the search may
-/// not pick at -inf, and, off the CPU float path, every word's part of the LSTM gates (K, 4n; undefined past
-/// 128 MB).
+/// not pick at -inf, and, off the CPU float path, every word's part of the LSTM gates beside its
+/// row of the first table (K, 4n + m; undefined past 128 MB).
 struct DecodingConstants {
   torch::Tensor embedding_with_bias, output_bias, word_gates;
 };
