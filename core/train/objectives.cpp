@@ -23,6 +23,12 @@ torch::Tensor caption_log_probs(const DecoderOutput& out, const torch::Tensor& t
   return torch::zeros({out.lengths.size(0)}, token_lp.options()).index_add(0, out.sequence, token_lp);
 }
 
+/// Scalars read to the host in one transfer, in double.
+std::vector<double> read_figures(const std::vector<torch::Tensor>& scalars) {
+  const auto host = torch::stack(scalars).to(torch::kCPU, torch::kDouble).contiguous();
+  return {host.data_ptr<double>(), host.data_ptr<double>() + host.numel()};
+}
+
 }  // namespace
 
 ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt) {
@@ -31,11 +37,11 @@ ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& 
   auto per_caption_nll = -caption_log_probs(out, lp);
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
   t.loss = (per_caption_nll + penalty).mean();
-  t.objective = t.loss.item<double>();
   t.tokens = lp.size(0);
-  t.nll = -lp.mean().item<double>();
-  t.penalty = penalty.mean().item<double>();
-  t.entropy = (out.entropy.sum() / double(t.tokens)).item<double>();
+  // The logged figures in one transfer: on a GPU each read waits for the device.
+  const auto figures = read_figures({t.loss.detach(), -lp.detach().mean(), penalty.detach().mean(),
+                                     out.entropy.detach().sum() / double(t.tokens)});
+  t.objective = figures[0], t.nll = figures[1], t.penalty = figures[2], t.entropy = figures[3];
   return t;
 }
 
@@ -49,12 +55,12 @@ ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& 
   auto reinforce = opt.lambda_r * advantage * out.log_p_glimpses;
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
   t.loss = (-log_p_y - reinforce - opt.lambda_e * out.entropy + penalty).mean();
-  t.objective = (-t.rewards + penalty.detach()).mean().item<double>();
   t.tokens = lp.size(0);
-  t.nll = -lp.mean().item<double>();
-  t.penalty = penalty.mean().item<double>();
-  t.entropy = (out.entropy.sum() / double(t.tokens)).item<double>();
-  t.sampled = out.sampled.sum().item<std::int64_t>();
+  const auto figures = read_figures({(-t.rewards + penalty.detach()).mean(), -lp.detach().mean(),
+                                     penalty.detach().mean(), out.entropy.detach().sum() / double(t.tokens),
+                                     sampled.sum()});
+  t.objective = figures[0], t.nll = figures[1], t.penalty = figures[2], t.entropy = figures[3];
+  t.sampled = std::int64_t(figures[4]);
   if (t.sampled > 0) {
     auto mask = out.sampled;
     auto r = t.rewards.masked_select(mask);
