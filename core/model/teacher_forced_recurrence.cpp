@@ -147,7 +147,7 @@ struct Recurrence : public torch::autograd::Function<Recurrence> {
     // after the loop, so a step takes one product for it.
     auto W_q_w = W_q.clone();
     W_q_w.narrow(0, 0, A).mul_(w.unsqueeze(1));
-    auto slope = at::addcmul(torch::scalar_tensor(1.0, torch::kDouble), u_all, u_all, -1);  // 1 − u²
+    auto slope = at::rsub(u_all.square(), 1);  // 1 − u²
     torch::Tensor soft_rows = hard ? sample.logical_not().to(opt.dtype()) : torch::Tensor();
     for (std::int64_t t = T - 1; t >= 0; --t) {
       const auto b = rows_at[std::size_t(t)], o = off[std::size_t(t)];
