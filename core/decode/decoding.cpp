@@ -80,22 +80,21 @@ std::vector<DecodedCaption> greedy_decode(ShowAttendTellImpl& net, const torch::
   std::vector<std::int64_t> active(static_cast<std::size_t>(B));  // caller's row of each working row
   for (std::int64_t i = 0; i < B; ++i) active[std::size_t(i)] = i;
 
-  const auto constants = decoding_constants(dec, options.allow_end);
+  const auto constants = decoding_constants(dec, options.allow_end, /*best_only=*/true);
   for (std::int64_t t = 0; t <= max_len && !active.empty(); ++t) {
     const auto b = std::int64_t(active.size());
     const auto step = decoding_step(dec, a, keys, prev, state, sample_mask(b, options, device), constants);
     std::vector<std::int64_t> keep, best(static_cast<std::size_t>(b));
     for (std::int64_t row = 0; row < b; ++row) {
-      const float* lp = step.log_probs(row);
-      const auto token = std::int64_t(std::max_element(lp, lp + step.vocab) - lp);
+      const auto [token, word_lp] = step.best(row);
       best[std::size_t(row)] = token;
       auto& cap = out[std::size_t(active[std::size_t(row)])];
       if (token == Vocabulary::kEnd) {
-        cap.log_prob += lp[token];
+        cap.log_prob += word_lp;
         cap.finished = true;
       } else if (t < max_len) {
-        cap.words.push_back(make_word(token, lp[token], step, row));
-        cap.log_prob += lp[token];
+        cap.words.push_back(make_word(token, word_lp, step, row));
+        cap.log_prob += word_lp;
         keep.push_back(row);
       }
     }

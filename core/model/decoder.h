@@ -127,7 +127,7 @@ class DecoderImpl : public torch::nn::Module {
   void set_recurrence_path(RecurrencePath path) { recurrence_path_ = path; }
 
  private:
-  friend DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end);
+  friend DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end, bool best_only);
   friend DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& annotations, const AttentionKeys& keys,
                                     const torch::Tensor& prev, const DecoderState& state, const torch::Tensor& sample,
                                     const DecodingConstants& constants);

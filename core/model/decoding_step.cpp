@@ -1,5 +1,6 @@
 #include "core/model/decoding_step.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/data/vocabulary.h"
@@ -18,9 +19,17 @@ std::vector<std::int64_t> ruled_out(bool allow_end) {
 
 }  // namespace
 
-DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end) {
+std::pair<std::int64_t, float> DecodingStep::best(std::int64_t row) const {
+  const float* lp = log_probs(row);
+  if (best_only) return {std::int64_t(lp[1]), lp[0]};
+  const auto token = std::int64_t(std::max_element(lp, lp + vocab) - lp);
+  return {token, lp[token]};
+}
+
+DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end, bool best_only) {
   torch::NoGradGuard no_grad;
   DecodingConstants c;
+  c.best_only = best_only;
   c.embedding_with_bias = dec.embedding_->weight + (dec.out_hidden_->bias + dec.out_context_->bias);
   c.output_bias = dec.out_vocab_->bias.clone();
   for (auto word : ruled_out(allow_end)) c.output_bias[word] = -std::numeric_limits<float>::infinity();
@@ -57,6 +66,7 @@ DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& a, const Atten
     return out;
   }
   const auto device_step = decoding_step_on_device(dec, a, keys, prev, state, constants);
+  out.best_only = constants.best_only;
   out.host = device_step.packed.to(torch::kCPU, torch::kFloat);
   out.state = device_step.state;
   return out;
@@ -97,7 +107,16 @@ DeviceStep decoding_step_on_device(DecoderImpl& dec, const torch::Tensor& a, con
   auto deep = torch::addmm(embedded, cell.h, dec.out_hidden_->weight.t());
   deep = torch::addmm(deep, z, dec.out_context_->weight.t());
   const auto log_probs = torch::log_softmax(torch::addmm(constants.output_bias, deep, dec.out_vocab_->weight.t()), 1);
-  return {gated ? torch::cat({log_probs, alpha, beta}, 1) : torch::cat({log_probs, alpha}, 1), {cell.h, cell.c}};
+  std::vector<torch::Tensor> parts;
+  if (constants.best_only) {  // a word's index is exact in float up to 2^24
+    const auto [best, word] = log_probs.max(1, /*keepdim=*/true);
+    parts = {best, word.to(best.scalar_type())};
+  } else {
+    parts = {log_probs};
+  }
+  parts.push_back(alpha);
+  if (gated) parts.push_back(beta);
+  return {torch::cat(parts, 1), {cell.h, cell.c}};
 }
 
 }  // namespace fovea

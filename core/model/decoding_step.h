@@ -9,15 +9,23 @@ namespace fovea {
 
 struct DecodingStep {
   /// (b, K + L [+ 1]) float on the CPU: log p(word) over the vocabulary (<pad> and <start>, and
-  /// <end> unless allowed, at -inf), then α, then β where the model has the gate.
+  /// <end> unless allowed, at -inf), then α, then β where the model has the gate. For a search
+  /// that reads only each row's best word (DecodingConstants::best_only), off the CPU: that
+  /// word's log-probability and index in place of the K.
   torch::Tensor host;
   std::int64_t vocab = 0, cells = 0;
+  bool best_only = false;  ///< host holds the best word, not the vocabulary
   torch::Tensor glimpse;  ///< (b) int64 on the CPU, the cell drawn; undefined: no row drew one
   DecoderState state;     ///< (h_t, c_t) on the device
 
+  /// The vocabulary's log-probabilities (not when best_only).
   const float* log_probs(std::int64_t row) const { return host.data_ptr<float>() + row * host.size(1); }
-  const float* alpha(std::int64_t row) const { return log_probs(row) + vocab; }
-  float beta(std::int64_t row) const { return host.size(1) > vocab + cells ? alpha(row)[cells] : 1.0f; }
+  /// The most probable word and its log-probability (the first of equals).
+  std::pair<std::int64_t, float> best(std::int64_t row) const;
+  /// Where α starts in a row of host.
+  std::int64_t alpha_column() const { return best_only ? 2 : vocab; }
+  const float* alpha(std::int64_t row) const { return log_probs(row) + alpha_column(); }
+  float beta(std::int64_t row) const { return host.size(1) > alpha_column() + cells ? alpha(row)[cells] : 1.0f; }
   std::int64_t glimpse_at(std::int64_t row) const { return glimpse.defined() ? glimpse[row].item<std::int64_t>() : -1; }
 };
 
@@ -27,8 +35,9 @@ struct DecodingStep {
 /// row of the first table (K, 4n + m; undefined past 128 MB).
 struct DecodingConstants {
   torch::Tensor embedding_with_bias, output_bias, word_gates;
+  bool best_only = false;  ///< the search reads each row's best word only (greedy decoding)
 };
-DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end);
+DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end, bool best_only = false);
 
 /// The device-generic step without its transfer to the host: `packed` is what DecodingStep::host
 /// holds, still on the device. Runs nothing that waits for the device, so that a CUDA graph can
