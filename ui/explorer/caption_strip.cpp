@@ -48,7 +48,7 @@ void CaptionStrip::setCaption(const fovea::CaptionResult& caption, bool scored) 
   message_.clear();
   current_ = words_.empty() ? -1 : std::min(std::max(current_, 0), int(words_.size()) - 1);
   rects_ = layoutChips(width());
-  updateGeometry();
+  fitRows();
   update();
 }
 
@@ -56,8 +56,16 @@ void CaptionStrip::clear() {
   words_.clear();
   rects_.clear();
   current_ = hovered_ = -1;  // a preview of a word that is gone ends without a signal
-  updateGeometry();
+  fitRows();
   update();
+}
+
+void CaptionStrip::fitRows() {
+  // Every row of chips shows: a window short of room shrinks the image above, not the caption
+  // (layouts give a height-for-width widget less than it asks for when space runs out).
+  const int need = heightForWidth(width());
+  if (minimumHeight() != need) setMinimumHeight(need);
+  updateGeometry();
 }
 
 void CaptionStrip::setMessage(const QString& text) {
@@ -115,7 +123,10 @@ int CaptionStrip::heightForWidth(int width) const {
 
 QSize CaptionStrip::sizeHint() const { return {600, heightForWidth(600)}; }
 
-void CaptionStrip::resizeEvent(QResizeEvent*) { rects_ = layoutChips(width()); }
+void CaptionStrip::resizeEvent(QResizeEvent*) {
+  rects_ = layoutChips(width());
+  fitRows();
+}
 
 void CaptionStrip::paintEvent(QPaintEvent*) {
   QPainter p(this);

@@ -48,6 +48,8 @@ class CaptionStrip : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// The minimum height that shows every row of chips at the current width.
+  void fitRows();
   std::vector<QRect> layoutChips(int width) const;
 
   std::vector<fovea::WordAttention> words_;
