@@ -63,7 +63,6 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   connect(&create_timer_, &QTimer::timeout, this, [this] {
     if (!createNext()) create_timer_.stop();
   });
-  create_timer_.start();
   relayout();
   curves_ = {
       {"loss", "nll", tr("NLL")},
@@ -164,13 +163,23 @@ void TrainingDashboard::relayout() {
   for (const auto& name : shown_) {
     if (charts_[name]->isHidden()) to_show_ << name;
   }
-  show_timer_.start();
+  if (painted_) show_timer_.start();
   const int rows = (int(shown_.size()) + columns_ - 1) / columns_;
   setMinimumHeight(rows * (MetricChart::minimumChartSize().height() + grid_->spacing()));
 }
 
 void TrainingDashboard::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
+  if (painted_ && !to_show_.isEmpty()) show_timer_.start();
+}
+
+void TrainingDashboard::paintEvent(QPaintEvent* event) {
+  QWidget::paintEvent(event);
+  if (painted_) return;
+  // Made one per turn of the event loop after this frame, then shown one per show_timer_ tick:
+  // the window's first paint (a full frame) carries no chart.
+  painted_ = true;
+  if (charts_.size() < order_.size()) create_timer_.start();
   if (!to_show_.isEmpty()) show_timer_.start();
 }
 

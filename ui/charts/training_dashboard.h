@@ -72,6 +72,8 @@ class TrainingDashboard : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
   /// Charts placed while the dashboard was hidden start showing, one per turn.
   void showEvent(QShowEvent* event) override;
+  /// The first paint starts making and showing the charts: the window's first frame holds none.
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   struct Curve {
@@ -120,6 +122,7 @@ class TrainingDashboard : public QWidget {
   QTimer create_timer_;
   double smoothing_ = 0;
   bool log_scale_ = false;
+  bool painted_ = false;  ///< painted once: charts are made and shown from then on
 };
 
 }  // namespace fovea::ui

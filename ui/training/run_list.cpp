@@ -1,5 +1,7 @@
 #include "ui/training/run_list.h"
 
+#include <QTimer>
+
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -148,7 +150,31 @@ QString RunList::summary(const QString& dir) const {
   return line + " · " + state;
 }
 
-bool RunList::isReading() const { return scanner_->pending() > 0; }
+bool RunList::isReading() const { return scanner_->pending() > 0 || scan_waits_; }
+
+void RunList::scan(const QStringList& dirs) {
+  if (painted_) return scanner_->scan(dirs);
+  // Before the window's first frame, the worker reading the logs would take the cores that frame
+  // needs: it starts once the list has painted (or shortly, for a list never shown).
+  waiting_dirs_ = dirs;
+  if (scan_waits_) return;
+  scan_waits_ = true;
+  QTimer::singleShot(kFirstFrameWaitMs, this, [this] { startWaitingScan(); });
+}
+
+void RunList::startWaitingScan() {
+  if (!scan_waits_) return;
+  scan_waits_ = false;
+  scanner_->scan(waiting_dirs_);
+  waiting_dirs_.clear();
+}
+
+void RunList::paintEvent(QPaintEvent* event) {
+  QWidget::paintEvent(event);
+  if (painted_) return;
+  painted_ = true;
+  if (scan_waits_) QTimer::singleShot(0, this, [this] { startWaitingScan(); });
+}
 
 void RunList::summaryArrived(const RunSummary& summary) {
   summaries_.insert(summary.dir, summary);
@@ -190,7 +216,7 @@ void RunList::refresh() {
   updateButtons();
   QStringList read = dirs;
   read.removeAll(live_);  // the live run's line comes from its progress, not its lagging log
-  scanner_->scan(read);
+  scan(read);
 }
 
 QStringList RunList::runs() const {

@@ -65,7 +65,15 @@ class RunList : public QWidget {
   void newRunLikeRequested(const QString& dir);
   void summariesReady();
 
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
  private:
+  /// Reads the summaries of `dirs` on the worker; before the list's first paint, after it.
+  void scan(const QStringList& dirs);
+  void startWaitingScan();
+  static constexpr int kFirstFrameWaitMs = 200;  ///< the longest a scan waits for the first paint
+
   QListWidgetItem* item(const QString& dir) const;
   void describe(QListWidgetItem* item) const;
   void updateButtons();
@@ -78,6 +86,8 @@ class RunList : public QWidget {
   QString root_, live_, live_line_;
   QStringList queued_;
   bool live_paused_ = false;
+  bool painted_ = false, scan_waits_ = false;
+  QStringList waiting_dirs_;
   QLabel* root_label_;
   QListWidget* list_;
   QPushButton* open_best_;
