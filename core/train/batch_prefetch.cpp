@@ -2,6 +2,8 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 namespace fovea {
@@ -36,9 +38,17 @@ Batch BatchPrefetch::take(std::int64_t epoch, std::int64_t step, std::int64_t ne
   return batch;
 }
 
-bool prefetch_has_a_core(const torch::Device& device) {
-  if (!device.is_cpu()) return true;
-  return std::int64_t(std::thread::hardware_concurrency()) > std::int64_t(at::get_num_threads());
+bool prefetch_has_a_core(const torch::Device& device, std::int64_t local_processes) {
+  // Every process of a group on this machine runs its step's threads and would run a worker.
+  const auto step_threads = std::max<std::int64_t>(1, local_processes) * std::int64_t(at::get_num_threads());
+  const auto cores = std::int64_t(std::thread::hardware_concurrency());
+  return device.is_cpu() ? cores > step_threads : cores >= std::max<std::int64_t>(2, 2 * local_processes);
+}
+
+std::int64_t local_processes() {
+  const char* v = std::getenv("LOCAL_WORLD_SIZE");  // set by fovea's launcher and by torchrun
+  const auto n = v ? std::atoll(v) : 1;
+  return n > 0 ? n : 1;
 }
 
 }  // namespace fovea

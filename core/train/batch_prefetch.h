@@ -1,9 +1,9 @@
 #pragma once
 /// The next training batch made on a worker thread while the current step runs (scenes drawn,
 /// images decoded, resized and stacked, or annotations read from their cache), where a core is
-/// free for it: with the step on a GPU, or on a CPU with more cores than the step's threads. Where
-/// the step's threads already take every core, a worker would only take time from them, and each
-/// batch is made when it is asked for.
+/// free for it: with the step on a GPU, or on a CPU with more cores than the steps' threads (of all
+/// of a group's processes on this machine). Where they already take every core, a worker would
+/// only take time from them, and each batch is made when it is asked for.
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -35,7 +35,11 @@ class BatchPrefetch {
   std::int64_t pending_epoch_ = -1, pending_step_ = -1;
 };
 
-/// Whether a batch worker has a core to itself beside a step on `device`.
-bool prefetch_has_a_core(const torch::Device& device);
+/// Whether a batch worker has a core to itself beside a step on `device`, with `local_processes`
+/// processes of a group on this machine (each a step and a worker): on the CPU, more cores than
+/// their step threads; on a GPU, a core for each process's step and one for its worker.
+bool prefetch_has_a_core(const torch::Device& device, std::int64_t local_processes = 1);
+/// The processes of this run on this machine: LOCAL_WORLD_SIZE (fovea's launcher, torchrun), else 1.
+std::int64_t local_processes();
 
 }  // namespace fovea

@@ -48,7 +48,7 @@ TrainingStep::TrainingStep(const TrainConfig& config, CaptionModel& model, std::
     : config_(config), model_(model), train_(std::move(train)), group_(group), device_(device),
       precision_(std::move(precision)), state_(state),
       prefetch_([this](std::int64_t epoch, std::int64_t step) { return make_batch_at(epoch, step); },
-                prefetch_has_a_core(device)) {}
+                prefetch_has_a_core(device, group ? local_processes() : 1)) {}
 
 TrainRecord train_record(const StepOutcome& outcome, std::int64_t step, std::int64_t epoch, double lr,
                          double tokens_per_s, bool hard, double elapsed_s) {
