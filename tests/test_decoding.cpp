@@ -1,6 +1,7 @@
 // Greedy and beam search: k=1 equals greedy, no beam reaching <end>, batch equals single.
 #include <gtest/gtest.h>
 
+#include "core/data/batching.h"
 #include "core/decode/caption_result.h"
 #include "core/decode/decoding.h"
 #include "tests/test_support.h"
@@ -132,5 +133,34 @@ TEST_F(DecodingTest, TheGenericStepFindsWhatTheCpuKernelsFind) {
   for (long i = 0; i < 4; ++i) {
     expect_same(greedy_generic[std::size_t(i)], greedy_float[std::size_t(i)]);
     expect_same(beam_search(*model.net, ann64.narrow(0, i, 1), beam), beam_float[std::size_t(i)]);
+  }
+}
+
+// A decoded word's log-probability is the model's, as teacher forcing gives it: the words a search
+// may not pick are ruled out after the softmax, not renormalised away (on the CPU kernels' path
+// and on the device-generic one, in float64).
+TEST_F(DecodingTest, AWordsLogProbabilityIsTheModelsOwn) {
+  for (auto dtype : {torch::kFloat, torch::kDouble}) {
+    model.net->to(dtype);
+    model.net->eval();
+    const auto ann = model.net->encode(images.to(dtype)).detach();
+    DecodeOptions greedy;
+    greedy.beam = 1;
+    const auto captions = greedy_decode(*model.net, ann, greedy);
+    int compared = 0;
+    for (long i = 0; i < 4; ++i) {
+      const auto& c = captions[std::size_t(i)];
+      // Teacher forcing the caption's words (and the <end> a finished caption chose) scores them.
+      std::vector<std::int64_t> tokens = {Vocabulary::kStart};
+      for (auto t : c.tokens()) tokens.push_back(t);
+      if (c.finished) tokens.push_back(Vocabulary::kEnd);
+      if (tokens.size() < 2) continue;
+      ++compared;
+      auto [padded, lengths] = pad_captions({tokens});
+      torch::NoGradGuard no_grad;
+      const auto out = model.net->decoder->forward(ann.narrow(0, i, 1), padded, lengths);
+      EXPECT_NEAR(out.token_log_probs.sum().item<double>(), c.log_prob, 1e-3) << "image " << i;
+    }
+    EXPECT_GT(compared, 0) << "no caption finished: nothing compared";
   }
 }

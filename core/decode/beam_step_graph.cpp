@@ -34,7 +34,7 @@ class CapturedBeamStep : public BeamStepGraph {
       : dec_(dec), k_(k) {
     annotations_ = annotations.clone();
     projected_ = keys.projected.clone();
-    constants_ = {constants.embedding_with_bias.clone(), constants.output_bias.clone(),
+    constants_ = {constants.embedding_with_bias.clone(), constants.ruled_out.clone(),
                   constants.word_gates.defined() ? constants.word_gates.clone() : torch::Tensor()};
     const auto n = dec.config().hidden_dim;
     words_and_parents_ = torch::zeros({2 * k}, annotations.options().dtype(torch::kLong));
@@ -56,13 +56,14 @@ class CapturedBeamStep : public BeamStepGraph {
   /// Reuses the capture for another search of the same sizes: copies its image and constants in.
   bool load(const torch::Tensor& annotations, const AttentionKeys& keys, const DecodingConstants& constants) {
     if (annotations.sizes() != annotations_.sizes() || keys.projected.sizes() != projected_.sizes() ||
+        constants.ruled_out.sizes() != constants_.ruled_out.sizes() ||
         constants.word_gates.defined() != constants_.word_gates.defined()) {
       return false;
     }
     annotations_.copy_(annotations);
     projected_.copy_(keys.projected);
     constants_.embedding_with_bias.copy_(constants.embedding_with_bias);
-    constants_.output_bias.copy_(constants.output_bias);
+    constants_.ruled_out.copy_(constants.ruled_out);
     if (constants.word_gates.defined()) constants_.word_gates.copy_(constants.word_gates);
     return true;
   }

@@ -30,14 +30,13 @@ DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end, bool best
   torch::NoGradGuard no_grad;
   DecodingConstants c;
   c.best_only = best_only;
-  c.embedding_with_bias = dec.embedding_->weight + (dec.out_hidden_->bias + dec.out_context_->bias);
-  c.output_bias = dec.out_vocab_->bias.clone();
-  for (auto word : ruled_out(allow_end)) c.output_bias[word] = -std::numeric_limits<float>::infinity();
-  const auto& W = dec.word_gates_->weight;
-  constexpr std::int64_t kMaxTableBytes = std::int64_t(128) << 20;
   const auto& E = dec.embedding_->weight;
+  const auto& W = dec.word_gates_->weight;
+  c.embedding_with_bias = E + (dec.out_hidden_->bias + dec.out_context_->bias);
+  c.ruled_out = torch::tensor(ruled_out(allow_end), torch::kLong).to(E.device());
+  constexpr std::int64_t kMaxTableBytes = std::int64_t(128) << 20;
   if (!(E.device().is_cpu() && E.scalar_type() == torch::kFloat) &&  // the CPU path has its own table
-      dec.embedding_->weight.size(0) * W.size(0) * W.element_size() <= kMaxTableBytes) {
+      E.size(0) * W.size(0) * W.element_size() <= kMaxTableBytes) {
     // Each word's gates beside its biased embedding: one lookup a step reads both.
     c.word_gates = torch::cat({torch::addmm(dec.word_gates_->bias, E, W.t()), c.embedding_with_bias}, 1);
   }
@@ -57,8 +56,9 @@ DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& a, const Atten
     // The CPU kernels (and hard glimpses on any device): the step as training's is.
     const auto emb = dec.embed(prev);
     auto r = dec.attend_and_step(a, keys, dec.decoding_word_gates(prev, emb), state, sample);
-    auto logits = dec.output_logits(emb, r.state.h, r.context) + (constants.output_bias - dec.out_vocab_->bias);
-    std::vector<torch::Tensor> parts = {torch::log_softmax(logits, 1), r.alpha};
+    const auto log_probs = torch::log_softmax(dec.output_logits(emb, r.state.h, r.context), 1)
+                               .index_fill_(1, constants.ruled_out, -std::numeric_limits<float>::infinity());
+    std::vector<torch::Tensor> parts = {log_probs, r.alpha};
     if (gated) parts.push_back(r.beta.unsqueeze(1));
     out.host = torch::cat(parts, 1).to(torch::kCPU, torch::kFloat).contiguous();
     if (sample.defined()) out.glimpse = r.glimpse.cpu();
@@ -106,7 +106,10 @@ DeviceStep decoding_step_on_device(DecoderImpl& dec, const torch::Tensor& a, con
   // Deep output: E y + L_h h + L_z z (their biases in the table) to the vocabulary.
   auto deep = torch::addmm(embedded, cell.h, dec.out_hidden_->weight.t());
   deep = torch::addmm(deep, z, dec.out_context_->weight.t());
-  const auto log_probs = torch::log_softmax(torch::addmm(constants.output_bias, deep, dec.out_vocab_->weight.t()), 1);
+  // The model's distribution over every word; the words no search may pick then at -inf.
+  const auto log_probs =
+      torch::log_softmax(torch::addmm(dec.out_vocab_->bias, deep, dec.out_vocab_->weight.t()), 1)
+          .index_fill_(1, constants.ruled_out, -std::numeric_limits<float>::infinity());
   std::vector<torch::Tensor> parts;
   if (constants.best_only) {  // a word's index is exact in float up to 2^24
     const auto [best, word] = log_probs.max(1, /*keepdim=*/true);

@@ -9,7 +9,7 @@ namespace fovea {
 
 struct DecodingStep {
   /// (b, K + L [+ 1]) float on the CPU: log p(word) over the vocabulary (<pad> and <start>, and
-  /// <end> unless allowed, at -inf), then α, then β where the model has the gate. For a search
+  /// <end> unless allowed, set to -inf afterwards, not renormalised), then α, then β where the model has the gate. For a search
   /// that reads only each row's best word (DecodingConstants::best_only), off the CPU: that
   /// word's log-probability and index in place of the K.
   torch::Tensor host;
@@ -30,11 +30,12 @@ struct DecodingStep {
 };
 
 /// What every step of one search shares, computed once: the embedding table with the deep output
-/// layer's biases added (E + b_h + b_z, (K, m)), the output bias with the words the search may
-/// not pick at -inf, and, off the CPU float path, every word's part of the LSTM gates beside its
-/// row of the first table (K, 4n + m; undefined past 128 MB).
+/// layer's biases added (E + b_h + b_z, (K, m)), the words the search may not pick (<pad>,
+/// <start>, and <end> unless allowed: their log-probabilities are set to -inf, the others' stay
+/// the model's), and, off the CPU float path, every word's part of the LSTM gates beside its row
+/// of the first table (K, 4n + m; undefined past 128 MB).
 struct DecodingConstants {
-  torch::Tensor embedding_with_bias, output_bias, word_gates;
+  torch::Tensor embedding_with_bias, ruled_out, word_gates;
   bool best_only = false;  ///< the search reads each row's best word only (greedy decoding)
 };
 DecodingConstants decoding_constants(DecoderImpl& dec, bool allow_end, bool best_only = false);
