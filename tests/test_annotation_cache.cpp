@@ -206,23 +206,38 @@ TEST(AnnotationFeatures, AFrozenBackboneTrainsFromTheCacheWithTheSameLossCurve) 
   EXPECT_TRUE(train_squares(config, true).said("computing the annotations of 32 images"));
 }
 
+/// A 12-image Karpathy corpus (8 of them for training) in `dir`, a model with a frozen tiny
+/// TorchScript backbone over it, and its annotation cache key: what the feature tests build from.
+struct FrozenBackboneCorpus {
+  TrainConfig config;
+  TrainData data;
+  CaptionModel model;
+  std::string key;
+};
+
+FrozenBackboneCorpus frozen_backbone_corpus(const test::TempDir& dir) {
+  FrozenBackboneCorpus c;
+  c.config = test::tiny_training(dir / "run");
+  c.config.dataset = "karpathy:" + make_corpus(dir, 12);
+  c.config.images_dir = dir / "imgs";
+  c.config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
+  c.config.train_scenes = 0;
+  c.config.val_scenes = 4;
+  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
+  c.data = make_train_data(c.config);
+  ModelConfig mc = c.config.model;
+  mc.backbone_path = c.config.backbone;
+  c.model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
+  c.key = annotation_cache_key(c.config, c.model, *c.data.train);
+  return c;
+}
+
 TEST(AnnotationFeatures, ADamagedEntryIsComputedAgainByTheEncoder) {
   FOVEA_REQUIRE_IMAGE_IO();
   test::TempDir dir("annotation-repair");
   torch::manual_seed(5);
-  auto config = test::tiny_training(dir / "run");
-  config.dataset = "karpathy:" + make_corpus(dir, 12);
-  config.images_dir = dir / "imgs";
-  config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
-  config.train_scenes = 0;
-  config.val_scenes = 4;
-  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
-  const auto data = make_train_data(config);
-  ModelConfig mc = config.model;
-  mc.backbone_path = config.backbone;
-  auto model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
+  auto [config, data, model, key] = frozen_backbone_corpus(dir);
   ASSERT_TRUE(encoder_is_fixed(config, model));
-  const auto key = annotation_cache_key(config, model, *data.train);
   ASSERT_FALSE(key.empty());
   std::vector<std::string> said;
   FeatureOptions options;
@@ -244,18 +259,7 @@ TEST(AnnotationFeatures, AStoppedBuildGoesOnWhereItStopped) {
   FOVEA_REQUIRE_IMAGE_IO();
   test::TempDir dir("annotation-stop");
   torch::manual_seed(6);
-  auto config = test::tiny_training(dir / "run");
-  config.dataset = "karpathy:" + make_corpus(dir, 12);
-  config.images_dir = dir / "imgs";
-  config.backbone = test::write_tiny_backbone(dir / "backbone.pt");
-  config.train_scenes = 0;
-  config.val_scenes = 4;
-  ::setenv("FOVEA_CACHE_DIR", (dir / "cache").c_str(), 1);
-  const auto data = make_train_data(config);
-  ModelConfig mc = config.model;
-  mc.backbone_path = config.backbone;
-  auto model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
-  const auto key = annotation_cache_key(config, model, *data.train);
+  auto [config, data, model, key] = frozen_backbone_corpus(dir);
   std::atomic<bool> stop{false};
   std::vector<std::string> said;
   FeatureOptions options;
