@@ -30,7 +30,7 @@ wait_for_steps() {
 # The process with RANK=$2 among the children of $1.
 child_with_rank() {
   for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-    tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null | grep -q -x "RANK=$2" && { echo "$c"; return 0; }
+    tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null | grep -x "RANK=$2" > /dev/null && { echo "$c"; return 0; }
   done
   return 1
 }
@@ -61,7 +61,7 @@ grep -q "2 processes, 8 images each a step" resume2.log || { cat resume2.log; fa
 steps=$(train_steps run)
 echo "$steps" | jq -e '(length > 10) and (. == (sort | unique)) and (.[-1] == 160)' > /dev/null \
   || fail "metrics.jsonl steps are not one clean sequence up to 160 across the kill and both resumes: $steps"
-grep -c "resuming at step" resume2.log | grep -q -x 1 || fail "more than one process reported"
+[ "$(grep -c "resuming at step" resume2.log)" = 1 ] || fail "more than one process reported"
 
 echo "== a Karpathy-format dataset on disk, trained by two processes"
 "$FOVEA" data fashion-scenes --format karpathy --out kp --count 48 --image-size 64 > kp.log 2>&1 || { cat kp.log; fail "karpathy export failed"; }
@@ -130,8 +130,8 @@ if command -v torchrun > /dev/null; then
     wait_exit "${agents[$node]}"
     [ "$rc" = 0 ] || { cat "c10d2n$node.log"; fail "c10d 2-node launch: node $node exited $rc"; }
   done
-  cat c10d2n0.log c10d2n1.log | grep -q "2 processes" || fail "the c10d 2-node group did not train as 2 processes"
-  cat c10d2n0.log c10d2n1.log | grep -q "finished after 6 steps" || fail "the c10d 2-node run did not reach step 6"
+  grep -q "2 processes" c10d2n0.log c10d2n1.log || fail "the c10d 2-node group did not train as 2 processes"
+  grep -q "finished after 6 steps" c10d2n0.log c10d2n1.log || fail "the c10d 2-node run did not reach step 6"
 else
   echo "(torchrun not installed: apt-get install python3-torch to test it too)"
 fi

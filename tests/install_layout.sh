@@ -20,13 +20,13 @@ done
 
 cd "$WORK/elsewhere"
 caption=$(env -u FOVEA_MODEL "$P/bin/fovea" caption "$P/share/fovea/samples/test_00000.png") || fail "installed fovea caption failed"
-echo "$caption" | grep -q -E "test_00000.png	a .+" || fail "no caption: $caption"
+grep -q -E "test_00000.png	a .+" <<< "$caption" || fail "no caption: $caption"
 env -u FOVEA_MODEL "$P/bin/fovea" info > info.json || fail "fovea info without --model"
 grep -q "\"path\": \"$P/share/fovea/models/fashion-soft.ckpt\"" info.json || { cat info.json; fail "the default model is not the installed one"; }
 "$P/bin/fovea" train --help > train-help.txt || fail "installed fovea train --help failed"
 grep -q -F "=$(realpath "$P")/share/fovea/models/fashion-encoder.pt" train-help.txt \
   || { cat train-help.txt; fail "the recipe does not start from the installed encoder"; }
-FOVEA_MODEL="$P/share/fovea/models/fashion-hard.ckpt" "$P/bin/fovea" info | grep -q '"attention": "hard"' || fail "FOVEA_MODEL is not used"
+FOVEA_MODEL="$P/share/fovea/models/fashion-hard.ckpt" "$P/bin/fovea" info | grep '"attention": "hard"' > /dev/null || fail "FOVEA_MODEL is not used"
 
 if [ -n "$PYTHON" ]; then
   for f in lib/python3/dist-packages/fovea/__init__.py lib/python3/dist-packages/fovea/_show.py; do

@@ -80,7 +80,7 @@ launcher=$!
 wait_for_training stalled "$launcher"
 worker=""
 for c in $(children "$launcher"); do
-  tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null | grep -q -x "RANK=1" && worker=$c
+  tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null | grep -x "RANK=1" > /dev/null && worker=$c
 done
 [ -n "$worker" ] || fail "no process with RANK=1 under the launcher"
 kill -STOP "$worker"
