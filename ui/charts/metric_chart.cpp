@@ -118,13 +118,6 @@ void MetricChart::addSeries(const QString& key, const QString& label, const QCol
   if (!s) {
     auto created = std::make_unique<Series>();
     created->key = key;
-    created->faint = new QLineSeries;
-    created->line = new QLineSeries;
-    d_->chart->addSeries(created->faint);  // first, so it lies under the bold curve
-    d_->chart->addSeries(created->line);
-    d_->axes->attach(created->faint);
-    d_->axes->attach(created->line);
-    for (QLegendMarker* marker : d_->chart->legend()->markers(created->faint)) marker->setVisible(false);
     s = created.get();
     d_->resetView(*s);  // smoothed as the chart's other curves are
     d_->series.push_back(std::move(created));
@@ -144,15 +137,14 @@ void MetricChart::setLegendLabel(const QString& key, const QString& text) {
 }
 
 void MetricChart::setInLegend(const QString& key, bool shown) {
-  if (Series* s = d_->find(key)) {
-    for (QLegendMarker* marker : d_->chart->legend()->markers(s->line)) marker->setVisible(shown);
-  }
+  if (Series* s = d_->find(key)) d_->showInLegend(*s, shown);
 }
 
 void MetricChart::removeSeries(const QString& key) {
   auto it = std::find_if(d_->series.begin(), d_->series.end(), [&](const auto& s) { return s->key == key; });
   if (it == d_->series.end()) return;
   for (QLineSeries* line : {(*it)->line, (*it)->faint}) {
+    if (!line) continue;  // never made
     d_->chart->removeSeries(line);  // gives the ownership back
     delete line;
   }
@@ -274,6 +266,7 @@ QString MetricChart::readoutAt(double step) const { return d_->readoutText(step)
 QString MetricChart::title() const { return d_->title; }
 
 void MetricChart::showEvent(QShowEvent* event) {
+  d_->materialiseAll();  // before the first paint: the legend lists every curve
   QWidget::showEvent(event);
   if (d_->pending) QTimer::singleShot(0, this, [this] { redrawNow(); });  // once the layout has settled
 }

@@ -61,11 +61,15 @@ struct Series {
   QString legend;  // shown in the legend instead of label when set
   QColor color;
   bool dashed = false;
+  bool in_legend = true;
   CurvePoints points;
 
   QVector<QPointF> displayed;  // as last handed to `line`
   bool dirty = true;
   Frame frame;
+  // Made by Impl::materialise when the chart is first shown or drawn, not when the curve is added:
+  // a run adds some 30 curves at once, and each pair of Qt Charts series (chart item, axes, legend
+  // marker) costs a quarter of a millisecond; made per chart, they come one chart per redraw pass.
   QLineSeries* line = nullptr;   // smoothed (or raw), in the legend
   QLineSeries* faint = nullptr;  // raw under the smoothed one, not in the legend
 };
@@ -123,7 +127,33 @@ struct MetricChart::Impl {
     return width >= 50 ? width : kDefaultExportSize.width() - 80;  // not laid out yet
   }
 
+  /// Gives `s` its two Qt Charts series (in the chart, on its axes, styled) if it has none yet.
+  void materialise(Series& s) const {
+    if (s.line) return;
+    s.faint = new QLineSeries;
+    s.line = new QLineSeries;
+    chart->addSeries(s.faint);  // first, so it lies under the bold curve
+    chart->addSeries(s.line);
+    axes->attach(s.faint);
+    axes->attach(s.line);
+    for (QLegendMarker* marker : chart->legend()->markers(s.faint)) marker->setVisible(false);
+    if (!s.in_legend) showInLegend(s, false);
+    applyStyle(s);
+    s.dirty = true;
+  }
+
+  void materialiseAll() const {
+    for (const auto& s : series) materialise(*s);
+  }
+
+  void showInLegend(Series& s, bool shown) const {
+    s.in_legend = shown;
+    if (!s.line) return;
+    for (QLegendMarker* marker : chart->legend()->markers(s.line)) marker->setVisible(shown);
+  }
+
   void applyStyle(Series& s) const {
+    if (!s.line) return;  // styled when made
     s.line->setName(s.legend.isEmpty() ? s.label : s.legend);
     QPen pen(s.color, kLinePenWidth, s.dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
     s.line->setPen(pen);
@@ -154,6 +184,7 @@ struct MetricChart::Impl {
     pending = false;
     QElapsedTimer clock;
     clock.start();
+    materialiseAll();
     const bool zoomed = chart->isZoomed();
     const Bounds all = dataBounds();
     Frame frame{all.min_x, all.max_x, bucketCount()};
@@ -185,6 +216,7 @@ struct MetricChart::Impl {
     std::vector<QLineSeries*> lines;
     for (auto& s : series) {
       s->displayed.clear();
+      if (!s->line) continue;
       lines.push_back(s->faint);
       lines.push_back(s->line);
     }
