@@ -298,6 +298,42 @@ class TrainingWindowTest : public QObject {
     }
   }
 
+  void aLongCurveIsDrawnWithFewPointsThatStayWithinAPixel() {
+    MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    QVector<QPointF> raw;
+    for (int step = 1; step <= 10000; ++step) raw.append({double(step), step == 5000 ? 9.0 : 4.0 / (1 + 0.001 * step)});
+    chart.setPoints(QStringLiteral("run"), raw);
+    chart.redrawNow();
+    const auto drawn = chart.displayedPoints(QStringLiteral("run"));
+    // A smooth curve on a 400-pixel plot: tens of points, not one or two per pixel column.
+    QVERIFY2(drawn.size() >= 3 && drawn.size() < 150, qPrintable(QString::number(drawn.size())));
+    QCOMPARE(drawn.front(), raw.front());
+    QCOMPARE(drawn.back(), raw.back());
+    QVERIFY(drawn.contains(raw[4999]));  // the spike stays
+    // Every raw point lies within a pixel of the line drawn, the resolution decimation keeps (one
+    // column's lowest and highest point). Measured on a 400x300 grid over the data's extent: the
+    // plot is smaller, so this overstates the distances.
+    const QPointF scale(400.0 / 10000, 300.0 / (9.0 - raw.back().y()));
+    auto pixels = [&](const QPointF& p) { return QPointF(p.x() * scale.x(), p.y() * scale.y()); };
+    for (const QPointF& raw_point : raw) {
+      const QPointF p = pixels(raw_point);
+      double nearest = 1e9;
+      for (int i = 0; i + 1 < drawn.size(); ++i) {
+        const QPointF a = pixels(drawn[i]), b = pixels(drawn[i + 1]);
+        if (b.x() < p.x() - 2 || a.x() > p.x() + 2) continue;
+        const QPointF d = b - a, v = p - a;
+        const double t = std::clamp(QPointF::dotProduct(v, d) / std::max(QPointF::dotProduct(d, d), 1e-12), 0.0, 1.0);
+        const QPointF off = v - t * d;
+        nearest = std::min(nearest, std::hypot(off.x(), off.y()));
+      }
+      QVERIFY2(nearest <= 1.0, qPrintable(QString("step %1: %2 px from the line").arg(raw_point.x()).arg(nearest)));
+    }
+  }
+
   void aFinishedRunsCurvesFillTheirAxes() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
     chart.resize(400, 300);

@@ -58,6 +58,10 @@ ChartAxes::ChartAxes(QChart* chart, QObject* context, const QString& x_title, co
 
 bool ChartAxes::logY() const { return y_ == y_log_; }
 
+double ChartAxes::yMin() const { return logY() ? y_log_->min() : y_linear_->min(); }
+
+double ChartAxes::yMax() const { return logY() ? y_log_->max() : y_linear_->max(); }
+
 void ChartAxes::attach(QLineSeries* line) const {
   line->attachAxis(x_);
   line->attachAxis(y_);

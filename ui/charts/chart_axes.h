@@ -28,6 +28,9 @@ class ChartAxes {
   QValueAxis* x() const { return x_; }
   QAbstractAxis* y() const { return y_; }  ///< the y axis in use
   bool logY() const;
+  /// The range of the y axis in use (values, also on the log axis).
+  double yMin() const;
+  double yMax() const;
   /// Whether the range changes under way are fit()'s own (not a zoom).
   bool fitting() const { return fitting_; }
   /// The next fit() ignores the current ranges: no data yet, or whole curves replaced.

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
 
 namespace fovea::ui::curve {
 
@@ -61,6 +64,55 @@ QVector<QPointF> decimate(const QVector<QPointF>& points, double x0, double x1, 
 }
 
 /// Index of the point of sorted `points` whose step is nearest to x (points must not be empty).
+QVector<QPointF> simplify(const QVector<QPointF>& points, PixelScale scale, double tolerance_px) {
+  const int n = int(points.size());
+  if (n <= 2) return points;
+  std::vector<QPointF> px(n);
+  for (int i = 0; i < n; ++i) {
+    const double y = scale.log_y ? std::log10(std::max(points[i].y(), std::numeric_limits<double>::min())) : points[i].y();
+    px[i] = QPointF(points[i].x() * scale.x, y * scale.y);
+  }
+  std::vector<char> keep(n, 0);
+  keep[0] = keep[n - 1] = 1;
+  std::vector<std::pair<int, int>> spans{{0, n - 1}};  // an explicit stack: no recursion depth to worry about
+  const double tolerance2 = tolerance_px * tolerance_px;
+  while (!spans.empty()) {
+    const auto [a, b] = spans.back();
+    spans.pop_back();
+    if (b - a < 2) continue;
+    const QPointF d = px[b] - px[a];
+    const double length2 = d.x() * d.x() + d.y() * d.y();
+    int farthest = -1;
+    double farthest2 = tolerance2;
+    for (int i = a + 1; i < b; ++i) {
+      const QPointF v = px[i] - px[a];
+      // Squared distance to the segment a-b (to point a when a and b coincide).
+      double dist2;
+      if (length2 > 0) {
+        const double cross = v.x() * d.y() - v.y() * d.x();
+        const double t = (v.x() * d.x() + v.y() * d.y()) / length2;
+        dist2 = t < 0 ? v.x() * v.x() + v.y() * v.y()
+                : t > 1 ? (px[i] - px[b]).x() * (px[i] - px[b]).x() + (px[i] - px[b]).y() * (px[i] - px[b]).y()
+                        : cross * cross / length2;
+      } else {
+        dist2 = v.x() * v.x() + v.y() * v.y();
+      }
+      if (dist2 > farthest2) {
+        farthest2 = dist2;
+        farthest = i;
+      }
+    }
+    if (farthest < 0) continue;
+    keep[farthest] = 1;
+    spans.push_back({a, farthest});
+    spans.push_back({farthest, b});
+  }
+  QVector<QPointF> out;
+  for (int i = 0; i < n; ++i)
+    if (keep[i]) out.append(points[i]);
+  return out;
+}
+
 int nearestIndex(const QVector<QPointF>& points, double x) {
   const auto it = std::lower_bound(points.cbegin(), points.cend(), QPointF(x, 0), lessX);
   if (it == points.cbegin()) return 0;

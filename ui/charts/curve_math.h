@@ -73,6 +73,22 @@ bool isUsable(const QPointF& p, bool log_y);
 /// last point so the curve starts and ends where the data does. Spikes survive. At most 2 * buckets + 4.
 QVector<QPointF> decimate(const QVector<QPointF>& points, double x0, double x1, int buckets);
 
+/// How the plot maps data to pixels: pixels per step and per unit of y (per decade on a log axis).
+struct PixelScale {
+  double x = 1, y = 1;
+  bool log_y = false;
+  bool operator==(const PixelScale& o) const { return x == o.x && y == o.y && log_y == o.log_y; }
+  bool operator!=(const PixelScale& o) const { return !(*this == o); }
+};
+
+/// `points` (in x order) without the points the eye cannot miss: Ramer-Douglas-Peucker in pixels,
+/// dropping every point that lies within `tolerance_px` of the line its kept neighbours draw.
+/// The ends, spikes and bends stay; a smooth curve of a thousand points drawn on a few hundred
+/// pixels keeps a few dozen. Qt Charts strokes every point it is given (the series' hover shape),
+/// about 8 µs a point, so a run's first redraw of ~30 curves spent tens of milliseconds on points
+/// no one could see.
+QVector<QPointF> simplify(const QVector<QPointF>& points, PixelScale scale, double tolerance_px = 0.25);
+
 /// Index of the point of sorted `points` whose step is nearest to x (points must not be empty).
 int nearestIndex(const QVector<QPointF>& points, double x);
 

@@ -67,6 +67,7 @@ struct Series {
   QVector<QPointF> displayed;  // as last handed to `line`
   bool dirty = true;
   Frame frame;
+  PixelScale scale;  // the pixel scale `displayed` was simplified for
   // Made by Impl::materialise when the chart is first shown or drawn, not when the curve is added:
   // a run adds some 30 curves at once, and each pair of Qt Charts series (chart item, axes, legend
   // marker) costs a quarter of a millisecond; made per chart, they come one chart per redraw pass.
@@ -163,19 +164,42 @@ struct MetricChart::Impl {
     s.faint->setPen(QPen(faint, 1.0));
   }
 
-  void draw(Series& s, const Frame& frame) {
-    const QVector<QPointF>& points = s.points.curve();
-    s.displayed = decimate(points, frame.x0, frame.x1, frame.buckets);
+  /// Pixels per step and per unit of y for data within `all` (the axes' range when zoomed): the plot
+  /// as laid out, or the export size before it is.
+  PixelScale pixelScale(const Frame& frame, const Bounds& all) const {
+    const QRectF plot = chart->plotArea();
+    const double height = plot.height() >= 50 ? plot.height() : kDefaultExportSize.height() - 80;
+    double y0 = all.min_y, y1 = all.max_y;
+    if (chart->isZoomed()) {
+      y0 = axes->yMin();
+      y1 = axes->yMax();
+    }
+    if (log_y) {
+      y0 = std::log10(std::max(y0, std::numeric_limits<double>::min()));
+      y1 = std::log10(std::max(y1, std::numeric_limits<double>::min()));
+    }
+    PixelScale scale;
+    scale.x = frame.x1 > frame.x0 ? frame.buckets / (frame.x1 - frame.x0) : 1.0;
+    scale.y = std::isfinite(y1 - y0) && y1 > y0 ? height / (y1 - y0) : 1.0;
+    scale.log_y = log_y;
+    return scale;
+  }
+
+  void draw(Series& s, const Frame& frame, PixelScale scale) {
+    const QVector<QPointF> decimated = decimate(s.points.curve(), frame.x0, frame.x1, frame.buckets);
+    s.displayed = simplify(decimated, scale);
     s.line->replace(s.displayed);
     // A line through one point draws nothing, and a few points (a validation curve) read better as
-    // dots on the line: both show their points.
-    const bool sparse = !s.displayed.isEmpty() && s.displayed.size() <= kSparsePoints;
+    // dots on the line: both show their points. Counted before simplify(): a long straight curve
+    // drawn with few points is not a sparse one.
+    const bool sparse = !decimated.isEmpty() && decimated.size() <= kSparsePoints;
     if (s.line->pointsVisible() != sparse) s.line->setPointsVisible(sparse);
     if (smoothing > 0)
-      s.faint->replace(decimate(s.points.usable(), frame.x0, frame.x1, frame.buckets));
+      s.faint->replace(simplify(decimate(s.points.usable(), frame.x0, frame.x1, frame.buckets), scale));
     else if (s.faint->count() > 0)
       s.faint->clear();
     s.frame = frame;
+    s.scale = scale;
     s.dirty = false;
   }
 
@@ -189,8 +213,9 @@ struct MetricChart::Impl {
     const Bounds all = dataBounds();
     Frame frame{all.min_x, all.max_x, bucketCount()};
     if (zoomed) frame = Frame{axes->x()->min(), axes->x()->max(), frame.buckets};
+    const PixelScale scale = pixelScale(frame, all);
     for (auto& s : series)
-      if (s->dirty || s->frame != frame) draw(*s, frame);
+      if (s->dirty || s->frame != frame || s->scale != scale) draw(*s, frame, scale);
     if (!zoomed) axes->fit(all);
     axes->updateTicks();
     placeMarkers();
