@@ -306,6 +306,11 @@ class TrainingRunsTest : public QObject {
     QCOMPARE(dash->chart("loss")->seriesKeys().size(), 2);
     QVERIFY(w.runList()->checkedRuns().contains(a) && w.runList()->checkedRuns().contains(b));
     QCOMPARE(w.runList()->currentRun(), b);  // the last opened, whichever log arrived first
+    TrainingDashboard fresh;  // colours too follow the order opened (b's shorter log may arrive first)
+    fresh.addRun(QStringLiteral("first"), QStringLiteral("first"), false);
+    fresh.addRun(QStringLiteral("second"), QStringLiteral("second"), false);
+    QCOMPARE(dash->runColour(a), fresh.runColour(QStringLiteral("first")));
+    QCOMPARE(dash->runColour(b), fresh.runColour(QStringLiteral("second")));
     QTRY_VERIFY(w.gallery()->snapshotCount() == 1);  // step 0 of the last opened run (then every 100 steps)
 
     // Unticking a run removes its curves; ticked again it comes back in its colour.

@@ -218,8 +218,7 @@ QColor TrainingDashboard::runColour(const QString& id) const { return runs_.valu
 void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard) {
   ensureCharts();
   if (runs_.contains(id)) return;
-  // One colour per run for the dashboard's lifetime: unticked and ticked again, resumed, finished.
-  if (!colours_.contains(id)) colours_.insert(id, kRunColours[next_colour_++ % int(std::size(kRunColours))]);
+  reserveColour(id);
   Run run{name, hard, colours_.value(id)};
   runs_.insert(id, run);
   for (const auto& c : curves_) {
@@ -232,6 +231,11 @@ void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard
   }
   relabel();
   relayout();
+}
+
+void TrainingDashboard::reserveColour(const QString& id) {
+  // One colour per run for the dashboard's lifetime: unticked and ticked again, resumed, finished.
+  if (!colours_.contains(id)) colours_.insert(id, kRunColours[next_colour_++ % int(std::size(kRunColours))]);
 }
 
 void TrainingDashboard::removeRun(const QString& id) {

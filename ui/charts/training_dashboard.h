@@ -28,6 +28,9 @@ class TrainingDashboard : public QWidget {
   /// Adds a run's curves (no points yet). `id` is the run folder.
   void addRun(const QString& id, const QString& name, bool hard);
   void removeRun(const QString& id);
+  /// Gives run `id` its colour now (the next unused one), if it has none yet: runs whose curves
+  /// arrive later, from a reading thread, keep the colours of the order the user ticked them in.
+  void reserveColour(const QString& id);
   bool hasRun(const QString& id) const { return runs_.contains(id); }
   QStringList runIds() const { return runs_.keys(); }
   /// Replaces a run's curves with what its folder holds.

@@ -122,6 +122,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     if (!checked) return dashboard_->removeRun(dir);
     auto_tick_ = false;
     if (dir == live_dir_ && training_->isRunning()) return;
+    dashboard_->reserveColour(dir);  // the tick order's colour, whichever reading ends first
     // Read on a thread of its own; shown when it arrives, if the run is still ticked then.
     status_->setText(tr("Reading %1…").arg(QFileInfo(dir).fileName()));
     const auto current = runs_->currentRun();

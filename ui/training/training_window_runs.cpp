@@ -140,6 +140,7 @@ bool TrainingWindow::openRun(const QString& dir) {
     return false;
   }
   status_->setText(tr("Reading %1…").arg(QFileInfo(clean).fileName()));
+  dashboard_->reserveColour(clean);  // the order opened gives the colours, whichever log arrives first
   const int serial = ++open_serial_;
   auto curves = std::make_shared<RunCurves>();  // built on the reading thread
   read_run_log_async(this, clean, /*with_samples=*/true, [this, clean, serial, curves](const fovea::RunLog& run) {
