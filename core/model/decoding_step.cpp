@@ -47,7 +47,7 @@ DecodingStep decoding_step(DecoderImpl& dec, const torch::Tensor& a, const Atten
                            const torch::Tensor& prev, const DecoderState& state, const torch::Tensor& sample,
                            const DecodingConstants& constants) {
   torch::NoGradGuard no_grad;
-  const auto b = prev.size(0), L = a.size(1);
+  const auto L = a.size(1);
   DecodingStep out;
   out.vocab = dec.config_.vocab_size;
   out.cells = L;
