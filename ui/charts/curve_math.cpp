@@ -63,15 +63,14 @@ QVector<QPointF> decimate(const QVector<QPointF>& points, double x0, double x1, 
   return out;
 }
 
-/// Index of the point of sorted `points` whose step is nearest to x (points must not be empty).
+double plotY(double y, bool log_y) { return log_y ? std::log10(std::max(y, std::numeric_limits<double>::min())) : y; }
+
 QVector<QPointF> simplify(const QVector<QPointF>& points, PixelScale scale, double tolerance_px) {
   const int n = int(points.size());
   if (n <= 2) return points;
   std::vector<QPointF> px(n);
-  for (int i = 0; i < n; ++i) {
-    const double y = scale.log_y ? std::log10(std::max(points[i].y(), std::numeric_limits<double>::min())) : points[i].y();
-    px[i] = QPointF(points[i].x() * scale.x, y * scale.y);
-  }
+  for (int i = 0; i < n; ++i) px[i] = QPointF(points[i].x() * scale.x, plotY(points[i].y(), scale.log_y) * scale.y);
+  const auto norm2 = [](const QPointF& v) { return QPointF::dotProduct(v, v); };
   std::vector<char> keep(n, 0);
   keep[0] = keep[n - 1] = 1;
   std::vector<std::pair<int, int>> spans{{0, n - 1}};  // an explicit stack: no recursion depth to worry about
@@ -79,24 +78,15 @@ QVector<QPointF> simplify(const QVector<QPointF>& points, PixelScale scale, doub
   while (!spans.empty()) {
     const auto [a, b] = spans.back();
     spans.pop_back();
-    if (b - a < 2) continue;
     const QPointF d = px[b] - px[a];
-    const double length2 = d.x() * d.x() + d.y() * d.y();
+    const double length2 = norm2(d);
     int farthest = -1;
     double farthest2 = tolerance2;
     for (int i = a + 1; i < b; ++i) {
+      // Squared distance from point i to the segment a-b (to point a when a and b coincide).
       const QPointF v = px[i] - px[a];
-      // Squared distance to the segment a-b (to point a when a and b coincide).
-      double dist2;
-      if (length2 > 0) {
-        const double cross = v.x() * d.y() - v.y() * d.x();
-        const double t = (v.x() * d.x() + v.y() * d.y()) / length2;
-        dist2 = t < 0 ? v.x() * v.x() + v.y() * v.y()
-                : t > 1 ? (px[i] - px[b]).x() * (px[i] - px[b]).x() + (px[i] - px[b]).y() * (px[i] - px[b]).y()
-                        : cross * cross / length2;
-      } else {
-        dist2 = v.x() * v.x() + v.y() * v.y();
-      }
+      const double t = length2 > 0 ? std::clamp(QPointF::dotProduct(v, d) / length2, 0.0, 1.0) : 0.0;
+      const double dist2 = norm2(v - t * d);
       if (dist2 > farthest2) {
         farthest2 = dist2;
         farthest = i;
@@ -113,6 +103,7 @@ QVector<QPointF> simplify(const QVector<QPointF>& points, PixelScale scale, doub
   return out;
 }
 
+/// Index of the point of sorted `points` whose step is nearest to x (points must not be empty).
 int nearestIndex(const QVector<QPointF>& points, double x) {
   const auto it = std::lower_bound(points.cbegin(), points.cend(), QPointF(x, 0), lessX);
   if (it == points.cbegin()) return 0;

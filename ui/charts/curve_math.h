@@ -81,6 +81,10 @@ struct PixelScale {
   bool operator!=(const PixelScale& o) const { return !(*this == o); }
 };
 
+/// Where y lies on the plot's y axis, in data units: y itself, or log10(y) on a log axis (the
+/// smallest positive double standing in for y <= 0).
+double plotY(double y, bool log_y);
+
 /// `points` (in x order) without the points the eye cannot miss: Ramer-Douglas-Peucker in pixels,
 /// dropping every point that lies within `tolerance_px` of the line its kept neighbours draw.
 /// The ends, spikes and bends stay; a smooth curve of a thousand points drawn on a few hundred

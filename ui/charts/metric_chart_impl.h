@@ -174,10 +174,8 @@ struct MetricChart::Impl {
       y0 = axes->yMin();
       y1 = axes->yMax();
     }
-    if (log_y) {
-      y0 = std::log10(std::max(y0, std::numeric_limits<double>::min()));
-      y1 = std::log10(std::max(y1, std::numeric_limits<double>::min()));
-    }
+    y0 = plotY(y0, log_y);
+    y1 = plotY(y1, log_y);
     PixelScale scale;
     scale.x = frame.x1 > frame.x0 ? frame.buckets / (frame.x1 - frame.x0) : 1.0;
     scale.y = std::isfinite(y1 - y0) && y1 > y0 ? height / (y1 - y0) : 1.0;
