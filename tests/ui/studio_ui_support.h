@@ -38,6 +38,7 @@ namespace fovea::test_ui {
 inline const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
 inline const QString kSoft = kSource + "/models/fashion-soft.ckpt";
 inline const QString kHard = kSource + "/models/fashion-hard.ckpt";
+inline const QString kPaper = kSource + "/models/fashion-soft-paper.ckpt";
 inline const QString kSample = kSource + "/resources/samples/test_00001.png";
 constexpr int kWait = 60000;
 

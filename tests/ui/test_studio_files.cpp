@@ -268,6 +268,31 @@ class StudioFilesTest : public QObject {
     QVERIFY(w->comparePanel()->session()->model()->attention == "hard");
   }
 
+  void theComparePanelShowsTheModelAskedFor() {
+    // Not the default other model (hard beside soft): the one the user picked, even though its
+    // load has not finished when the panel opens.
+    auto w = captioned();
+    w->loadCompareModel(kPaper);
+    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption(), kWait);
+    QTest::qWait(500);  // a default load queued behind it would have landed by now
+    QCOMPARE(w->comparePanel()->modelPath(), kPaper);
+    QCOMPARE(w->comparePanel()->session()->model()->attention, QStringLiteral("soft"));
+
+    // A compare model that does not load is named as such, and no other model takes its place.
+    auto v = captioned();
+    const QString broken = tmp_.filePath("broken-compare.ckpt");
+    QFile f(broken);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(4096, 'x'));
+    f.close();
+    v->loadCompareModel(broken);
+    QTRY_VERIFY_WITH_TIMEOUT(v->errorText().contains("broken-compare.ckpt"), kWait);
+    QVERIFY2(v->errorText().contains(QStringLiteral("the model to compare with")), qPrintable(v->errorText()));
+    QTest::qWait(500);
+    QVERIFY(!v->comparePanel()->session()->hasModel());
+    QVERIFY2(v->comparePanel()->titleText().contains(QStringLiteral("No model")), qPrintable(v->comparePanel()->titleText()));
+  }
+
   void aCaptionIsComputedOffTheGuiThread() {
     // The session answers through the event loop: right after the request nothing is there yet.
     ModelSession session;

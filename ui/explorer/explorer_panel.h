@@ -26,6 +26,8 @@ class ExplorerPanel : public QWidget {
   explicit ExplorerPanel(QWidget* parent = nullptr);
 
   void loadModel(const QString& path);
+  /// What this panel's model is to the user in messages ("the model", "the model to compare with").
+  void setModelRole(const QString& role) { model_role_ = role; }
   void setImage(const QImage& image);
   /// A webcam frame: shown at once; captioned when the model is free (the last caption stays meanwhile).
   void setLiveFrame(const QImage& frame);
@@ -113,6 +115,7 @@ class ExplorerPanel : public QWidget {
   QImage image_;
   fovea::CaptionOptions options_;
   QString user_caption_;
+  QString model_role_ = tr("the model");
   fovea::CaptionResult caption_;
   bool has_caption_ = false;
   bool scored_ = false;

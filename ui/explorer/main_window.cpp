@@ -85,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent)
   buildControls();
   layout->insertWidget(layout->indexOf(thumbs_), user_caption_row_);
 
+  compare_->setModelRole(tr("the model to compare with"));
   for (ExplorerPanel* panel : {primary_, compare_}) {
     connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);
     connect(panel, &ExplorerPanel::captionShown, this, &MainWindow::captionArrived);
@@ -273,7 +274,7 @@ void MainWindow::setCompareVisible(bool visible) {
   if (!compare_->isHidden() == visible) return;
   compare_->setVisible(visible);
   if (visible) {
-    if (!compare_->session()->hasModel()) {
+    if (!compare_->session()->hasOrAwaitsModel()) {
       // Compare with the other shipped model: hard against soft, or soft against hard.
       const QString hard = default_compare_model_path(), soft = default_model_path();
       const bool primary_is_hard = primary_->session()->model() && primary_->session()->model()->attention == "hard";

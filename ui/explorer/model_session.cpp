@@ -137,6 +137,7 @@ void ModelSession::loadModel(const QString& path) {
   Job j;
   j.kind = Job::Load;
   j.path = path;
+  ++loads_pending_;
   submit(std::move(j));
 }
 
@@ -251,6 +252,7 @@ void ModelSession::startNext() {
             this,
             [this, job, error, loaded, reply, probe, take_away] {
               if (job->kind == Job::Load) {
+                --loads_pending_;
                 if (loaded) {
                   model_ = loaded;
                   Q_EMIT modelLoaded(*loaded);

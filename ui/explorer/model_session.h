@@ -67,6 +67,9 @@ class ModelSession : public QObject {
                    const fovea::CaptionOptions& options);
 
   bool hasModel() const { return model_.has_value(); }
+  /// A model is loaded, or a load has been asked for and has not finished: what the session
+  /// will caption with is settled, so nobody should pick a default for it.
+  bool hasOrAwaitsModel() const { return model_.has_value() || loads_pending_ > 0; }
   const ModelDescription* model() const { return model_ ? &*model_ : nullptr; }
   bool isBusy() const { return running_; }
 
@@ -91,6 +94,7 @@ class ModelSession : public QObject {
   std::deque<std::shared_ptr<Job>> queue_;
   bool running_ = false;
   quint64 next_id_ = 1;
+  int loads_pending_ = 0;  ///< Load jobs queued or running
   std::optional<ModelDescription> model_;
 };
 
