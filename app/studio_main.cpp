@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <string>
 
 #include "core/decode/caption_settings.h"
 #include "core/runtime/process_startup.h"
@@ -77,10 +78,32 @@ void schedule_training_screenshot(fovea::ui::TrainingWindow* w, const QString& f
   });
 }
 
+/// Without a display (no DISPLAY or WAYLAND_DISPLAY, no QT_QPA_PLATFORM), Qt aborts while it
+/// starts. What needs no screen (--help, --version, --screenshot) gets the offscreen platform;
+/// anything else is told why it cannot start. Returns false when the program should end.
+bool choose_platform(int argc, char** argv) {
+  const auto set = [](const char* name) { return !qEnvironmentVariableIsEmpty(name); };
+  if (set("DISPLAY") || set("WAYLAND_DISPLAY") || set("QT_QPA_PLATFORM")) return true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version" || a == "--screenshot" ||
+        a.rfind("--screenshot=", 0) == 0) {
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+      return true;
+    }
+  }
+  std::fprintf(stderr,
+               "fovea-studio: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set): start it "
+               "in a desktop session, or under xvfb-run; --screenshot FILE renders without one, and the fovea "
+               "command needs none\n");
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   fovea::prepare_process(argc, argv);
+  if (!choose_platform(argc, argv)) return 1;
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Fovea"));
   QApplication::setApplicationName(QStringLiteral("fovea-studio"));

@@ -53,5 +53,12 @@ if [ -f "$P/bin/fovea-studio" ]; then
   desktop-file-validate "$P/share/applications/io.github.fovea.Studio.desktop" | grep -v "hint:" | grep . && fail "desktop entry"
   appstreamcli validate --no-net "$P/share/metainfo/io.github.fovea.Studio.metainfo.xml" > appstream.txt \
     || { cat appstream.txt; fail "AppStream metadata"; }
+  # Without a display (over ssh): --help answers, a window start says why it cannot, no abort.
+  env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$P/bin/fovea-studio" --help > studio-help.txt 2>&1 \
+    || { cat studio-help.txt; fail "fovea-studio --help without a display"; }
+  grep "Usage:" studio-help.txt > /dev/null || { cat studio-help.txt; fail "fovea-studio --help printed no usage"; }
+  rc=0; env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$P/bin/fovea-studio" > studio-nodisplay.txt 2>&1 || rc=$?
+  [ "$rc" = 1 ] && grep "no display" studio-nodisplay.txt > /dev/null \
+    || { cat studio-nodisplay.txt; fail "fovea-studio without a display: exit $rc, not a message and exit 1"; }
 fi
 echo "installed layout OK"
