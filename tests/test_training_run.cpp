@@ -274,5 +274,13 @@ TEST(Training, SavesTheBestModelWithBatchNormStatisticsOfItsOwnWeights) {
     ++compared;
   }
   EXPECT_EQ(compared, 2 * layers);
+
+  // fovea info names the step the weights are from: the run's last for last.ckpt, the best
+  // validation's for best.ckpt (not the run's length).
+  const auto last_info = Captioner(last_checkpoint_path(config.out_dir), "cpu").info();
+  const auto best_info = Captioner(best_checkpoint_path(config.out_dir), "cpu").info();
+  EXPECT_EQ(last_info.at("saved_at_step").get<std::int64_t>(), 30);
+  EXPECT_EQ(best_info.at("saved_at_step").get<std::int64_t>(), saved.training.at("step").get<std::int64_t>());
+  EXPECT_GT(last_info.at("saved_after_s").get<double>(), 0.0);
 }
 

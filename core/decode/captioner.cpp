@@ -151,9 +151,11 @@ nlohmann::json Captioner::info() const {
     j["familiarity"] = {{"validation_q99", impl_->familiarity->validation_q99}, {"threshold", impl_->familiarity->threshold}};
   const auto& t = impl_->ckpt.training;
   if (t.is_object()) {
-    j["steps"] = t.value("step", 0);
+    // The step these weights are from and the training time until then: a best.ckpt is saved at
+    // its best validation score, often before the run's last step (the model card has the run).
+    j["saved_at_step"] = t.value("step", 0);
     j["best_val_bleu4"] = t.value("best_bleu4", 0.0);
-    j["training_time_s"] = t.value("elapsed_s", 0.0);
+    j["saved_after_s"] = t.value("elapsed_s", 0.0);
     if (t.contains("config")) {
       const auto& config = t["config"];
       j["dataset"] = config.value("dataset", "");

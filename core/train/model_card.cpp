@@ -36,7 +36,8 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
      << model.config.annotation_dim << " annotation grid\n";
   md << "- Decoder: embedding " << model.config.embed_dim << ", attention " << model.config.attention_dim << ", LSTM "
      << model.config.hidden_dim << ", dropout " << model.config.dropout << ", beta gate "
-     << (model.config.use_beta ? "on" : "off") << ", initial state " << to_string(model.config.init_state) << "\n";
+     << (model.config.beta_gated() ? "on" : model.config.use_beta ? "off (it gates soft attention only)" : "off")
+     << ", initial state " << to_string(model.config.init_state) << "\n";
   md << "\n";
   md << "## Training\n\n";
   if (!config.init_from.empty()) {

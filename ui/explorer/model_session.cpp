@@ -52,11 +52,11 @@ QString model_card(const nlohmann::json& info, const QString& path) {
                                                .arg(text("dataset"))
                                                .arg(m.value("image_size", 0)));
   }
-  if (info.contains("steps")) {
-    QString training = QObject::tr("%1 steps").arg(info["steps"].get<long long>());
-    const double seconds = info.value("training_time_s", 0.0);
-    if (seconds > 0) training += QObject::tr(" in %1 min").arg(seconds / 60, 0, 'f', 0);
-    card += row(QObject::tr("Training"), training);
+  if (info.contains("saved_at_step")) {
+    QString weights = QObject::tr("from step %1").arg(info["saved_at_step"].get<long long>());
+    const double seconds = info.value("saved_after_s", 0.0);
+    if (seconds > 0) weights += QObject::tr(", after %1 min of training").arg(seconds / 60, 0, 'f', 0);
+    card += row(QObject::tr("Weights"), weights);
     card += row(QObject::tr("Validation BLEU-4"), QString::number(info.value("best_val_bleu4", 0.0), 'f', 3));
   }
   QStringList words;
@@ -104,9 +104,10 @@ ModelDescription describe(const fovea::Captioner& c, const QString& path) {
     parts << QStringLiteral("%1 attention").arg(d.attention);
   }
   parts << QStringLiteral("trained on %1").arg(QString::fromStdString(info.value("dataset", std::string("?"))));
-  if (info.contains("steps")) parts << QStringLiteral("%1 steps").arg(info["steps"].get<long long>());
-  if (info.contains("best_val_bleu4"))
-    parts << QStringLiteral("val BLEU-4 %1").arg(info["best_val_bleu4"].get<double>(), 0, 'f', 3);
+  if (info.contains("best_val_bleu4") && info.contains("saved_at_step"))
+    parts << QStringLiteral("val BLEU-4 %1 at step %2")
+                 .arg(info["best_val_bleu4"].get<double>(), 0, 'f', 3)
+                 .arg(info["saved_at_step"].get<long long>());
   parts << QStringLiteral("%1 words").arg(info.value("vocabulary", 0));
   parts << QStringLiteral("grid %1x%2").arg(d.grid_h).arg(d.grid_w);
   d.summary = parts.join(QStringLiteral(" · "));
