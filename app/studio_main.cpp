@@ -32,9 +32,16 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
   auto* clock = new QElapsedTimer;
   clock->start();
   QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, take_away, timer, clock, frame] {
-    auto ready = [](fovea::ui::ExplorerPanel* p) { return p->hasCaption() && !p->isBusy(); };
+    // A panel is ready with its caption, or when it has no model to wait for (a load that failed).
+    auto ready = [](fovea::ui::ExplorerPanel* p) {
+      return (p->hasCaption() && !p->isBusy()) || !p->session()->hasOrAwaitsModel();
+    };
     const bool compare = !w->comparePanel()->isHidden();
-    const bool failed = !w->errorText().isEmpty() && !w->primaryPanel()->hasCaption();
+    // The main panel will not caption: its model or its image failed (an error shown and nothing
+    // in flight). An error from the compare panel alone does not stop the wait for the main one.
+    const auto* primary = w->primaryPanel();
+    const bool failed = !primary->session()->hasOrAwaitsModel() ||
+                        (!w->errorText().isEmpty() && !primary->hasCaption() && !primary->isBusy());
     const bool at_frame = frame < 0 || w->liveSource()->latest().index == frame;  // --frame of a video
     if (!failed && (!ready(w->primaryPanel()) || !at_frame || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
     timer->stop();
@@ -58,9 +65,14 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
       wait->stop();
       QTimer::singleShot(150, w, [w, file] {
         const bool ok = w->grab().save(file, "PNG");
-        std::fprintf(stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(file));
-        if (!w->errorText().isEmpty()) std::fprintf(stderr, "shown error: %s\n", qPrintable(w->errorText()));
-        QApplication::exit(ok ? 0 : 1);
+        const int words = w->player()->count();
+        const QString shown = words > 0 ? QStringLiteral("word %1 of %2").arg(w->player()->current() + 1).arg(words)
+                                        : QStringLiteral("no caption");
+        std::fprintf(stderr, "%s %s (%s)\n", ok ? "wrote" : "could not write", qPrintable(file), qPrintable(shown));
+        // The picture is written either way; an error on it fails the command, so scripts notice.
+        const bool error = !w->errorText().isEmpty();
+        if (error) std::fprintf(stderr, "shown error: %s\n", qPrintable(w->errorText()));
+        QApplication::exit(ok && !error ? 0 : 1);
       });
     });
     wait->start(50);

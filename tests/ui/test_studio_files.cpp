@@ -81,6 +81,7 @@ class StudioFilesTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains("corrupt.ckpt"), kWait);
     QCOMPARE(w->errorText().count(QStringLiteral("corrupt.ckpt")), 1);  // the path said once
     QVERIFY2(w->errorText().contains(QStringLiteral("not a Fovea model file")), qPrintable(w->errorText()));
+    QVERIFY2(w->errorText().contains("missing.jpg"), qPrintable(w->errorText()));  // the earlier error stays beside it
     // The previous model is still loaded, named above the image, and captions the next image.
     QCOMPARE(w->primaryPanel()->modelPath(), kSoft);
     QVERIFY2(w->primaryPanel()->titleText().contains("fashion-soft.ckpt") &&

@@ -349,8 +349,13 @@ QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_l
 void MainWindow::showError(const QString& message) {
   if (message.isEmpty()) return;
   const UserMessage m = user_message(message);
-  error_label_->setText(m.summary);
-  error_label_->setToolTip(m.details);
+  // Errors that arrive together (a bad image, then a model that fails to load) are all shown,
+  // newest first, three at most, until an image opens or the bar is closed.
+  if (!error_bar_->isVisible()) errors_.clear();
+  errors_.removeAll(m.summary);
+  errors_ = (QStringList{m.summary} + errors_).mid(0, 3);
+  error_label_->setText(errors_.join(QLatin1Char('\n')));
+  error_label_->setToolTip(m.details.isEmpty() ? m.summary : m.details);
   error_bar_->show();
   statusBar()->showMessage(m.summary.section(QLatin1Char('\n'), 0, 0), 10000);
 }

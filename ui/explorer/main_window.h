@@ -3,9 +3,9 @@
 /// word player, the decoding/overlay controls, the thumbnail strip and the menus. It holds no
 /// engine state itself: models live in each panel's ModelSession.
 #include <QMainWindow>
+#include <QStringList>
 
 #include "core/eval/reference_captions.h"
-#include <QStringList>
 
 #include <atomic>
 #include <memory>
@@ -130,6 +130,7 @@ class MainWindow : public QMainWindow {
   TrainingWindow* training_window_ = nullptr;
   QLabel* error_label_;
   QWidget* error_bar_;
+  QStringList errors_;  ///< the errors the bar shows, newest first
   QMenu* recent_menu_ = nullptr;
   RecentFiles* recent_ = nullptr;
   ImageSizeSync* size_sync_ = nullptr;  ///< compared panels show the image at one size
