@@ -21,6 +21,11 @@ void add_caption_options(CLI::App& app, CaptionChoices& c, std::initializer_list
     }
     if (o == nullptr) throw std::logic_error("caption setting '" + key + "' has no option");
   }
+  // Settings that contradict or need another are refused before anything loads, in CLI11's words
+  // ("--greedy excludes --beam", "--seed requires --sample-glimpses"), rather than one silently winning.
+  const auto option = [&](const char* key) { return app.get_option_no_throw(caption_setting(key).cli_name()); };
+  if (auto *greedy = option("greedy"), *beam = option("beam"); greedy && beam) greedy->excludes(beam);
+  if (auto *seed = option("seed"), *sampled = option("sample_glimpses"); seed && sampled) seed->needs(sampled);
 }
 
 }  // namespace fovea::cli

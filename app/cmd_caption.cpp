@@ -15,6 +15,7 @@
 #include "core/runtime/data_paths.h"
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
+#include "core/io/encoder_file_header.h"
 
 namespace fovea::cli {
 
@@ -73,6 +74,20 @@ Runner add_info_command(CLI::App& app) {
   auto model = std::make_shared<std::string>(default_model_path());
   app.add_option("model", *model, "Model file (default: $FOVEA_MODEL, else the shipped soft model)");
   return [model]() -> int {
+    if (is_encoder_file(*model)) {
+      // An encoder file (fovea pretrain-encoder) is no captioning model, but info can say what it is.
+      const EncoderFileInfo e = read_encoder_file_info(*model);
+      const nlohmann::json j = {{"path", *model},
+                                {"kind", "encoder file: the built-in CNN, for fovea train --backbone"},
+                                {"encoder_widths", e.widths},
+                                {"encoder_strides", e.strides},
+                                {"centred_cells", e.centred_cells},
+                                {"image_size", e.image_size},
+                                {"pretraining", e.pretraining},
+                                {"description", describe_backbone(*model)}};
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
     Captioner captioner(*model, "cpu");
     std::cout << captioner.info().dump(2) << "\n";
     return 0;

@@ -10,6 +10,7 @@
 #include "app/caption_options.h"
 #include "app/commands.h"
 #include "core/data/image_io.h"
+#include "core/data/tokenizer.h"
 #include "core/decode/captioner.h"
 #include "core/runtime/data_paths.h"
 
@@ -43,6 +44,14 @@ Runner add_probe_command(CLI::App& app) {
     const RgbImage image = read_image(a->image);
     Captioner captioner(a->c.model, a->c.device);
     const ProbeResult r = captioner.probe(image, region, a->prefix, a->top);
+    // A misspelt prefix word still probes, as <unk>: say so, or the answer looks like the model's fault.
+    const auto typed = tokenize(a->prefix);
+    for (std::size_t i = 0; i < typed.size() && i < r.prefix.size(); ++i) {
+      if (r.prefix[i] == "<unk>" && typed[i] != "<unk>") {
+        std::fprintf(stderr, "fovea probe: --prefix: \"%s\" is not a word of this model (read as <unk>; fovea info %s "
+                     "lists its words)\n", typed[i].c_str(), a->c.model.c_str());
+      }
+    }
     if (a->json) {
       std::cout << to_json(r).dump() << "\n";
       return 0;

@@ -74,6 +74,7 @@ Runner add_take_away_command(CLI::App& app) {
     if (!a->save.empty()) {
       write_png(a->save + "-attended.png", t.attended.image);
       write_png(a->save + "-control.png", t.control.image);
+      std::fprintf(stderr, "wrote %s-attended.png and %s-control.png\n", a->save.c_str(), a->save.c_str());
     }
     if (a->json) {
       nlohmann::json j = to_json(t);

@@ -19,7 +19,12 @@ namespace {
 /// Says `message` on stderr and, under torchrun, also in the error file its agent reads
 /// (TORCHELASTIC_ERROR_FILE, in PyTorch's own layout), so that torchrun's "Root Cause" gives this
 /// process's reason instead of nothing.
-int fail(const std::string& message) {
+int fail(std::string message) {
+  // A model the user never typed: say where its path came from.
+  if (const char* env = std::getenv("FOVEA_MODEL"); env != nullptr && *env != '\0' &&
+                                                      message.rfind(std::string(env) + ": ", 0) == 0) {
+    message += " (the model $FOVEA_MODEL names; unset it for the shipped model)";
+  }
   std::cerr << "fovea: error: " << message << "\n";
   if (const char* file = std::getenv("TORCHELASTIC_ERROR_FILE"); file != nullptr && *file != '\0') {
     const nlohmann::json record = {

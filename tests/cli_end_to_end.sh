@@ -239,6 +239,15 @@ expect_error "count: must be >= 1, got -1" "$FOVEA" data fashion-scenes --out ne
 [ ! -e negative ] || fail "a refused data command wrote files"
 expect_error "seed: must be >= 0, got -1" "$FOVEA" caption --model run/best.ckpt --seed -1 scenes/test_00000.png
 expect_error "case: nope not in" "$FOVEA" bench --case nope
+# Options that contradict or need another are refused, not silently overruled.
+expect_error "requires --sample-glimpses" "$FOVEA" caption --model run/best.ckpt --seed 3 scenes/test_00000.png
+expect_error "excludes --greedy" "$FOVEA" caption --model run/best.ckpt --beam 5 --greedy scenes/test_00000.png
+"$FOVEA" probe --model run/best.ckpt scenes/test_00000.png --region 1,1 --prefix "a yelow" > out.txt 2> err.txt \
+  || fail "probe with an unknown prefix word failed"
+grep '"yelow" is not a word of this model' err.txt > /dev/null || { cat err.txt; fail "probe did not say a prefix word is unknown"; }
+"$FOVEA" info "$MODELS/fashion-encoder.pt" > encoder-info.json || fail "info could not describe an encoder file"
+jq -e '.pretraining.steps > 0 and (.encoder_widths | length) > 0' encoder-info.json > /dev/null \
+  || { cat encoder-info.json; fail "info on an encoder file lacks its blocks or pretraining"; }
 cp scenes/test_00000.png own.png
 expect_error "is the image itself" "$FOVEA" export own.png --model run/best.ckpt --out own.png
 cmp -s own.png scenes/test_00000.png || fail "export wrote over its own image"
