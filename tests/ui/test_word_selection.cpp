@@ -141,6 +141,9 @@ class WordSelectionTest : public QObject {
       QVERIFY2(panel->view()->geometry().bottom() < strip->geometry().top(), "the image does not cover the words");
     }
     QCOMPARE(w->primaryPanel()->view()->imageRect().size(), w->comparePanel()->view()->imageRect().size());
+    // Side by side at one height, though the two captions' strips differ.
+    QCOMPARE(inWindow(w->primaryPanel()->view(), w->primaryPanel()->view()->imageRect()).top(),
+             inWindow(w->comparePanel()->view(), w->comparePanel()->view()->imageRect()).top());
   }
 
   void aProbeOrATakeAwayLineTakesNoSpaceFromTheImage() {

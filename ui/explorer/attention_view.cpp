@@ -171,7 +171,10 @@ QRect AttentionView::targetRect() const {
   QSize s = fittedImageSize();
   if (size_limit_.isValid() && (s.width() > size_limit_.width() || s.height() > size_limit_.height()))
     s = image_.size().scaled(size_limit_, Qt::KeepAspectRatio);
-  return QRect(QPoint((width() - s.width()) / 2, (height() - s.height()) / 2), s);
+  // Beside another panel (a size limit is set), the image hangs from the top: the two panels' strips
+  // under it differ in height, and centred images would sit at different heights side by side.
+  const int top = size_limit_.isValid() ? 0 : (height() - s.height()) / 2;
+  return QRect(QPoint((width() - s.width()) / 2, top), s);
 }
 
 QPointF AttentionView::imagePoint(const QPoint& p) const {
