@@ -219,10 +219,10 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
                                                   : std::max_element(finished.begin(), finished.end(), [](auto& x, auto& y) {
                                                       return x.log_prob < y.log_prob;
                                                     })->log_prob;
-    // Scores only fall as words are added: once a finished caption beats every live one, stop.
-    if (next.empty() || std::int64_t(finished.size()) >= k || best_finished >= next.front().score) {
-      if (!finished.empty() || next.empty()) break;
-    }
+    // Scores only fall as words are added: once a finished caption beats every live one, stop. (Not
+    // once k have finished: a live caption better than all of them would be lost, and a wider beam
+    // could then return a worse caption than greedy.)
+    if (next.empty() || best_finished >= next.front().score) break;
     if (t == max_len) break;
     // The next words and their parents' rows: one upload.
     std::vector<std::int64_t> upload;
