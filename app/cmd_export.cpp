@@ -108,7 +108,8 @@ Runner add_export_command(CLI::App& app) {
                             .of(std::filesystem::path(a->image).filename().string());
       page.style = a->colormap == "spotlight" ? "spotlight" : "heatmap";
       write_web_page(a->out, image, result, page);
-      std::cout << "wrote " << a->out << " (a web page: " << result.words.size() << " words)\n";
+      std::cout << "wrote " << a->out << " (a web page: " << result.words.size() << " words, "
+                << std::filesystem::file_size(a->out) / 1024 << " KiB)\n";
     } else if (!a->out.empty()) {
       write_figure(a->out, image, result, fig);
       std::cout << "wrote " << a->out << " (" << result.words.size() + 1 << " panels)\n";

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/data/image_io.h"
 #include "core/render/web_page.h"
 
 using namespace fovea;
@@ -31,7 +32,49 @@ std::string between(const std::string& text, const std::string& from, const std:
   return text.substr(a + from.size(), b - a - from.size());
 }
 
+std::vector<unsigned char> from_base64(const std::string& text) {
+  const std::string abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<unsigned char> out;
+  unsigned bits = 0;
+  int n = 0;
+  for (char ch : text) {
+    const auto v = abc.find(ch);
+    if (v == std::string::npos) break;  // '=' padding
+    bits = (bits << 6) | unsigned(v);
+    if ((n += 6) >= 8) out.push_back(static_cast<unsigned char>((bits >> (n -= 8)) & 0xFF));
+  }
+  return out;
+}
+
 }  // namespace
+
+TEST(WebPage, APhotoIsShrunkAndCompressedOnThePage) {
+  // A 3000x2000 photo-like image (texture PNG cannot squeeze): the page holds it at 1024 px on its
+  // longer side as a JPEG, a few hundred KB, where the full-size PNG made pages of megabytes.
+  if (encode_jpeg(RgbImage(8, 8)).empty()) GTEST_SKIP() << "built without OpenCV: no JPEG encoder";
+  RgbImage photo(3000, 2000);
+  std::uint32_t state = 12345;
+  for (int y = 0; y < photo.height; ++y)
+    for (int x = 0; x < photo.width; ++x)
+      for (int c = 0; c < 3; ++c) {
+        state = state * 1664525u + 1013904223u;
+        photo.at(x, y)[c] = static_cast<std::uint8_t>((x / 12 + y / 9) * (c + 1) % 200 + (state >> 28));
+      }
+  const auto html = web_page(photo, two_words());
+  EXPECT_LT(html.size(), 1024u * 1024u);
+  const auto jpeg = from_base64(between(html, "src=\"data:image/jpeg;base64,", "\""));
+  ASSERT_GT(jpeg.size(), 100u) << "the photo is not a JPEG on the page";
+  int width = 0, height = 0;  // from the JPEG's baseline frame header (FF C0: length, precision, height, width)
+  for (std::size_t i = 0; i + 8 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {
+      height = jpeg[i + 5] << 8 | jpeg[i + 6];
+      width = jpeg[i + 7] << 8 | jpeg[i + 8];
+      break;
+    }
+  }
+  EXPECT_EQ(width, 1024);
+  EXPECT_EQ(height, 683);
+}
 
 TEST(WebPage, HoldsTheImageAndEveryWordsAlphaInline) {
   RgbImage image(8, 6, 120);

@@ -2,9 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "core/data/image_io.h"
+#include "core/data/image_tensor.h"
 #include "core/io/atomic_file.h"
 #include "core/render/markup.h"
 #include "core/render/png_encoder.h"
@@ -119,6 +122,21 @@ body { font-family: "DejaVu Sans", sans-serif; margin: 1.5em; color: #222; max-w
 .note { color: #666; font-size: 0.9em; }
 )CSS";
 
+/// The image as a data URL: at most `max_side` px on its longer side; PNG while that stays small
+/// (scenes and figures stay crisp), else JPEG (photos).
+std::string page_image(const RgbImage& image, int max_side) {
+  RgbImage shown = image;
+  const int side = std::max(image.width, image.height);
+  if (max_side > 0 && side > max_side) {
+    const double k = double(max_side) / side;
+    shown = resize_image(image, std::max(1, int(std::lround(image.width * k))), std::max(1, int(std::lround(image.height * k))));
+  }
+  const auto png = encode_png(shown);
+  if (png.size() <= 256 * 1024) return "data:image/png;base64," + base64(png);
+  const auto jpeg = encode_jpeg(shown, 90);
+  return jpeg.empty() ? "data:image/png;base64," + base64(png) : "data:image/jpeg;base64," + base64(jpeg);
+}
+
 }  // namespace
 
 std::string web_page(const RgbImage& image, const CaptionResult& caption, const WebPageOptions& options) {
@@ -132,8 +150,8 @@ std::string web_page(const RgbImage& image, const CaptionResult& caption, const 
   const std::string title = options.title.empty() ? caption.text() : options.title;
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + xml_escape(title) +
                      "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
-  html += "<p><canvas id=\"fovea-view\"></canvas><img id=\"fovea-image\" hidden alt=\"\" src=\"data:image/png;base64," +
-          base64(encode_png(image)) + "\"></p>\n";
+  html += "<p><canvas id=\"fovea-view\"></canvas><img id=\"fovea-image\" hidden alt=\"\" src=\"" +
+          page_image(image, options.max_side) + "\"></p>\n";
   html += "<div id=\"fovea-chips\"></div>\n<p><button id=\"fovea-play\">Play</button> <label>Overlay <select "
           "id=\"fovea-style\"><option value=\"spotlight\"" +
           std::string(options.style == "heatmap" ? "" : " selected") + ">spotlight</option><option value=\"heatmap\"" +

@@ -17,6 +17,9 @@ struct WebPageOptions {
   std::string model;                    ///< what made the caption, said under it
   std::vector<std::string> references;  ///< the image's reference captions, if known
   std::string style = "spotlight";      ///< the first overlay shown: "spotlight" or "heatmap"
+  /// Larger images are shrunk to this many pixels on their longer side on the page: α is a grid of
+  /// a few cells a side, and a photo at full size made a page of megabytes.
+  int max_side = 1024;
 };
 
 /// The page's HTML (UTF-8). Throws std::invalid_argument for a caption whose α does not fit its grid.
