@@ -80,8 +80,8 @@ Runner add_export_command(CLI::App& app) {
         throw std::invalid_argument(a->image + " is a folder: its gallery is a web page, --out FILE.html (--format html)");
       if (!a->frames.empty() || !a->caption.empty())
         throw std::invalid_argument(a->image + " is a folder: --frames and --caption are for one image");
-      export_gallery(a->image, a->out, a->c, a->compare, a->colormap == "spotlight" ? "spotlight" : "heatmap");
-      return 0;
+      // Images left out: the page is written without them, and the command fails as caption does.
+      return export_gallery(a->image, a->out, a->c, a->compare, a->colormap == "spotlight" ? "spotlight" : "heatmap") > 0 ? 1 : 0;
     }
     if (!a->compare.empty()) throw std::invalid_argument("--compare is for a folder's gallery page: give a folder of images");
     const RgbImage image = read_image(a->image);

@@ -32,7 +32,7 @@ std::vector<fs::path> images_in(const std::string& folder) {
 
 }  // namespace
 
-void export_gallery(const std::string& folder, const std::string& out, const CaptionChoices& choices,
+int export_gallery(const std::string& folder, const std::string& out, const CaptionChoices& choices,
                     const std::string& compare, const std::string& style) {
   const auto files = images_in(folder);
   std::vector<Captioner> models;
@@ -49,17 +49,27 @@ void export_gallery(const std::string& folder, const std::string& out, const Cap
   CaptionOptions options = choices.options();
   const auto references = ReferenceCaptions::read_folder(folder);
   std::vector<GalleryEntry> entries;
+  int skipped = 0;
   for (const auto& file : files) {
     GalleryEntry e;
     e.name = file.filename().string();
-    e.image = read_image(file.string());
+    try {
+      e.image = read_image(file.string());
+    } catch (const std::exception& error) {  // one broken file does not cost the others their page
+      std::cerr << "fovea export: left out " << error.what() << "\n";
+      ++skipped;
+      continue;
+    }
     for (auto& m : models) e.captions.push_back(m.caption(e.image, options));
     e.references = references.of(e.name);
     entries.push_back(std::move(e));
   }
+  if (entries.empty()) throw std::invalid_argument(folder + ": none of its " + std::to_string(files.size()) + " images could be read");
   write_gallery_page(out, entries, page);
   std::cout << "wrote " << out << " (a gallery page: " << entries.size() << " images, " << models.size()
-            << (models.size() == 1 ? " model" : " models") << ", " << fs::file_size(out) / 1024 << " KiB)\n";
+            << (models.size() == 1 ? " model" : " models") << ", " << fs::file_size(out) / 1024 << " KiB"
+            << (skipped ? ", " + std::to_string(skipped) + " left out" : std::string()) << ")\n";
+  return skipped;
 }
 
 }  // namespace fovea::cli

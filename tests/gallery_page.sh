@@ -27,6 +27,13 @@ cp scenes/test_0000[0-3].png scenes/captions.json few/
 "$FOVEA" export empty --format html --out empty.html > empty.log 2>&1 && fail "a folder without images was accepted"
 grep -q "no images" empty.log || { cat empty.log; fail "the empty folder was not named"; }
 "$FOVEA" export few --format html --out compare.html --compare "$HARD" > compare.log || { cat compare.log; fail "--compare"; }
+# A file that is no image is left out and named; the others still get their page, and the command fails.
+mkdir -p broken
+cp scenes/test_0000[0-1].png broken/
+echo "not a picture" > broken/notes.png
+"$FOVEA" export broken --format html --out broken.html > broken.log 2> broken.err && fail "a folder with a broken image exported without an error"
+grep -q "notes.png" broken.err || { cat broken.err; fail "the broken image was not named"; }
+grep -q "2 images" broken.log && grep -q "1 left out" broken.log || { cat broken.log; fail "the page of the readable images was not written"; }
 
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$BROWSER" ]; then echo "skipped the browser checks: no chromium"; exit 0; fi

@@ -168,7 +168,7 @@ std::string gallery_page(const std::vector<GalleryEntry>& entries, const Gallery
   html += "<p><label>Overlay <select id=\"fovea-style\"><option value=\"spotlight\"" +
           std::string(options.style == "heatmap" ? "" : " selected") + ">spotlight</option><option value=\"heatmap\"" +
           std::string(options.style == "heatmap" ? " selected" : "") + ">heat map</option></select></label> <span class=\"note\">" +
-          std::to_string(entries.size()) + " images";
+          std::to_string(entries.size()) + (entries.size() == 1 ? " image" : " images");
   if (!options.models.empty()) {
     std::string names;
     for (const auto& m : options.models) names += (names.empty() ? "" : " and ") + m;
