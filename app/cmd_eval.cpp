@@ -94,7 +94,7 @@ Runner add_eval_command(CLI::App& app) {
                "is the next word the object's noun? (scenes with object boxes)");
   app.add_option("--results", a->results, "Write the generated captions as a COCO results file [{image_id, caption}]");
   app.add_option("--refs-out", a->refs_out, "Write the references as a COCO captions file (to score --results with fovea score)");
-  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device", "every"});
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "seed", "device", "every"});
   app.add_option("--video", a->video, "Score live captioning on the clips in this folder (fovea data fashion-scenes --video): "
                                       "per-frame pointing and shown-caption changes a second");
   app.add_option("--margin", a->rule.margin, "--video: nats by which a new caption must be more probable to be shown")

@@ -44,7 +44,7 @@ Runner add_export_command(CLI::App& app) {
   app.add_option("--compare", a->compare, "Gallery page: also caption with this model file, shown beside the first");
   app.add_option("--frames", a->frames, "Also write the word-by-word animation as PNG frames into this folder");
   app.add_option("--caption", a->caption, "Show where the model looks for this caption (teacher forcing) instead of its own");
-  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "device"});
+  add_caption_options(app, a->c, {"model", "beam", "greedy", "sample_glimpses", "seed", "device"});
   app.add_option("--colormap", a->colormap, "spotlight (the image darkened outside the attention), viridis, inferno, jet or gray")->capture_default_str();
   app.add_option("--opacity", a->opacity, "Heatmap opacity 0..1")->check(CLI::Range(0.0f, 1.0f))->capture_default_str();
   app.add_flag("--blocky", a->blocky, "One flat block per attention cell instead of smooth upsampling");
