@@ -33,6 +33,7 @@ docs/python.md has more examples.
 """
 import os as _os
 import pathlib as _pathlib
+import warnings as _warnings
 
 from . import _core
 from ._core import Error, Result, TrainResult, Word, default_model_path, find_runs, samples_dir, score, set_threads
@@ -70,6 +71,12 @@ class Model(_core._Model):
     several threads wait their turn; load one model per thread to caption in parallel)."""
 
     def caption(self, image, **settings):
+        # As the command line: a seed without sampled glimpses is refused, glimpses on a soft model said.
+        if settings.get("seed") is not None and not settings.get("sample_glimpses"):
+            raise ValueError("seed: only with sample_glimpses=True (it seeds the glimpses' draw)")
+        if settings.get("sample_glimpses") and self.attention != "hard":
+            _warnings.warn("sample_glimpses applies to hard models: this soft model attends with its expected alpha",
+                           stacklevel=2)
         if _is_batch(image):
             return self._caption([_image(i) for i in image], _settings.table_keys(settings))
         return self._caption([_image(image)], _settings.table_keys(settings))[0]
@@ -125,7 +132,17 @@ def load(path=None, device="cpu"):
     return Model(_os.fspath(path) if path is not None else default_model_path(), device)
 
 
+def _check_callbacks(progress, messages):
+    for name, f in (("progress", progress), ("messages", messages)):
+        if f is not None and not callable(f):
+            raise TypeError(f"{name}: a function (or None), not {type(f).__name__}")
+
+
 def train(out_dir, *, progress=None, messages=None, paper=False, **settings):
+    _check_callbacks(progress, messages)  # before anything is written, not at the first step
+    if _os.path.exists(_os.path.join(_os.fspath(out_dir), "last.ckpt")):
+        raise Error(f"{_os.fspath(out_dir)}: already holds a run (last.ckpt); continue it with "
+                    f"fovea.resume({_os.fspath(out_dir)!r}) or train into another folder")
     return _core._train(_os.fspath(out_dir), _settings.table_keys(settings), paper, progress, messages)
 
 
@@ -134,6 +151,7 @@ def resume(run_dir, *, progress=None, messages=None, **settings):
 
     The settings a resume may change (epochs, max_steps, patience, ...) are applied and recorded;
     another value for any other setting is refused. progress and messages as for fovea.train."""
+    _check_callbacks(progress, messages)
     return _core._resume(_os.fspath(run_dir), _settings.table_keys(settings), progress, messages)
 
 

@@ -47,6 +47,9 @@ std::size_t word_index(const CaptionResult& caption, const pyb::handle& word) {
                              std::to_string(n) + " words");
     return std::size_t(i);
   }
+  if (!pyb::isinstance<pyb::str>(word))
+    throw pyb::type_error("word: its index in the caption (int) or the word itself (str), not " +
+                          pyb::str(pyb::type::of(word).attr("__name__")).cast<std::string>());
   const auto text = word.cast<std::string>();
   for (std::size_t i = 0; i < caption.words.size(); ++i)
     if (caption.words[i].word == text || caption.words[i].word == text + " <unk>") return i;

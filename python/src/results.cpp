@@ -28,7 +28,7 @@ pyb::object word_object(const std::shared_ptr<PyResult>& r, std::size_t i) {
 
 void bind_results(pyb::module_& m) {
   pyb::class_<PyWord>(m, "Word", "One word of a caption: the word, where the model looked (alpha), the gate beta and p.")
-      .def_property_readonly("word", [](const PyWord& w) { return w.get().word; }, "The word (\"<unk>\" for one the model does not know)")
+      .def_property_readonly("word", [](const PyWord& w) { return w.get().word; }, "The word; one the model does not know is followed by \" <unk>\" (\"giraffe <unk>\")")
       .def_property_readonly(
           "alpha",
           [](const PyWord& w) {

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <map>
+#include <type_traits>
 
 #include "core/eval/caption_scores.h"
 #include "core/train/run_log.h"
@@ -34,14 +35,35 @@ pyb::dict columns(const std::vector<Record>& records) {
 }
 
 /// Candidates or references given as a dict {image id: ...} or a list (ids 0, 1, ...).
+/// One entry, or a TypeError that says what it should have been (pybind11's own cast error names
+/// no argument and no type).
+template <class Value>
+Value entry(const pyb::handle& v, const char* what, const std::string& key) {
+  try {
+    return v.cast<Value>();
+  } catch (const pyb::cast_error&) {
+    const bool caption = std::is_same_v<Value, std::string>;
+    throw pyb::type_error(std::string(what) + "[" + key + "]: " +
+                          (caption ? "a caption (str)" : "a list of reference captions (str)") + ", not " +
+                          pyb::str(pyb::type::of(v).attr("__name__")).cast<std::string>());
+  }
+}
+
 template <class Value>
 std::map<std::int64_t, Value> by_id(const pyb::handle& o, const char* what) {
   std::map<std::int64_t, Value> out;
   if (pyb::isinstance<pyb::dict>(o)) {
-    for (const auto& kv : o.cast<pyb::dict>()) out[kv.first.cast<std::int64_t>()] = kv.second.cast<Value>();
+    for (const auto& kv : o.cast<pyb::dict>()) {
+      const std::string key = pyb::repr(kv.first).cast<std::string>();
+      if (!pyb::isinstance<pyb::int_>(kv.first)) throw pyb::type_error(std::string(what) + ": image ids are ints, not " + key);
+      out[kv.first.cast<std::int64_t>()] = entry<Value>(kv.second, what, key);
+    }
   } else if (pyb::isinstance<pyb::list>(o) || pyb::isinstance<pyb::tuple>(o)) {
     std::int64_t i = 0;
-    for (const auto& v : o) out[i++] = v.cast<Value>();
+    for (const auto& v : o) {
+      out[i] = entry<Value>(v, what, std::to_string(i));
+      ++i;
+    }
   } else {
     throw pyb::type_error(std::string(what) + ": a dict {image id: ...} or a list, not " +
                           pyb::str(pyb::type::of(o).attr("__name__")).cast<std::string>());
@@ -83,7 +105,9 @@ void bind_runs(pyb::module_& m) {
     return d;
   });
 
-  m.def("find_runs", &find_runs, pyb::arg("root"),
+  m.def(
+      "find_runs", [](const pyb::object& root) { return find_runs(pyb::str(pyb::module_::import("os").attr("fspath")(root)).cast<std::string>()); },
+      pyb::arg("root"),
         "find_runs(root) -> list of str\n\n"
         "The run folders under `root` (root itself and its direct subfolders holding metrics.jsonl),\n"
         "sorted by name, as fovea-studio's run list finds them.");
@@ -93,6 +117,7 @@ void bind_runs(pyb::module_& m) {
       [](const pyb::handle& candidates, const pyb::handle& references, bool per_image) {
         const auto results = by_id<std::string>(candidates, "candidates");
         const auto refs = by_id<std::vector<std::string>>(references, "references");
+        if (results.empty()) throw pyb::value_error("score: no candidate captions to score");
         CaptionScores s;
         {
           pyb::gil_scoped_release unlocked;
@@ -108,7 +133,8 @@ void bind_runs(pyb::module_& m) {
       "computes them (PTB tokenisation, corpus BLEU-1..4, ROUGE-L, CIDEr-D): {\"Bleu_1\", ..., \"Bleu_4\",\n"
       "\"ROUGE_L\", \"CIDEr\"}, the toolkit's key names. candidates: {image id: caption} or a list of\n"
       "captions; references: {image id: [captions]} or a list of lists, the same images. With\n"
-      "per_image=True also \"per_image\": a list of each image's scores.\n\n"
+      "per_image=True also \"per_image\": a list of each image's scores. CIDEr-D weighs n-grams by how\n"
+      "rare they are across the images scored: one image alone scores 0.\n\n"
       "    >>> fovea.score([\"a red shirt\"], [[\"a red shirt\", \"a shirt in red\"]])[\"Bleu_1\"]");
 }
 

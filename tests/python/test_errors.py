@@ -64,3 +64,33 @@ def test_probe_and_take_away_name_what_is_wrong(model, samples):
 def test_a_folder_without_a_run_is_named(tmp_path):
     with pytest.raises(fovea.Error, match=str(tmp_path.name)):
         fovea.read_run(tmp_path)
+
+
+def test_scores_of_the_wrong_shape_say_which_entry(tmp_path):
+    with pytest.raises(TypeError, match=r"references\[1\]: a list of reference captions"):
+        fovea.score({1: "a red shirt"}, {1: "a red shirt"})
+    with pytest.raises(TypeError, match=r"candidates\[0\]: a caption \(str\), not list"):
+        fovea.score([["a"]], [["a"]])
+    with pytest.raises(ValueError, match="no candidate captions"):
+        fovea.score([], [])
+    assert fovea.find_runs(tmp_path) == []  # a pathlib.Path, as every other function takes
+
+
+def test_settings_that_cannot_act_are_said(model, samples):
+    image = samples + "/test_00000.png"
+    with pytest.raises(ValueError, match="only with sample_glimpses"):
+        model.caption(image, seed=3)
+    with pytest.warns(UserWarning, match="applies to hard models"):
+        model.caption(image, sample_glimpses=True)
+    with pytest.raises(TypeError, match=r"word: its index .* not float"):
+        model.take_away(image, 1.0)
+
+
+def test_training_again_into_a_run_says_how_to_resume_it(tmp_path):
+    with pytest.raises(TypeError, match="progress: a function"):
+        fovea.train(tmp_path / "run", progress=5)
+    assert not (tmp_path / "run").exists()  # refused before anything was written
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "last.ckpt").write_bytes(b"x")
+    with pytest.raises(fovea.Error, match=r"fovea\.resume\("):
+        fovea.train(tmp_path / "run")
