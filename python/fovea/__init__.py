@@ -31,6 +31,7 @@ ValueError or TypeError with the message the command line would print.
 
 docs/python.md has more examples.
 """
+import html as _html
 import os as _os
 import pathlib as _pathlib
 import warnings as _warnings
@@ -130,6 +131,41 @@ def load(path=None, device="cpu"):
     --model); device: "auto", "cpu" or "cuda". Raises fovea.Error naming the file when it is
     missing or not a model."""
     return Model(_os.fspath(path) if path is not None else default_model_path(), device)
+
+
+def _to_html(self, title="", style="spotlight"):
+    """The caption as one self-contained web page (HTML text), the page `fovea export IMAGE --out
+    page.html` writes: the image and every word's alpha inline, the words as chips (hover or click
+    one to see where the model looked), Play, a spotlight or heat-map overlay (style), and the
+    reference captions when the image came from a folder with a captions.json. title: the page's
+    heading (default: the caption). Opens offline in any browser; a notebook shows it inline."""
+    if style not in ("spotlight", "heatmap"):
+        raise ValueError(f"style: 'spotlight' or 'heatmap', not {style!r}")
+    return _core._web_page(self, title, style)
+
+
+def _save_html(self, path, title="", style="spotlight"):
+    """Write to_html() to path (a temporary file, then renamed: never half a page); returns path."""
+    path = _os.fspath(path)
+    tmp = f"{path}.tmp{_os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(self.to_html(title, style))
+    _os.replace(tmp, path)
+    return path
+
+
+def _repr_html_(self):
+    # Jupyter shows a Result as its page, in a sandboxed frame: pages shown side by side keep
+    # their own element ids and scripts; a smaller heading and image than the page's own fit a cell.
+    compact = "<style>h1 { font-size: 1.15em; } #fovea-view { width: min(20em, 100%); }</style></head>"
+    page = self.to_html().replace("</head>", compact, 1)
+    return ('<iframe style="width:100%;height:44em;border:0" sandbox="allow-scripts" srcdoc="'
+            + _html.escape(page, quote=True) + '"></iframe>')
+
+
+Result.to_html = _to_html
+Result.save_html = _save_html
+Result._repr_html_ = _repr_html_
 
 
 def _check_callbacks(progress, messages):

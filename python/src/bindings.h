@@ -13,6 +13,7 @@ void bind_model(pybind11::module_& m);     // model.cpp: _Model (caption, score,
 void bind_settings(pybind11::module_& m);  // settings.cpp: the caption and training settings tables
 void bind_train(pybind11::module_& m);     // train.cpp: _train, _resume, TrainResult
 void bind_runs(pybind11::module_& m);      // runs.cpp: read_run, score
+void bind_pages(pybind11::module_& m);     // pages.cpp: _web_page (Result.to_html)
 
 /// The caption settings given as keyword arguments (beam, greedy, max_len, sample_glimpses,
 /// seed; the caption settings table's keys), checked against the table's ranges. Raises

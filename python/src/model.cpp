@@ -23,8 +23,8 @@ struct PyModel {
   std::mutex busy;
 };
 
-std::shared_ptr<PyResult> wrap(CaptionResult r, RgbImage image, std::string path) {
-  return std::make_shared<PyResult>(PyResult{std::move(r), std::move(image), std::move(path)});
+std::shared_ptr<PyResult> wrap(CaptionResult r, RgbImage image, std::string path, const Captioner& model) {
+  return std::make_shared<PyResult>(PyResult{std::move(r), std::move(image), std::move(path), model.path()});
 }
 
 ProbeRegion region_from_python(const pyb::handle& o) {
@@ -99,7 +99,7 @@ void bind_model(pyb::module_& m) {
              }
              pyb::list out;
              for (std::size_t i = 0; i < results.size(); ++i)
-               out.append(wrap(std::move(results[i]), std::move(pixels[i]), paths[i]));
+               out.append(wrap(std::move(results[i]), std::move(pixels[i]), paths[i], *self.captioner));
              return out;
            })
       .def("score",
@@ -112,7 +112,7 @@ void bind_model(pyb::module_& m) {
                std::lock_guard<std::mutex> lock(self.busy);
                r = self.captioner->score(pixels, caption);
              }
-             return wrap(std::move(r), std::move(pixels), path);
+             return wrap(std::move(r), std::move(pixels), path, *self.captioner);
            },
            pyb::arg("image"), pyb::arg("caption"),
            "score(image, caption) -> Result\n\n"

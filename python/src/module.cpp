@@ -37,6 +37,7 @@ PYBIND11_MODULE(_core, m) {
   fovea::py::bind_settings(m);
   fovea::py::bind_train(m);
   fovea::py::bind_runs(m);
+  fovea::py::bind_pages(m);
 
   m.def("set_threads", &fovea::configure_threads, pyb::arg("threads"),
         "set_threads(threads)\n\nCPU threads the core's operations use (as `fovea bench --threads`; 0: OMP_NUM_THREADS,\n"

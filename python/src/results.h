@@ -15,6 +15,7 @@ struct PyResult {
   CaptionResult result;
   RgbImage image;    ///< the image captioned (for show() and the α overlay)
   std::string path;  ///< its file, when it came from one
+  std::string model;  ///< the model file that made it
 };
 
 struct PyWord {

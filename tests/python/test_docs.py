@@ -15,4 +15,5 @@ def test_the_examples_run(tmp_path, monkeypatch):
     for i, block in enumerate(blocks):
         exec(compile(block, f"{DOC.name} block {i + 1}", "exec"), namespace)
     assert os.path.getsize(tmp_path / "alpha.png") > 0
+    assert "fovea-data" in (tmp_path / "caption.html").read_text(encoding="utf-8")
     assert (tmp_path / "tiny-run" / "last.ckpt").exists()

@@ -1,0 +1,40 @@
+"""A caption as a web page from Python: the page `fovea export IMAGE --out page.html` writes, a
+file to share, and what a notebook shows for a Result."""
+import html
+import json
+import re
+import subprocess
+
+import pytest
+
+
+def page_data(page):
+    """The page's data: the words with their alpha, as the page's script reads them."""
+    found = re.search(r'<script type="application/json" id="fovea-data">(.*?)</script>', page, re.S)
+    assert found, "the page holds no data"
+    return json.loads(found.group(1).replace("<\\/", "</"))
+
+
+def test_the_page_is_the_one_export_writes(cli, model, samples, tmp_path):
+    image = samples + "/test_00001.png"
+    result = model.caption(image)
+    page = result.to_html()
+    subprocess.run([cli, "export", image, "--out", str(tmp_path / "cli.html")], check=True, capture_output=True)
+    assert page == (tmp_path / "cli.html").read_text(encoding="utf-8")
+    words = page_data(page)["words"]
+    assert [w["word"] for w in words] == [w.word for w in result.words]
+    assert "<li>" in page  # the sample folder's reference captions
+    saved = result.save_html(tmp_path / "shared.html", title="Shared", style="heatmap")
+    text = open(saved, encoding="utf-8").read()
+    assert "<h1>Shared</h1>" in text and 'value="heatmap" selected' in text
+    with pytest.raises(ValueError, match="style"):
+        result.to_html(style="glow")
+
+
+def test_a_notebook_shows_the_page_in_its_own_frame(model, samples):
+    result = model.caption(samples + "/test_00000.png")
+    shown = result._repr_html_()
+    frame = re.fullmatch(r'<iframe [^>]*sandbox="allow-scripts" srcdoc="([^"]*)"></iframe>', shown)
+    assert frame, "not one sandboxed frame"
+    inner = html.unescape(frame.group(1))
+    assert [w["word"] for w in page_data(inner)["words"]] == [w.word for w in result.words]
