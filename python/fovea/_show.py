@@ -19,7 +19,8 @@ def show(result, word=None, ax=None, opacity=0.55, cmap="inferno"):
     result: a fovea.Result (model.caption or model.score); word: its index (0 = first, negative
     from the end) or the word itself; None draws every word, one panel each, in a new figure.
     ax: the matplotlib Axes to draw one word in (default: a new figure). alpha is stretched over
-    the whole image, as the encoder sees it, and drawn with `opacity` in colour map `cmap`.
+    the whole image, as the encoder sees it, and drawn with `opacity` in colour map `cmap`; a hard
+    model's sampled glimpse (sample_glimpses=True) is outlined on it.
     Returns the matplotlib Figure. Raises ImportError saying what to install without matplotlib."""
     try:
         import matplotlib.pyplot as plt
@@ -50,5 +51,12 @@ def show(result, word=None, ax=None, opacity=0.55, cmap="inferno"):
 def _draw(ax, image, w, width, height, opacity, cmap):
     ax.imshow(image)
     ax.imshow(w.alpha, extent=(0, width, height, 0), alpha=opacity, cmap=cmap, interpolation="bilinear")
+    if w.glimpse is not None:  # a sampled glimpse: the cell the word was said looking at, outlined
+        rows, cols = w.alpha.shape
+        row, col = w.glimpse
+        cell_w, cell_h = width / cols, height / rows
+        from matplotlib.patches import Rectangle
+        ax.add_patch(Rectangle((col * cell_w, row * cell_h), cell_w, cell_h, fill=False, edgecolor="#00e5ff",
+                               linewidth=1.5))
     ax.set_title(f"{w.word}  p={w.p:.2f}  β={w.beta:.2f}", fontsize=9)
     ax.axis("off")
