@@ -11,6 +11,14 @@ class StudioFilesTest : public QObject {
  private:
   QTemporaryDir tmp_;
 
+  /// A file of 4 KiB of 'x' in the test's folder: not a model, not an image.
+  QString junkFile(const QString& name) {
+    const QString path = tmp_.filePath(name);
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(QByteArray(4096, 'x'));
+    return path;
+  }
+
  private Q_SLOTS:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -72,12 +80,7 @@ class StudioFilesTest : public QObject {
     QVERIFY(!w->openImage(tmp_.filePath("missing.jpg")));
     QVERIFY(w->errorText().contains("missing.jpg"));
 
-    const QString model = tmp_.filePath("corrupt.ckpt");
-    QFile m(model);
-    QVERIFY(m.open(QIODevice::WriteOnly));
-    m.write(QByteArray(4096, 'x'));
-    m.close();
-    w->loadModel(model);
+    w->loadModel(junkFile("corrupt.ckpt"));
     QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains("corrupt.ckpt"), kWait);
     QCOMPARE(w->errorText().count(QStringLiteral("corrupt.ckpt")), 1);  // the path said once
     QVERIFY2(w->errorText().contains(QStringLiteral("not a Fovea model file")), qPrintable(w->errorText()));
@@ -281,12 +284,7 @@ class StudioFilesTest : public QObject {
 
     // A compare model that does not load is named as such, and no other model takes its place.
     auto v = captioned();
-    const QString broken = tmp_.filePath("broken-compare.ckpt");
-    QFile f(broken);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(QByteArray(4096, 'x'));
-    f.close();
-    v->loadCompareModel(broken);
+    v->loadCompareModel(junkFile("broken-compare.ckpt"));
     QTRY_VERIFY_WITH_TIMEOUT(v->errorText().contains("broken-compare.ckpt"), kWait);
     QVERIFY2(v->errorText().contains(QStringLiteral("the model to compare with")), qPrintable(v->errorText()));
     QTest::qWait(500);
