@@ -351,7 +351,7 @@ void MainWindow::showError(const QString& message) {
   const UserMessage m = user_message(message);
   // Errors that arrive together (a bad image, then a model that fails to load) are all shown,
   // newest first, three at most, until an image opens or the bar is closed.
-  if (!error_bar_->isVisible()) errors_.clear();
+  if (error_bar_->isHidden()) errors_.clear();  // (isHidden: the window may not be shown yet)
   errors_.removeAll(m.summary);
   errors_ = (QStringList{m.summary} + errors_).mid(0, 3);
   error_label_->setText(errors_.join(QLatin1Char('\n')));
