@@ -41,7 +41,8 @@ struct CaptionOptions {
   int beam = 3;             ///< 1 = greedy
   int max_len = 0;          ///< 0 = the model's limit
   bool sample_glimpses = false;  ///< hard models: sampled glimpses instead of the expected α (soft: ignored)
-  /// With sample_glimpses: the draw's seed (same seed, same image -> same glimpses and caption).
+  /// With sample_glimpses: the draw's seed (same seed, same image -> same glimpses and caption, alone
+  /// or in a batch: each image of a batch draws from the seed's own stream).
   /// Unset: a fresh draw on every call. Either way the process-wide generator is left alone.
   std::optional<std::uint64_t> seed;
 };

@@ -53,12 +53,22 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   // Sampled glimpses are a hard model's; a soft model always attends with its expected α.
   const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
   d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
-  std::optional<ScopedThreadGenerator> draws;  // this call's own stream, never the process-wide one
-  if (sampled) draws.emplace(options.seed ? *options.seed : impl_->seeds());
   torch::NoGradGuard no_grad;
   m.net->eval();
   const auto annotations = m.net->encode(images_to_tensor(ptrs, m.config.image_size).to(m.device));
-  auto decoded = decode_annotations(*m.net, annotations, d);
+  std::vector<DecodedCaption> decoded;
+  if (sampled && options.seed) {
+    // Seeded: each image draws from the seed's own stream, so an image's glimpses do not depend on
+    // the images captioned with it (the same seed and image give the same caption, alone or in a batch).
+    for (std::int64_t i = 0; i < annotations.size(0); ++i) {
+      ScopedThreadGenerator draws(*options.seed);
+      decoded.push_back(decode_annotations(*m.net, annotations.narrow(0, i, 1), d).front());
+    }
+  } else {
+    std::optional<ScopedThreadGenerator> draws;  // this call's own stream, never the process-wide one
+    if (sampled) draws.emplace(impl_->seeds());
+    decoded = decode_annotations(*m.net, annotations, d);
+  }
   std::vector<CaptionResult> out;
   for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
   if (impl_->familiarity) {

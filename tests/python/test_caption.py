@@ -41,6 +41,12 @@ def test_hard_model_sampled_glimpses_follow_the_seed(cli, samples):
     result = hard.caption(image, sample_glimpses=True, seed=7)
     assert result.text == expected["caption"]
     assert [list(w.glimpse) for w in result.words] == [w["glimpse"] for w in expected["words"]]
+    # In a batch each image draws from the seed's own stream: its caption does not depend on the others.
+    other = sample(samples, 4)
+    batch = hard.caption([other, image, image], sample_glimpses=True, seed=7)
+    for r in batch[1:]:
+        assert [w.glimpse for w in r.words] == [w.glimpse for w in result.words]
+    assert batch[0].text == hard.caption(other, sample_glimpses=True, seed=7).text
 
 
 def test_arrays_tensors_and_batches_give_the_paths_caption(samples, model):
