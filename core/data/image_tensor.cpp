@@ -1,5 +1,7 @@
 #include "core/data/image_tensor.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -35,6 +37,13 @@ RgbImage resize_image(const RgbImage& src, int width, int height) {
   RgbImage dst(width, height);
   std::memcpy(dst.pixels.data(), hwc.data_ptr<std::uint8_t>(), dst.pixels.size());
   return dst;
+}
+
+RgbImage shrink_to(const RgbImage& image, int max_side) {
+  const int side = std::max(image.width, image.height);
+  if (max_side <= 0 || side <= max_side) return image;
+  const double k = double(max_side) / side;
+  return resize_image(image, std::max(1, int(std::lround(image.width * k))), std::max(1, int(std::lround(image.height * k))));
 }
 
 torch::Tensor images_to_tensor(const std::vector<const RgbImage*>& images, std::int64_t size) {

@@ -15,6 +15,9 @@ torch::Tensor resize_images(const torch::Tensor& nchw, std::int64_t height, std:
 /// resize_images for one RgbImage (a copy when the size already matches).
 RgbImage resize_image(const RgbImage& image, int width, int height);
 
+/// `image` shrunk, aspect kept, so its longer side is at most `max_side` px (a copy when it fits).
+RgbImage shrink_to(const RgbImage& image, int max_side);
+
 /// (B, 3, size, size) floats in [0, 1], each image resized to size x size.
 torch::Tensor images_to_tensor(const std::vector<const RgbImage*>& images, std::int64_t size);
 

@@ -150,12 +150,7 @@ std::string gallery_page(const std::vector<GalleryEntry>& entries, const Gallery
       throw std::invalid_argument("gallery page: " + e.name + " has " + std::to_string(e.captions.size()) +
                                   " captions for " + std::to_string(options.models.size()) + " models");
     if (e.image.empty()) throw std::invalid_argument("gallery page: the image " + e.name + " is empty");
-    RgbImage shown = e.image;
-    const int side = std::max(e.image.width, e.image.height);
-    if (side > options.max_side) {
-      const double k = double(options.max_side) / side;
-      shown = resize_image(e.image, std::max(1, int(std::lround(e.image.width * k))), std::max(1, int(std::lround(e.image.height * k))));
-    }
+    const RgbImage shown = shrink_to(e.image, options.max_side);
     nlohmann::json captions = nlohmann::json::array();
     for (const auto& c : e.captions) captions.push_back(caption_data(c));
     items.push_back({{"name", e.name}, {"image", image_data_url(shown, options.jpeg_quality)}, {"refs", e.references},

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -125,12 +124,7 @@ body { font-family: "DejaVu Sans", sans-serif; margin: 1.5em; color: #222; max-w
 /// The image as a data URL: at most `max_side` px on its longer side; PNG while that stays small
 /// (scenes and figures stay crisp), else JPEG (photos).
 std::string page_image(const RgbImage& image, int max_side) {
-  RgbImage shown = image;
-  const int side = std::max(image.width, image.height);
-  if (max_side > 0 && side > max_side) {
-    const double k = double(max_side) / side;
-    shown = resize_image(image, std::max(1, int(std::lround(image.width * k))), std::max(1, int(std::lround(image.height * k))));
-  }
+  const RgbImage shown = shrink_to(image, max_side);
   const auto png = encode_png(shown);
   if (png.size() <= 256 * 1024) return "data:image/png;base64," + base64(png);
   const auto jpeg = encode_jpeg(shown, 90);
