@@ -13,6 +13,15 @@ class TrainingWindowTest : public QObject {
   QTemporaryDir tmp_;
   QString runs_;
 
+  /// `chart` at 400x300 on screen, with a blue unsmoothed series `series` when one is named.
+  static bool showChart(MetricChart& chart, const QString& series = {}) {
+    chart.resize(400, 300);
+    chart.show();
+    if (!QTest::qWaitForWindowExposed(&chart)) return false;
+    if (!series.isEmpty()) chart.addSeries(series, series, Qt::blue, false);
+    return true;
+  }
+
  private Q_SLOTS:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -33,10 +42,7 @@ class TrainingWindowTest : public QObject {
 
   void aLiveCurveReLaysOutItsStepAxisOnlyWhenItsRangeChanges() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    chart.resize(400, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    QVERIFY(showChart(chart, QStringLiteral("run")));
     for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
     chart.redrawNow();
     auto* view = chart.findChild<QChartView*>();
@@ -224,10 +230,7 @@ class TrainingWindowTest : public QObject {
 
   void theCrosshairReadOutGoesWhenTheMouseLeaves() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    chart.resize(400, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    QVERIFY(showChart(chart, QStringLiteral("run")));
     for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
     chart.redrawNow();
     auto* view = chart.findChild<QChartView*>();
@@ -248,10 +251,7 @@ class TrainingWindowTest : public QObject {
 
   void aSteadilyFallingCurveMovesItsAxesAboutTwicePerDoubling() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    chart.resize(400, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    QVERIFY(showChart(chart, QStringLiteral("run")));
     auto* view = chart.findChild<QChartView*>();
     QVERIFY(view);
     auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).value(0));
@@ -277,9 +277,7 @@ class TrainingWindowTest : public QObject {
 
   void aCurveAddedToAChartThatAlreadySmoothsIsSmoothed() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    chart.resize(400, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(showChart(chart));
     chart.setSmoothing(0.9);  // the slider moved before this run was opened
     for (const QString& run : {QStringLiteral("live"), QStringLiteral("past")}) chart.addSeries(run, run, Qt::blue, false);
     QVector<QPointF> zigzag;
@@ -300,10 +298,7 @@ class TrainingWindowTest : public QObject {
 
   void aLongCurveIsDrawnWithFewPointsThatStayWithinAPixel() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    chart.resize(400, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    QVERIFY(showChart(chart, QStringLiteral("run")));
     QVector<QPointF> raw;
     for (int step = 1; step <= 10000; ++step) raw.append({double(step), step == 5000 ? 9.0 : 4.0 / (1 + 0.001 * step)});
     chart.setPoints(QStringLiteral("run"), raw);
@@ -336,10 +331,7 @@ class TrainingWindowTest : public QObject {
 
   void aFinishedRunsCurvesFillTheirAxes() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    chart.resize(400, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    chart.addSeries(QStringLiteral("run"), QStringLiteral("run"), Qt::blue, false);
+    QVERIFY(showChart(chart, QStringLiteral("run")));
     auto* x = qobject_cast<QValueAxis*>(chart.findChild<QChartView*>()->chart()->axes(Qt::Horizontal).value(0));
     QVERIFY(x);
     for (int steps : {1200, 12000}) {  // a whole curve at once, as a finished run loads: no headroom
