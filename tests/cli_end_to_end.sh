@@ -269,4 +269,12 @@ expect_error "missing.mp4: file not found" "$FOVEA" caption --model "$SOFT" miss
 expect_error "/dev/video97: no such camera" "$FOVEA" caption --model "$SOFT" /dev/video97
 expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "$SOFT" --video scenes
 expect_error "a video is exported as a video" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out frame.png
+# A full disk (here a file-size limit: writes past 4 KiB fail, SIGXFSZ ignored) cuts the video
+# short without OpenCV saying so: the export fails, names the file, and the video there is kept.
+cp annotated.avi kept.avi
+expect_error "kept.avi: write failed" bash -c "trap '' XFSZ; ulimit -f 4; exec \"$FOVEA\" export --model \"$SOFT\" clips/val_00000.mp4 --out kept.avi"
+cmp -s annotated.avi kept.avi || fail "a failed export replaced the video it was to overwrite"
+ls kept.tmp-* 2> /dev/null && fail "a failed export left its temporary file"
+mkdir folder.mp4
+expect_error "folder.mp4: is a folder" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out folder.mp4
 echo "cli end-to-end: all good"

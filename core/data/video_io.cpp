@@ -191,6 +191,19 @@ std::vector<std::string> codecs_for(const std::string& extension) {
   return {};
 }
 
+/// How many frames FFmpeg decodes from the file at `path` (0 when it cannot open it).
+long long frames_in(const std::string& path) {
+  cv::VideoCapture capture;
+  try {
+    if (!capture.open(path, cv::CAP_FFMPEG)) return 0;
+  } catch (const cv::Exception&) {
+    return 0;
+  }
+  long long frames = 0;
+  while (capture.grab()) ++frames;
+  return frames;
+}
+
 }  // namespace
 
 std::string video_codecs_text() {
@@ -218,6 +231,8 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
   }
   if (!(fps > 0 && fps <= 1000)) throw std::invalid_argument(path + ": frame rate must be in (0, 1000]");
   const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw std::invalid_argument(path + ": is a folder, cannot write a video there");
   m.temporary = (p.parent_path() / (p.stem().string() + ".tmp-" + std::to_string(::getpid()) + extension)).string();
   for (const auto& c : codecs) {
     try {
@@ -229,7 +244,6 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
     }
   }
   if (m.codec.empty()) {
-    std::error_code ec;
     fs::remove(m.temporary, ec);
     throw std::runtime_error(path + ": no encoder for " + extension + " in OpenCV's FFmpeg backend (or the folder is not writable)");
   }
@@ -266,10 +280,22 @@ void VideoWriter::close() {
     fs::remove(m.temporary, ec);
     throw std::runtime_error(m.path + ": no frames to write");
   }
+  // OpenCV's writer drops FFmpeg's write errors (a full disk leaves a short or empty file), so
+  // the file is read back: it replaces the target only when it holds every frame written.
+  const long long readable = frames_in(m.temporary);
+  if (readable != m.frames) {
+    fs::remove(m.temporary, ec);
+    const auto space = fs::space(fs::absolute(m.temporary, ec).parent_path(), ec);
+    const bool full = !ec && space.available < (std::uintmax_t(1) << 20);
+    throw std::runtime_error(m.path + ": write failed (" + (full ? "no space left on its disk" : "the file came out short or damaged") +
+                             "): " + std::to_string(readable) + " of the " + std::to_string(m.frames) +
+                             " frames written could be read back; nothing was replaced");
+  }
   fs::rename(m.temporary, m.path, ec);
   if (ec) {
+    const std::string reason = ec.message();
     fs::remove(m.temporary, ec);
-    throw std::runtime_error(m.path + ": cannot write (" + ec.message() + ")");
+    throw std::runtime_error(m.path + ": cannot write (" + reason + ")");
   }
 }
 
