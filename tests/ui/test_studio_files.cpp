@@ -137,6 +137,13 @@ class StudioFilesTest : public QObject {
     QVERIFY(w->errorText().contains("fig.doc"));
   }
 
+  void aFigureNamedWithoutExtensionTakesTheChosenFormats() {
+    QCOMPARE(with_suffix_of("/a/fig", "PDF (*.pdf)"), QStringLiteral("/a/fig.pdf"));
+    QCOMPARE(with_suffix_of("/a/fig", "SVG (*.svg)"), QStringLiteral("/a/fig.svg"));
+    QCOMPARE(with_suffix_of("/a/fig.png", "PDF (*.pdf)"), QStringLiteral("/a/fig.png"));  // a typed one stays
+    QCOMPARE(with_suffix_of("/a.b/fig", ""), QStringLiteral("/a.b/fig"));
+  }
+
   void aTypedCaptionIsScoredWordByWord() {
     auto w = captioned();
     w->setUserCaption("a purple bag");

@@ -1,7 +1,9 @@
 // Choosing a word in the caption explorer (issue 64, bugs 2-4, snags 14-15): a click selects,
 // hover only previews; in compare mode a click on either strip selects in both and nothing
 // jumps; at 1024x700 every chip shows and both images are the same size; a probe's or a
-// take-away's line takes no space from the image; Escape or a right-click dismisses a probe.
+// take-away's line takes no space from the image; Escape or a right-click dismisses a probe; a
+// take-away started while the caption plays stays (the player pauses); Space presses a focused
+// button rather than playing the caption.
 #include <QApplication>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -175,6 +177,35 @@ class WordSelectionTest : public QObject {
     QTest::mouseClick(panel->view(), Qt::RightButton, {}, panel->view()->imageRect().center());
     QVERIFY(!panel->view()->hasProbe());
     QVERIFY(panel->probeText().isEmpty());
+  }
+
+  void aTakeAwayWhileTheCaptionPlaysPausesItAndStays() {
+    auto w = window(false);
+    ExplorerPanel* panel = w->primaryPanel();
+    w->player()->setWordsPerSecond(20);  // the player would leave the word within 50 ms
+    w->player()->play();
+    QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+    QVERIFY(!w->player()->isPlaying());
+    const int word = w->player()->current();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
+    QTest::qWait(200);
+    QCOMPARE(w->player()->current(), word);
+    QVERIFY(panel->view()->hasRemoval());
+    QVERIFY(!panel->takeAwayText().isEmpty());
+  }
+
+  void spacePressesAFocusedButtonInsteadOfPlaying() {
+    auto w = window(false);
+    ExplorerPanel* panel = w->primaryPanel();
+    QTest::mouseClick(panel->strip(), Qt::LeftButton, {}, panel->strip()->wordRect(2).center());
+    panel->takeAwayButton()->setFocus();
+    QTest::keyClick(panel->takeAwayButton(), Qt::Key_Space);
+    QVERIFY(!w->player()->isPlaying());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
+    // Elsewhere Space is still the player's key.
+    w->setFocus();
+    QTest::keyClick(w.get(), Qt::Key_Space);
+    QVERIFY(w->player()->isPlaying());
   }
 };
 

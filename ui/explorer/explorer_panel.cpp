@@ -226,6 +226,7 @@ void ExplorerPanel::probeRegion(const fovea::ProbeRegion& region) {
   notes_->setNote(PanelNotes::Kind::Probe, tr("<span style='color:gray'>Looking there…</span>"));
   probe_latest_ = session_->probe(image_, region, probe_prefix_);
   probe_region_ = region;
+  Q_EMIT wordHeld();
 }
 
 void ExplorerPanel::showProbe(const ProbeReply& reply) {
@@ -268,6 +269,7 @@ void ExplorerPanel::takeAwayWord() {
                       .arg(QString::fromStdString(caption_.words[std::size_t(word)].word).toHtmlEscaped()));
   take_away_latest_ = session_->takeAway(image_, caption_, word, options_);
   updateTakeAwayButton();
+  Q_EMIT wordHeld();
 }
 
 void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {

@@ -87,6 +87,8 @@ class ExplorerPanel : public QWidget {
   void captionShown(int words);
   void wordClicked(int index);
   void wordHovered(int index);
+  /// A probe or a take-away of the selected word began: the word (and a playing video) should stay.
+  void wordHeld();
   void errorOccurred(const QString& message);
   void modelLoaded(const fovea::ui::ModelDescription& model);
 

@@ -93,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
       player_->pause();
       player_->setCurrent(i);
     });
+    connect(panel, &ExplorerPanel::wordHeld, this, &MainWindow::holdWord);
     // Hover previews the word in both panels while the pointer is on its chip; only a click selects.
     connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
       if (player_->isPlaying()) return;
@@ -295,55 +296,6 @@ void MainWindow::setUserCaption(const QString& text) {
   if (!compare_->isHidden()) compare_->setUserCaption(text);
 }
 
-QString MainWindow::describeFigure(const ExportSettings& settings) const {
-  if (!primary_->hasCaption() || primary_->caption().words.empty()) return tr("(no caption yet)");
-  return describe_figure(settings, to_rgb(primary_->view()->image()), primary_->caption(), primary_->view()->overlayStyle());
-}
-
-bool MainWindow::exportFigure(const QString& path) {
-  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
-    showError(tr("Nothing to export yet: open an image and wait for its caption"));
-    return false;
-  }
-  try {
-    const auto options = figure_options(ExportSettings::load(), primary_->view()->overlayStyle());
-    fovea::write_figure(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), options);
-  } catch (const std::exception& e) {
-    showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-    return false;
-  }
-  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
-  return true;
-}
-
-bool MainWindow::exportFrames(const QString& dir) {
-  if (!primary_->hasCaption() || primary_->caption().words.empty()) {
-    showError(tr("Nothing to export yet: open an image and wait for its caption"));
-    return false;
-  }
-  try {
-    const auto paths = fovea::write_animation_frames(dir.toStdString(), to_rgb(primary_->view()->image()),
-                                                     primary_->caption(), primary_->view()->overlayStyle());
-    statusBar()->showMessage(tr("Wrote %1 frames into %2").arg(paths.size()).arg(dir), 6000);
-  } catch (const std::exception& e) {
-    showError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-    return false;
-  }
-  return true;
-}
-
-bool MainWindow::exportView(const QString& path) {
-  const QImage shot = centralWidget()->grab().toImage();
-  const QString tmp = path + QStringLiteral(".tmp.png");
-  if (!shot.save(tmp, "PNG") || !(QFile::remove(path), QFile::rename(tmp, path))) {
-    QFile::remove(tmp);
-    showError(tr("%1: could not write the PNG").arg(path));
-    return false;
-  }
-  statusBar()->showMessage(tr("Wrote %1").arg(path), 6000);
-  return true;
-}
-
 QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_label_->text() : QString(); }
 
 void MainWindow::showError(const QString& message) {
@@ -387,26 +339,6 @@ void MainWindow::chooseModel(bool compare) {
   compare ? loadCompareModel(path) : loadModel(path);
 }
 
-void MainWindow::chooseExport() {
-  FigureExportDialog options(ExportSettings::load(), [this](const ExportSettings& s) { return describeFigure(s); }, this);
-  if (options.exec() != QDialog::Accepted) return;
-  options.settings().save();
-  const QString base = QFileInfo(image_path_).completeBaseName();
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), base + QStringLiteral("-attention.pdf"),
-                                                    tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
-  if (!path.isEmpty()) exportFigure(path);
-}
-
-void MainWindow::chooseFramesExport() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the Animation Frames"));
-  if (!dir.isEmpty()) exportFrames(dir);
-}
-
-void MainWindow::chooseViewExport() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export View"), QStringLiteral("fovea-view.png"), tr("PNG (*.png)"));
-  if (!path.isEmpty()) exportView(path);
-}
-
 TrainingWindow* MainWindow::trainingWindow() {
   if (!training_window_) {
     training_window_ = new TrainingWindow(this);
@@ -426,6 +358,10 @@ void MainWindow::showTrainingWindow() {
   training_window_->activateWindow();
 }
 
+void MainWindow::closeHiddenAndQuit() {
+  if (close() && QApplication::quitOnLastWindowClosed()) QCoreApplication::quit();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   // A run training in the other window is stopped at a checkpoint first (it asks). Nothing waits
   // for it: both windows hide now, and this one closes when the run has ended.
@@ -434,7 +370,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     if (!training_window_->isStoppingToClose()) return;  // the user chose to keep training
     stopLive();
     hide();
-    connect(training_window_, &TrainingWindow::closedAfterStop, this, &QWidget::close, Qt::UniqueConnection);
+    // Qt quits when the last *visible* window closes; this one is hidden by now, so it quits itself.
+    connect(training_window_, &TrainingWindow::closedAfterStop, this, &MainWindow::closeHiddenAndQuit, Qt::UniqueConnection);
     return;
   }
   stopLive();

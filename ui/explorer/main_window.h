@@ -36,6 +36,9 @@ class LiveSource;
 struct LiveFrame;
 class WordPlayer;
 
+/// `path`, with the extension of the file dialog's `filter` ("PDF (*.pdf)") when it has none.
+QString with_suffix_of(const QString& path, const QString& filter);
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -92,6 +95,13 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  /// The folder export dialogs open in: the last export's, else the image's.
+  QString exportFolder() const;
+  void rememberExportFolder(const QString& folder);
+  /// Pauses the caption's player, and a playing video file, while a probe or take-away shows.
+  void holdWord();
+  /// Closes this window, hidden while a run stopped for the quit, and quits the application.
+  void closeHiddenAndQuit();
   void buildActions();
   void buildControls();
   void showError(const QString& message);

@@ -1,7 +1,10 @@
 // MainWindow's controls: the bottom toolbar (playback, decoding, overlay) and the row for the
 // user's own caption.
+#include <QAbstractButton>
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
+#include <QKeyEvent>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -21,6 +24,27 @@
 #include "ui/explorer/word_player.h"
 
 namespace fovea::ui {
+
+namespace {
+
+/// Space is the player's key, except where a focused button or check box wants it (to press or
+/// tick it): there the widget takes it, so every control works from the keyboard.
+class SpaceForFocusedButtons : public QObject {
+ public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::ShortcutOverride && qobject_cast<QAbstractButton*>(watched) != nullptr) {
+      const auto* key = static_cast<QKeyEvent*>(event);
+      if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier) {
+        event->accept();  // the key press goes to the button, not to the shortcut
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
 
 void MainWindow::buildControls() {
   QToolBar* tb = new QToolBar(tr("Playback and overlay"));
@@ -44,6 +68,7 @@ void MainWindow::buildControls() {
   space->setShortcut(QKeySequence(Qt::Key_Space));
   connect(space, &QAction::triggered, player_, &WordPlayer::toggle);
   addAction(space);
+  qApp->installEventFilter(new SpaceForFocusedButtons(this));
   auto* prev = playback_menu_->addAction(tr("P&revious Word"));
   prev->setShortcuts({QKeySequence(Qt::Key_Comma), QKeySequence(Qt::ALT | Qt::Key_Left)});
   connect(prev, &QAction::triggered, player_, &WordPlayer::stepBack);

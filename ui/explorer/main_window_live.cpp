@@ -28,6 +28,11 @@
 
 namespace fovea::ui {
 
+void MainWindow::holdWord() {
+  player_->pause();
+  if (live_source_->isPlaying() && !live_source_->isCamera()) live_source_->pause();
+}
+
 void MainWindow::buildLiveControls() {
   live_bar_ = new QToolBar(tr("Video"), this);
   live_bar_->setObjectName(QStringLiteral("videoToolbar"));
