@@ -2,10 +2,13 @@
 // (core/train/annotation_features.h): entries stored in bfloat16 with a CRC-32 each, a damaged
 // entry found and computed again, an interrupted build going on where it stopped, a changed
 // backbone file rebuilding, and a run with a frozen backbone following the same loss curve with
-// the cache as without it.
+// the cache as without it; a cache with no room on its disk fails with a clear error.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +82,25 @@ TEST(AnnotationCache, StoresEachEntryInBfloat16AndRepairsADamagedOne) {
 
   // Another key: another file, built from nothing.
   EXPECT_EQ(AnnotationCache::open("other key", 5, 6, 4, dir.path.string()).missing().size(), 5u);
+}
+
+TEST(AnnotationCache, NoRoomOnItsDiskIsAClearErrorNotACrash) {
+  // A file-size limit of 64 KiB stands in for a full disk (SIGXFSZ ignored, as a full disk sends
+  // none). The cache's room is taken when it is made: without it, reading a page that has no
+  // block behind it killed the process (SIGBUS).
+  test::TempDir dir("annotation-cache-full");
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = before;
+  small.rlim_cur = 64 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto message = test::error_message([&] { AnnotationCache::open("key", 100, 196, 128, dir.path.string()); });
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(message.find("cannot write the annotation cache (File too large)"), std::string::npos) << message;
+  EXPECT_NE(message.find(dir.path.string()), std::string::npos) << message;
+  for (const auto& entry : fs::directory_iterator(dir.path)) ADD_FAILURE() << "left behind: " << entry.path();
 }
 
 TEST(AnnotationCache, AnInterruptedBuildGoesOnWhereItStopped) {

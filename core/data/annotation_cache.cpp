@@ -136,7 +136,17 @@ struct AnnotationCache::Impl {
       out << header;
       if (!out.flush()) annotation_write_failed(path, errno);
     }
-    if (::truncate(partial.c_str(), off_t(file_bytes())) != 0) annotation_write_failed(path, errno);  // sparse: zeros
+    // The whole length is allocated now, not left sparse: on a full disk a mapped page with no
+    // block behind it kills the process (SIGBUS) when read, where this fails with a clear error.
+    const int out_fd = ::open(partial.c_str(), O_RDWR);
+    if (out_fd < 0) annotation_write_failed(path, errno);
+    const int failed = ::posix_fallocate(out_fd, 0, off_t(file_bytes()));
+    ::close(out_fd);
+    if (failed != 0) {
+      std::error_code ec;
+      fs::remove(partial, ec);
+      annotation_write_failed(path, failed);
+    }
     if (!attach(partial)) throw std::runtime_error(partial + ": the annotation cache just created does not read back");
   }
 
