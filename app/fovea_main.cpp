@@ -1,4 +1,5 @@
 // fovea: the command-line tool (train, caption, data, info). Thin: parse, wire, run core/.
+#include <csignal>
 #include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
 
@@ -43,6 +44,9 @@ int fail(std::string message) {
 
 int main(int argc, char** argv) {
   fovea::prepare_process(argc, argv);
+  // A reader that went away (`fovea train ... | head`) costs the output, not the run: writes to
+  // it fail quietly instead of killing the process before its checkpoint.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"fovea: image captioning with visual attention (Show, Attend and Tell)", "fovea"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fovea 0.1.0");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The launcher of `fovea train --processes 2` and its workers live and die together: a launcher
 # killed with -9 leaves no worker training on (they die with it), and SIGTERM sent to the
-# launcher's pid alone stops the whole run at its next step, resumable. fp32, tiny model.
+# launcher's pid alone stops the whole run at its next step, resumable; SIGHUP stops a run the
+# same way, and a reader that goes away does not end it. fp32, tiny model.
 set -euo pipefail
 FOVEA="$(realpath "$1")"
 WORK="$2"
@@ -56,6 +57,20 @@ wait "$launcher" || rc=$?
 grep -q "stopped at step" stopped.log || { cat stopped.log; fail "the run did not say where it stopped"; }
 "$FOVEA" train --resume stopped --max-steps 5 > resumed.log 2>&1 || { cat resumed.log; fail "the stopped run did not resume"; }
 echo "ok: stopped with exit 130 and resumed"
+
+echo "== SIGHUP (the terminal closed) stops a run at a checkpoint; a closed pipe does not end it"
+"$FOVEA" train --out hup "${TINY[@]}" > hup.log 2>&1 &
+pid=$!
+wait_for_training hup "$pid"
+kill -HUP "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] || { cat hup.log; fail "a run sent SIGHUP exited $rc (expected 130, interrupted at a checkpoint)"; }
+grep -q "stopped at step" hup.log || { cat hup.log; fail "the run did not say where it stopped"; }
+# The reader (head) leaves after one line; the run must go on to its last step and checkpoint.
+"$FOVEA" train --out piped "${TINY[@]/100000/40}" 2>&1 | head -1 > /dev/null
+[ "$("$FOVEA" info piped/last.ckpt | jq .saved_at_step)" = 40 ] || fail "a run whose reader left did not finish its 40 steps"
+echo "ok: stopped at a checkpoint on SIGHUP; finished with its reader gone"
 
 echo "== a hard run diverging in 2 processes: all stop at the same step, the reason said once"
 HARD=(--attention hard --backbone none --image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16

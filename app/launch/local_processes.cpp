@@ -52,15 +52,15 @@ std::string describe_status(int status) {
 
 int exit_code_of(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
 
-/// The last SIGINT or SIGTERM this process received while a group runs (0: none since taken).
+/// The last SIGINT, SIGTERM or SIGHUP this process received while a group runs (0: none since taken).
 volatile std::sig_atomic_t g_received = 0;
 extern "C" void forward_stop_signal(int signal) { g_received = signal; }
 
-/// While alive, SIGINT and SIGTERM are recorded rather than acted on: the launcher passes them on
+/// While alive, SIGINT, SIGTERM and SIGHUP are recorded rather than acted on: the launcher passes them on
 /// to the processes of the group (a terminal's Ctrl-C reaches them itself; a `kill` of the
 /// launcher's pid alone does not) and waits for them to stop.
 struct ForwardStopSignals {
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {}, old_term {}, old_hup {};
   ForwardStopSignals() {
     g_received = 0;
     struct sigaction record {};
@@ -68,10 +68,12 @@ struct ForwardStopSignals {
     sigemptyset(&record.sa_mask);
     sigaction(SIGINT, &record, &old_int);
     sigaction(SIGTERM, &record, &old_term);
+    sigaction(SIGHUP, &record, &old_hup);
   }
   ~ForwardStopSignals() {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
   }
 };
 
@@ -95,6 +97,7 @@ pid_t start_child(const std::string& program, char* const* argv, char* const* en
     sigemptyset(&dfl.sa_mask);
     ::sigaction(SIGINT, &dfl, nullptr);  // a launcher that records them must not pass that on
     ::sigaction(SIGTERM, &dfl, nullptr);
+    ::sigaction(SIGHUP, &dfl, nullptr);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
