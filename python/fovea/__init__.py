@@ -31,6 +31,7 @@ ValueError or TypeError with the message the command line would print.
 
 docs/python.md has more examples.
 """
+import errno as _errno
 import html as _html
 import os as _os
 import pathlib as _pathlib
@@ -147,10 +148,18 @@ def _to_html(self, title="", style="spotlight"):
 def _save_html(self, path, title="", style="spotlight"):
     """Write to_html() to path (a temporary file, then renamed: never half a page); returns path."""
     path = _os.fspath(path)
+    if _os.path.isdir(path):
+        raise IsADirectoryError(_errno.EISDIR, "is a folder, cannot write a page there", path)
+    page = self.to_html(title, style)
     tmp = f"{path}.tmp{_os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(self.to_html(title, style))
-    _os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(page)
+        _os.replace(tmp, path)
+    except OSError as e:  # a full disk, a folder that is not writable: the error names path, no temporary stays
+        if _os.path.exists(tmp):
+            _os.remove(tmp)
+        raise type(e)(e.errno, e.strerror, path) from None
     return path
 
 

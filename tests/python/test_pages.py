@@ -4,6 +4,7 @@ import html
 import json
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -33,6 +34,21 @@ def test_the_page_is_the_one_export_writes(cli, model, samples, tmp_path):
     assert "<h1>Shared</h1>" in text and 'value="heatmap" selected' in text
     with pytest.raises(ValueError, match="style"):
         result.to_html(style="glow")
+
+
+def test_a_page_that_cannot_be_written_names_its_file_and_leaves_nothing(model, samples, tmp_path):
+    result = model.caption(samples + "/test_00001.png")
+    with pytest.raises(IsADirectoryError, match="is a folder") as folder:
+        result.save_html(tmp_path)
+    assert folder.value.filename == str(tmp_path)
+    # A full disk, here a file-size limit of 4 KiB in a child process (SIGXFSZ ignored).
+    script = (f"import resource, signal, fovea; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+              f"r = fovea.load().caption({samples + '/test_00001.png'!r}); "
+              f"resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY)); "
+              f"r.save_html({str(tmp_path / 'full.html')!r})")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode != 0 and "full.html" in done.stderr and "File too large" in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == [], "a temporary file or half a page stayed"
 
 
 def test_a_notebook_shows_the_page_in_its_own_frame(model, samples):
