@@ -268,6 +268,10 @@ jq -e '.clips == 2 and .frames == 8 and .phrases > 0 and .changes_per_second >= 
 expect_error "missing.mp4: file not found" "$FOVEA" caption --model "$SOFT" missing.mp4
 expect_error "/dev/video97: no such camera" "$FOVEA" caption --model "$SOFT" /dev/video97
 expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "$SOFT" --video scenes
+# A clip cut short (half its file) is not scored as if whole: eval names the video and fails.
+"$FOVEA" data fashion-scenes --video --out cut --count 1 --split val --seconds 0.4 --fps 10 --frame-size 160x120 --video-format mkv > /dev/null
+head -c "$(( $(stat -c %s cut/val_00000.mkv) / 2 ))" cut/val_00000.mkv > half.mkv && mv half.mkv cut/val_00000.mkv
+expect_error "cut/val_00000.mkv: the video ends after" "$FOVEA" eval --model "$SOFT" --video cut
 expect_error "a video is exported as a video" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out frame.png
 # A full disk (here a file-size limit: writes past 4 KiB fail, SIGXFSZ ignored) cuts the video
 # short without OpenCV saying so: the export fails, names the file, and the video there is kept.

@@ -140,7 +140,13 @@ std::string write_clip(const Clip& clip, const std::string& video_path, const st
                             {"height", clip.height},
                             {"codec", writer.codec()},
                             {"frames", frames}};
-  write_file_atomically(json_path, j.dump() + "\n");
+  try {
+    write_file_atomically(json_path, j.dump() + "\n");
+  } catch (...) {  // a clip without its annotations is no clip of the dataset: none is left
+    std::error_code ec;
+    std::filesystem::remove(video_path, ec);
+    throw;
+  }
   return writer.codec();
 }
 

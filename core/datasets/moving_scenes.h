@@ -71,7 +71,7 @@ RgbImage clip_frame(const Clip& clip, int index, ClipFrameTruth* truth = nullptr
 /// Writes the clip as `video_path` (its codec by extension, see core/data/video_io.h) and its
 /// annotations as `json_path`: {"video","fps","width","height","frames":[{"index","time",
 /// "objects":[{"noun","colour","class_id","box":[x0,y0,x1,y1]}],"captions":[...]}]}.
-/// Returns the codec used.
+/// Returns the codec used. When either cannot be written, neither is left.
 std::string write_clip(const Clip& clip, const std::string& video_path, const std::string& json_path);
 
 /// The annotations of a clip file (write_clip's JSON). Throws std::runtime_error naming the file

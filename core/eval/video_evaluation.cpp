@@ -43,11 +43,17 @@ VideoEvaluation evaluate_video_folder(Captioner& captioner, const std::string& f
         ++e.reference_changes;
         last_reference_change = (long long)f;
       }
+      // A video that ends early (cut short, damaged) would bias the scores without a word.
+      const auto ended = [&] {
+        return std::runtime_error(truth.video + ": the video ends after " + std::to_string(f) + " of the " +
+                                  std::to_string(truth.frames.size()) + " frames " + json +
+                                  " describes (cut short or damaged?): not scored");
+      };
       if (f % std::size_t(every) != 0) {
-        if (!reader.skip()) break;
+        if (!reader.skip()) throw ended();
         continue;
       }
-      if (!reader.read(frame)) break;
+      if (!reader.read(frame)) throw ended();
       const LiveCaption c = live.next(frame);
       const double dt = every / truth.fps;
       const bool first = f == 0;

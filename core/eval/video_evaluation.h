@@ -39,6 +39,7 @@ std::vector<std::string> clip_annotation_files(const std::string& folder);
 using EachClip = std::function<void(const std::string& json_path, const VideoEvaluation& so_far)>;
 
 /// Plays every clip of `folder` through a LiveCaptioner (every `every`-th frame) and scores it.
+/// Throws naming the video when it ends before the frames its annotations describe.
 VideoEvaluation evaluate_video_folder(Captioner& captioner, const std::string& folder, const CaptionOptions& options,
                                       const StabiliserRule& rule, int every = 1, const EachClip& each = {});
 

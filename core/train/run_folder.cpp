@@ -36,7 +36,8 @@ void RunFolder::reopen(const TrainConfig& config, std::int64_t step, std::int64_
     if (message_) message_("removed " + name + ", a file the interrupted run did not finish writing");
   }
   truncate_metrics(metrics_.path, step, pretrain_step);
-  truncate_metrics(samples_.path, step, pretrain_step);
+  // A run resumed at step 0 logs its step-0 samples again (before its first step).
+  truncate_metrics(samples_.path, step == 0 ? -1 : step, pretrain_step);
   write_file_atomically(config_path(dir_), to_json(config).dump(2) + "\n");
 }
 

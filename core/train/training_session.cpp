@@ -203,7 +203,9 @@ bool TrainingSession::caption(TrainResult& result) {
     }
     if (!train_step(epoch)) return false;
     if (state_.step % kSampleEvery == 0) write_snapshot(epoch);
-    if (state_.step % kCheckpointEvery == 0) {
+    // At an epoch's end the checkpoint follows its validation (top of the loop): one taken before
+    // it would, resumed, validate that epoch again and log its val line twice.
+    if (state_.step % kCheckpointEvery == 0 && state_.step % steps_per_epoch_ != 0) {
       state_.elapsed_s = elapsed();
       if (!save_last()) return false;
     }
