@@ -134,7 +134,8 @@ Runner add_train_command(CLI::App& app) {
     if (a->paper) apply_paper_objective(a->config);
     TrainData data;
     if (const auto env = process_group_environment(); env && env->world_size > 1) {
-      data.group = std::make_shared<ProcessGroup>(*env, kTrainingCollectiveTimeout, kTrainingJoinTimeout);
+      data.group = std::make_shared<ProcessGroup>(*env, kTrainingCollectiveTimeout, kTrainingJoinTimeout,
+                                                  [](const std::string& m) { std::cerr << "fovea: " << m << "\n"; });
     }
     // The first process reports; the others only fail loudly (errors name their process).
     const bool reports = !data.group || data.group->rank() == 0;

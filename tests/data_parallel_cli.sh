@@ -4,7 +4,8 @@
 # with two; a Karpathy-format dataset written by `fovea data --format karpathy` trained by two
 # processes (the image cache built once); and, where torchrun is installed, a killed worker that
 # `torchrun --max_restarts` restarts from the last checkpoint (standalone and static launches), and
-# two agents on this machine standing in for two nodes (static and c10d rendezvous). fp32, tiny model.
+# two agents on this machine standing in for two nodes (static and c10d rendezvous); a process whose
+# peers never join says what it waits for. fp32, tiny model.
 set -euo pipefail
 FOVEA="$(realpath "$1")"
 WORK="$2"
@@ -41,6 +42,15 @@ wait_exit() {
   rc=0
   wait "$1" || rc=$?
 }
+
+echo "== a process whose peers never come says what it waits for, with the address and the settings to check"
+port=$(( 20000 + RANDOM % 20000 ))
+rc=0
+FOVEA_STALL_WARNING_S=2 WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port timeout 8 \
+  "$FOVEA" train --out alone "${TINY[@]}" --max-steps 2 > alone.log 2>&1 || rc=$?
+[ "$rc" = 124 ] || { cat alone.log; fail "a process without its peers exited $rc before the timeout"; }
+grep -q "for the other 1 of 2 processes to join at 127.0.0.1:$port" alone.log || { cat alone.log; fail "the wait was not said"; }
+echo "ok: said"
 
 echo "== --processes 2, kill -9 of the second process: the first stops, the launcher names the dead one"
 "$FOVEA" train --processes 2 --out run "${TINY[@]}" --max-steps 100000 > dp1.log 2>&1 &

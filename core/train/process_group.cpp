@@ -91,9 +91,18 @@ struct ProcessGroup::Impl {
 void ProcessGroup::on_stall(std::function<void(const std::string&)> say) { impl_->stalls.on_stall(std::move(say)); }
 
 ProcessGroup::ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout,
-                           std::chrono::milliseconds join_timeout)
+                           std::chrono::milliseconds join_timeout, const std::function<void(const std::string&)>& say)
     : env_(env), impl_(std::make_unique<Impl>()) {
   if (join_timeout.count() <= 0) join_timeout = timeout;
+  // A process that never comes (a wrong WORLD_SIZE, a machine not started) would otherwise keep
+  // this one waiting in silence until the join timeout.
+  StallWatch joining;
+  joining.on_stall(say);
+  const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(join_timeout).count();
+  joining.start_wait("for the other " + std::to_string(env.world_size - 1) + " of " + std::to_string(env.world_size) +
+                     " processes to join at " + env.master_addr + ":" + std::to_string(env.master_port) + " (this is rank " +
+                     std::to_string(env.rank) + "): each must start with the same MASTER_ADDR, MASTER_PORT and " +
+                     "WORLD_SIZE. This one gives up after " + std::to_string(minutes) + " minutes");
   try {
     c10d::TCPStoreOptions store_options;
     store_options.port = std::uint16_t(env.master_port);

@@ -47,10 +47,12 @@ int find_free_port();
 class ProcessGroup {
  public:
   /// Joins the group: rank 0 serves the TCPStore at master_addr:master_port, the others connect
-  /// to it (all of them connect when torchrun's agent serves it: env.agent_store). Throws naming the address when the group does not form within `join_timeout`
-  /// (0: `timeout`).
+  /// to it (all of them connect when torchrun's agent serves it: env.agent_store). Throws naming
+  /// the address when the group does not form within `join_timeout` (0: `timeout`). `say`, when
+  /// given, hears once when the others have not joined after a minute (FOVEA_STALL_WARNING_S).
   explicit ProcessGroup(const ProcessGroupEnvironment& env, std::chrono::milliseconds timeout = std::chrono::minutes(5),
-                        std::chrono::milliseconds join_timeout = std::chrono::milliseconds(0));
+                        std::chrono::milliseconds join_timeout = std::chrono::milliseconds(0),
+                        const std::function<void(const std::string&)>& say = {});
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;

@@ -33,6 +33,15 @@ void StallWatch::start(const char* what) {
   changed_.notify_all();
 }
 
+void StallWatch::start_wait(std::string text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  text_ = std::move(text);
+  what_ = text_.c_str();
+  since_ = std::chrono::steady_clock::now();
+  said_ = false;
+  changed_.notify_all();
+}
+
 void StallWatch::end() {
   std::lock_guard<std::mutex> lock(mutex_);
   what_ = nullptr;
@@ -52,9 +61,12 @@ void StallWatch::watch() {
     }
     said_ = true;
     const auto waited = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - since_);
-    const std::string message = "warning: waiting " + std::to_string(waited.count()) + " s for the other processes in " +
-                                what_ + ": is one of them stopped (SIGSTOP), stuck or much slower? The group gives "
-                                "up when its collective timeout passes";
+    const std::string message =
+        "warning: waiting " + std::to_string(waited.count()) + " s " +
+        (what_ == text_.c_str() ? text_
+                                : "for the other processes in " + std::string(what_) +
+                                      ": is one of them stopped (SIGSTOP), stuck or much slower? The group gives "
+                                      "up when its collective timeout passes");
     auto say = say_;
     lock.unlock();  // the message may take its time (a GUI, a terminal)
     if (say) say(message);

@@ -25,6 +25,8 @@ class StallWatch {
   /// A collective (`what`, e.g. "an all-reduce") starts / ends. Once per collective that waits
   /// longer than the limit, `say` hears how long it has waited.
   void start(const char* what);
+  /// The same for a wait that is not a collective: `text` is said whole ("waiting N s " + text).
+  void start_wait(std::string text);
   void end();
 
  private:
@@ -35,6 +37,7 @@ class StallWatch {
   std::condition_variable changed_;
   std::function<void(const std::string&)> say_;
   const char* what_ = nullptr;  ///< the collective waiting, or none
+  std::string text_;            ///< start_wait's text (what_ points into it then)
   std::chrono::steady_clock::time_point since_;
   bool said_ = false, quit_ = false;
   std::thread thread_;
