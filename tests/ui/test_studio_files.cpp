@@ -198,7 +198,34 @@ class StudioFilesTest : public QObject {
     auto* strip = w->thumbnails();
     QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->strip()->count() > 0, kWait);
     QCOMPARE(strip->item(1)->text(), QStringLiteral("not_an_image_really.png"));  // not "notani…dable)"
-    QVERIFY(strip->item(1)->toolTip().contains(QStringLiteral("cannot be read")));
+    QTRY_VERIFY(strip->item(1)->toolTip().contains(QStringLiteral("cannot be read")));  // read on a worker
+    // A thin image (3x400, 0x72 scaled) is read too.
+    QImage thin(3, 400, QImage::Format_RGB32);
+    thin.fill(Qt::red);
+    QVERIFY(thin.save(dir.filePath("thin.png")));
+    strip->setFolder(dir.path());
+    QCOMPARE(strip->count(), 3);
+    const auto shows_red = [&] {
+      const QImage icon = strip->item(2)->icon().pixmap(72).toImage();
+      for (int x = 0; x < icon.width(); ++x) {
+        if (icon.pixelColor(x, icon.height() / 2) == QColor(Qt::red)) return true;
+      }
+      return false;
+    };
+    QTRY_VERIFY(shows_red());
+    QVERIFY(!strip->item(2)->toolTip().contains(QStringLiteral("cannot be read")));
+    strip->setFolder(dir.path());  // back to the list as it was opened
+    strip->markCurrent(dir.filePath("a_scene.png"));
+    // A folder whose first file is broken opens its first image that reads, and names the other.
+    QDir first(tmp_.filePath("broken-first"));
+    QVERIFY(first.mkpath("."));
+    QVERIFY(QFile::copy(dir.filePath("not_an_image_really.png"), first.filePath("0_broken.png")));
+    QVERIFY(QFile::copy(kSample, first.filePath("b_scene.png")));
+    QCOMPARE(w->openFolder(first.path()), 2);
+    QVERIFY(w->imagePath().endsWith(QStringLiteral("broken-first/b_scene.png")));
+    QCOMPARE(strip->currentRow(), 1);
+    QVERIFY(w->errorText().contains(QStringLiteral("0_broken.png")));
+    QVERIFY(w->openFolder(dir.path()) == 3 && w->imagePath().endsWith(QStringLiteral("a_scene.png")));
     QCOMPARE(strip->currentRow(), 0);
     strip->setCurrentRow(1);  // as a click does: the file is opened, fails, and is named
     QTRY_VERIFY_WITH_TIMEOUT(w->errorText().contains(QStringLiteral("not_an_image_really.png")), kWait);

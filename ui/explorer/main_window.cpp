@@ -255,7 +255,16 @@ int MainWindow::openFolder(const QString& dir) {
     return 0;
   }
   thumbs_->setFocus();
-  thumbs_->setCurrentRow(0);  // opens the first image
+  // The first image that opens; the files before it that did not are named after it opened (a
+  // folder whose first file is broken once left the view on the previous folder's image).
+  QStringList unreadable;
+  for (const QString& file : thumbs_->files()) {
+    if (fovea::is_video_path(file.toStdString())) continue;
+    if (openImage(file, false)) break;
+    unreadable << QFileInfo(file).fileName();
+  }
+  if (unreadable.size() == n) return n;  // each was named as it failed
+  if (!unreadable.isEmpty()) showError(tr("Skipped what cannot be read as an image: %1").arg(unreadable.join(QStringLiteral(", "))));
   return n;
 }
 

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QImageReader>
 #include <QPainter>
+#include <QThreadPool>
 #include <QSignalBlocker>
 #include <QStyle>
 
@@ -20,7 +21,21 @@ QImage square_thumbnail(const QImage& image) {
   painter.drawImage((kThumb - image.width()) / 2, (kThumb - image.height()) / 2, image);
   return square;
 }
+
+QImage read_thumbnail(const QString& path) {
+  QImageReader reader(path);
+  const QSize size = reader.size();
+  // At least a pixel on each side: a 3x400 image scales to 0x72, which QImageReader cannot make.
+  if (size.isValid()) reader.setScaledSize(size.scaled(kThumb, kThumb, Qt::KeepAspectRatio).expandedTo(QSize(1, 1)));
+  const QImage thumb = reader.read();
+  return thumb.isNull() ? thumb : square_thumbnail(thumb);
+}
 }  // namespace
+
+ThumbnailStrip::~ThumbnailStrip() {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  ++shared_->generation;
+}
 
 ThumbnailStrip::ThumbnailStrip(QWidget* parent) : QListWidget(parent) {
   setViewMode(QListView::IconMode);
@@ -60,23 +75,45 @@ void ThumbnailStrip::setFiles(const QStringList& paths) {
   quiet_ = true;
   clear();
   files_.clear();
+  const QIcon waiting = style()->standardIcon(QStyle::SP_FileIcon);
   for (const QString& path : paths) {
-    QImageReader reader(path);
-    const QSize size = reader.size();
-    if (size.isValid()) reader.setScaledSize(size.scaled(kThumb, kThumb, Qt::KeepAspectRatio));
-    const QImage thumb = reader.read();
-    auto* item = new QListWidgetItem(QFileInfo(path).fileName());
+    auto* item = new QListWidgetItem(waiting, QFileInfo(path).fileName());
     item->setToolTip(path);
-    if (!thumb.isNull()) {
-      item->setIcon(QIcon(QPixmap::fromImage(square_thumbnail(thumb))));
-    } else {  // the name stays whole; the icon and the tooltip say it cannot be read
-      item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
-      item->setToolTip(tr("%1 (cannot be read as an image)").arg(path));
-    }
     addItem(item);
     files_ << path;
   }
   quiet_ = false;
+  // The images are read on a worker, one after another, and each icon set as it comes: a folder
+  // of large photos would otherwise freeze the window while it opens. A newer folder's list
+  // makes the older one's thumbnails stale.
+  std::uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    generation = ++shared_->generation;
+  }
+  QThreadPool::globalInstance()->start([shared = shared_, strip = this, paths, generation] {
+    for (int i = 0; i < paths.size(); ++i) {
+      const QImage thumb = read_thumbnail(paths[i]);
+      // Posted under the lock, and only for the current list: the destructor takes the lock
+      // (and moves the generation on) before the strip goes, and Qt drops events posted to it.
+      std::lock_guard<std::mutex> lock(shared->mutex);
+      if (shared->generation != generation) return;
+      QMetaObject::invokeMethod(strip, [strip, thumb, i, generation] {
+        if (strip->shared_->generation == generation) strip->showThumbnail(i, thumb);  // (the GUI thread's own)
+      }, Qt::QueuedConnection);
+    }
+  });
+}
+
+void ThumbnailStrip::showThumbnail(int row, const QImage& thumb) {
+  QListWidgetItem* it = item(row);
+  if (it == nullptr) return;
+  if (!thumb.isNull()) {
+    it->setIcon(QIcon(QPixmap::fromImage(thumb)));
+  } else {  // the name stays whole; the icon and the tooltip say it cannot be read
+    it->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+    it->setToolTip(tr("%1 (cannot be read as an image)").arg(files_.value(row)));
+  }
 }
 
 void ThumbnailStrip::markCurrent(const QString& path) {

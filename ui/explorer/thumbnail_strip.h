@@ -1,8 +1,13 @@
 #pragma once
 /// A folder's images as a horizontal strip of thumbnails; the arrow keys move through it and
 /// the current one is opened.
+#include <QImage>
 #include <QListWidget>
 #include <QStringList>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
 
 namespace fovea::ui {
 
@@ -10,8 +15,10 @@ class ThumbnailStrip : public QListWidget {
   Q_OBJECT
  public:
   explicit ThumbnailStrip(QWidget* parent = nullptr);
+  ~ThumbnailStrip() override;
 
-  /// Lists the folder's image files (sorted by name); returns how many. Does not select one.
+  /// Lists the folder's image files (sorted by name); returns how many. Does not select one. The
+  /// thumbnails come a moment later, read on a worker thread.
   int setFolder(const QString& dir);
   void setFiles(const QStringList& paths);
   QString folder() const { return folder_; }
@@ -23,6 +30,15 @@ class ThumbnailStrip : public QListWidget {
   void imageChosen(const QString& path);
 
  private:
+  void showThumbnail(int row, const QImage& thumb);
+
+  /// Shared with the worker reading the thumbnails: the current list's number (a worker for
+  /// another stops) and the lock under which it posts them.
+  struct Shared {
+    std::mutex mutex;
+    std::uint64_t generation = 0;
+  };
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   QString folder_;
   QStringList files_;
   bool quiet_ = false;
