@@ -173,13 +173,18 @@ int main(int argc, char** argv) {
   }
 
   fovea::ui::MainWindow window;
-  const QString model_path = cli.isSet(model) ? cli.value(model) : fovea::ui::default_model_path();
+  // The view and the model as the last session left them; a screenshot renders with the defaults.
+  const bool remembered = !cli.isSet(shot);
+  if (remembered) window.restoreView();
+  QString model_path = cli.isSet(model) ? cli.value(model) : fovea::ui::default_model_path();
+  if (!cli.isSet(model) && qEnvironmentVariableIsEmpty("FOVEA_MODEL") && remembered && !window.rememberedModel().isEmpty())
+    model_path = window.rememberedModel();
   if (model_path.isEmpty())
     window.primaryPanel()->strip()->setMessage(QObject::tr("No model found: use File \u25B8 Load Model"));
   else
     window.loadModel(model_path);
   if (cli.isSet(compare)) window.loadCompareModel(cli.value(compare));
-  window.setBeam(beam_width);
+  if (cli.isSet(beam) || !remembered) window.setBeam(beam_width);
   if (cli.isSet(caption)) window.setUserCaption(cli.value(caption));
 
   const QStringList args = cli.positionalArguments();

@@ -24,7 +24,9 @@
 #include "ui/explorer/thumbnail_strip.h"
 #include "ui/explorer/word_player.h"
 #include "core/decode/caption_settings.h"
+#include <QCheckBox>
 #include <QComboBox>
+#include <QSlider>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 

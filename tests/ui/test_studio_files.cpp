@@ -137,6 +137,36 @@ class StudioFilesTest : public QObject {
     QVERIFY(w->errorText().contains("fig.doc"));
   }
 
+  void theViewAndTheModelAreThereAgainNextSession() {
+    QSettings().remove(QStringLiteral("view"));
+    QSize saved;
+    {
+      MainWindow w;
+      w.loadModel(kHard);
+      w.show();
+      QTRY_VERIFY_WITH_TIMEOUT(w.primaryPanel()->session()->hasModel(), kWait);
+      w.findChild<QSpinBox*>("beam")->setValue(5);
+      w.findChild<QComboBox*>("overlay")->setCurrentText(QStringLiteral("viridis"));
+      w.findChild<QCheckBox*>("smooth")->setChecked(false);
+      w.findChild<QSlider*>("speed")->setValue(7);
+      w.resize(w.size() - QSize(40, 20));
+      saved = w.size();
+      QVERIFY(w.close());
+    }
+    QTRY_VERIFY(QSettings().value("view/speed").toInt() == 7);  // written on a worker
+    QTRY_VERIFY(QFileInfo(QSettings().value("view/model").toString()) == QFileInfo(kHard));
+    MainWindow w;
+    QCOMPARE(w.findChild<QSpinBox*>("beam")->value(), 3);  // a new window starts from the defaults...
+    w.restoreView();  // ...and fovea-studio, unless it takes a screenshot, restores the last session's
+    QCOMPARE(w.findChild<QSpinBox*>("beam")->value(), 5);
+    QCOMPARE(w.findChild<QComboBox*>("overlay")->currentText(), QStringLiteral("viridis"));
+    QVERIFY(!w.findChild<QCheckBox*>("smooth")->isChecked());
+    QCOMPARE(w.findChild<QSlider*>("speed")->value(), 7);
+    QCOMPARE(w.size(), saved);
+    QCOMPARE(QFileInfo(w.rememberedModel()), QFileInfo(kHard));
+    QSettings().remove(QStringLiteral("view"));
+  }
+
   void aFigureNamedWithoutExtensionTakesTheChosenFormats() {
     QCOMPARE(with_suffix_of("/a/fig", "PDF (*.pdf)"), QStringLiteral("/a/fig.pdf"));
     QCOMPARE(with_suffix_of("/a/fig", "SVG (*.svg)"), QStringLiteral("/a/fig.svg"));

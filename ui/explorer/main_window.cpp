@@ -101,9 +101,10 @@ MainWindow::MainWindow(QWidget* parent)
       compare_->previewWord(i);
     });
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
-    connect(panel, &ExplorerPanel::modelLoaded, this, [this](const ModelDescription& m) {
+    connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel](const ModelDescription& m) {
       statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
       updateGlimpseSwitch();
+      if (panel == primary_) rememberModel(m.path);
     });
   }
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
@@ -384,6 +385,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   stopLive();
+  rememberView();
   event->accept();
 }
 

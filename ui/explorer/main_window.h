@@ -90,11 +90,18 @@ class MainWindow : public QMainWindow {
   /// The training window (created on first use; a separate top-level window).
   TrainingWindow* trainingWindow();
   void showTrainingWindow();
+  /// The view as the last session left it: beam, greedy, overlay, opacity, smooth, speed and the
+  /// window's geometry (main_window_settings.cpp). Saved when the window closes.
+  void restoreView();
+  /// The model the last session had loaded, when that file is still there; else empty.
+  QString rememberedModel() const;
 
  protected:
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  void rememberView() const;
+  void rememberModel(const QString& path);
   /// The folder export dialogs open in: the last export's, else the image's.
   QString exportFolder() const;
   void rememberExportFolder(const QString& folder);

@@ -88,6 +88,7 @@ void MainWindow::buildControls() {
   playback_menu_->addSeparator();
 
   speed_ = new QSlider(Qt::Horizontal);
+  speed_->setObjectName(QStringLiteral("speed"));
   speed_->setRange(1, 16);  // half-words per second
   speed_->setValue(4);
   speed_->setFixedWidth(90);
@@ -104,6 +105,7 @@ void MainWindow::buildControls() {
   addAction(slower);
 
   beam_ = new QSpinBox;
+  beam_->setObjectName(QStringLiteral("beam"));
   const auto& beam = fovea::caption_setting("beam");  // the range every command takes
   beam_->setRange(int(beam.min), int(beam.max));
   beam_->setValue(3);
@@ -118,6 +120,7 @@ void MainWindow::buildControls() {
   connect(sample_glimpses_, &QCheckBox::toggled, this, &MainWindow::applyDecoding);
 
   colormap_ = new QComboBox;
+  colormap_->setObjectName(QStringLiteral("overlay"));
   for (const auto& name : fovea::colormap_names()) colormap_->addItem(QString::fromStdString(name));
   colormap_->setToolTip(tr("How attention is drawn: spotlight darkens the image outside it (its colours stay readable); "
                            "the colormaps paint a heat layer over it"));
@@ -127,6 +130,7 @@ void MainWindow::buildControls() {
   opacity_->setFixedWidth(90);
   opacity_->setToolTip(tr("Overlay strength (spotlight: how dark the unattended image gets)"));
   smooth_ = new QCheckBox(tr("smooth"));
+  smooth_->setObjectName(QStringLiteral("smooth"));
   smooth_->setChecked(true);
   smooth_->setToolTip(tr("Smooth upsampling of \u03B1; off: one block per attention cell"));
   connect(colormap_, &QComboBox::currentIndexChanged, this, &MainWindow::applyOverlayStyle);

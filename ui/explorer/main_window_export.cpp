@@ -8,6 +8,7 @@
 #include <QStatusBar>
 
 #include "core/render/figure.h"
+#include "ui/common/settings_writer.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/image_convert.h"
@@ -35,7 +36,7 @@ QString MainWindow::exportFolder() const {
   return image_path_.isEmpty() ? QDir::currentPath() : QFileInfo(image_path_).absolutePath();
 }
 
-void MainWindow::rememberExportFolder(const QString& folder) { QSettings().setValue(kExportFolderKey, folder); }
+void MainWindow::rememberExportFolder(const QString& folder) { remember_setting(kExportFolderKey, folder); }
 
 QString MainWindow::describeFigure(const ExportSettings& settings) const {
   if (!primary_->hasCaption() || primary_->caption().words.empty()) return tr("(no caption yet)");
