@@ -23,6 +23,7 @@ using namespace fovea::ui;
 
 namespace {
 const QString kSoft = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-soft.ckpt";
+const QString kSample = QStringLiteral(FOVEA_SOURCE_DIR) + "/resources/samples/test_00001.png";
 constexpr int kWait = 60000;
 }  // namespace
 
@@ -122,11 +123,15 @@ class LiveSourceTest : public QObject {
     delete w;
   }
 
-  void aMissingCameraIsNamed() {
+  void aMissingCameraIsNamedAndTheWindowGoesBackToItsImage() {
     MainWindow w;
     w.show();
+    QVERIFY(w.openImage(kSample));
+    const QString title = w.windowTitle();
     w.startWebcam(QStringLiteral("/dev/video97"));
     QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("/dev/video97")), kWait);
+    QCOMPARE(w.windowTitle(), title);  // not "/dev/video97 — Fovea Studio" over the image
+    QCOMPARE(w.imagePath(), QFileInfo(kSample).absoluteFilePath());
     LiveSource source;
     QSignalSpy failed(&source, &LiveSource::failed);
     source.open(QStringLiteral("/dev/video98"));

@@ -373,6 +373,14 @@ void MainWindow::closeHiddenAndQuit() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // A video export in progress is not thrown away without a word.
+  if (isExportingVideo() && isVisible() &&
+      QMessageBox::question(this, tr("Quit Fovea Studio"),
+                            tr("A video is still being exported; quitting now leaves it unwritten. Quit anyway?")) !=
+          QMessageBox::Yes) {
+    event->ignore();
+    return;
+  }
   // A run training in the other window is stopped at a checkpoint first (it asks). Nothing waits
   // for it: both windows hide now, and this one closes when the run has ended.
   if (training_window_ && !training_window_->close()) {

@@ -167,6 +167,7 @@ class MainWindow : public QMainWindow {
   QString references_dir_;
   void showReferences();  ///< each panel's caption against the shown image's references  ///< the typed caption's field and "Model's caption", under the panels
   QString image_path_;
+  QString before_live_path_;  ///< the image shown before a video or camera opened (back to it if that fails)
   QString shown_image_;      ///< the image of the caption shown
   QStringList shown_words_;  ///< that caption's words
   bool live_ = false;

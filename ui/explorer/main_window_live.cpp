@@ -64,6 +64,14 @@ void MainWindow::buildLiveControls() {
   connect(live_source_, &LiveSource::failed, this, [this](const QString& message) {
     showError(message);
     live_bar_->setVisible(live_source_->isOpen());
+    if (live_source_->isOpen()) return;
+    // Nothing plays: the window is back on the image it showed before (its title, its strip and
+    // its references), not half in a live state that no longer exists.
+    live_ = false;
+    image_path_ = before_live_path_;
+    setWindowTitle(image_path_.isEmpty() ? tr("Fovea Studio") : tr("%1 — Fovea Studio").arg(QFileInfo(image_path_).fileName()));
+    thumbs_->markCurrent(image_path_);
+    showReferences();
   });
   connect(live_source_, &LiveSource::opened, this, [this](const QString& path) {
     const bool camera = live_source_->isCamera();
@@ -90,7 +98,8 @@ void MainWindow::fillCameraMenu() {
   }
   if (devices.empty()) camera_menu_->addAction(tr("No camera found (no /dev/video*)"))->setEnabled(false);
   camera_menu_->addSeparator();
-  camera_menu_->addAction(tr("Stop Live Captions"), this, &MainWindow::stopLive)->setEnabled(live_);
+  // A camera's; a video file has its own bar (pause, seek) and is left by opening something else.
+  camera_menu_->addAction(tr("Stop Live Captions"), this, &MainWindow::stopLive)->setEnabled(live_ && live_source_->isCamera());
 }
 
 bool MainWindow::openVideo(const QString& path, bool remember) {
@@ -102,6 +111,7 @@ bool MainWindow::openVideo(const QString& path, bool remember) {
   }
   clearError();
   live_ = true;
+  before_live_path_ = image_path_;
   image_path_ = fovea::is_camera_path(p) ? QString() : QFileInfo(path).absoluteFilePath();
   player_->setCount(0);
   if (remember && !image_path_.isEmpty()) recent_->add(image_path_);
