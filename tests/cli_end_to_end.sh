@@ -193,6 +193,12 @@ grep -q "skipped 2 unreadable image(s)" pipe_eval.err || { cat pipe_eval.err; fa
 # File names that climb out of --images are refused, the entry named.
 jq '.images[0].filename = "../../etc/passwd"' dataset_tiny.json > dataset_escape.json
 expect_error 'images\[0\] "../../etc/passwd"' "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_escape.json --images scenes
+# A missing images folder, and a folder given for a file, are named as such.
+expect_error "no-such-folder: not a folder: the images of dataset_tiny.json" "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images no-such-folder
+expect_error "scenes: is a folder, not a JSON file" "$FOVEA" eval --model run/best.ckpt --dataset karpathy:scenes --images scenes
+jq '.images[0].split = 7' dataset_tiny.json > dataset_split.json
+expect_error "dataset_split.json: images\[0\]: type must be string" "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_split.json --images scenes
+grep -q "json.exception" err.txt && { cat err.txt; fail "the JSON library's own code reached the user"; }
 # Its captions as a COCO results file score to the same BLEU-4 through fovea score.
 "$FOVEA" eval --model run/best.ckpt --dataset karpathy:dataset_tiny.json --images scenes \
   --json --results results.json --refs-out refs.json > eval2.json 2> /dev/null

@@ -72,7 +72,7 @@ TEST(CocoCaptions, MissingImagesAreListedAndBadJsonIsLocated) {
   EXPECT_NE(m.find("without a result: 2, 3"), std::string::npos) << m;
   std::ofstream(dir / "broken.json") << R"([{"image_id":1,"caption":"a"},)";
   const auto broken = test::error_message([&] { read_coco_results(dir / "broken.json"); });
-  EXPECT_NE(broken.find("broken.json: invalid JSON at byte"), std::string::npos) << broken;
+  EXPECT_NE(broken.find("broken.json: not valid JSON at byte"), std::string::npos) << broken;
   std::ofstream(dir / "dup.json") << R"([{"image_id":1,"caption":"a"},{"image_id":1,"caption":"b"}])";
   EXPECT_THROW(read_coco_results(dir / "dup.json"), std::runtime_error);
 }

@@ -6,24 +6,19 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/io/json_file.h"
+
 namespace fovea {
 
 namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(path + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  }
-}
-
 [[noreturn]] void bad_entry(const std::string& path, const std::string& where, const std::exception& e) {
-  throw std::runtime_error(path + ": " + where + ": " + e.what());
+  // nlohmann's messages start with their own code ("[json.exception.type_error.302] "): not the user's.
+  std::string what = e.what();
+  if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what = what.substr(what.find("] ") + 2);
+  throw std::runtime_error(path + ": " + where + ": " + what);
 }
 
 /// Image paths that lie outside the images folder, collected while a file is read and refused
@@ -31,7 +26,12 @@ nlohmann::json parse_file(const std::string& path) {
 /// the disk. Lexical (symbolic links inside the folder are the user's own and are followed).
 class Confinement {
  public:
-  Confinement(std::string json_path, std::string images_dir) : json_(std::move(json_path)), dir_(std::move(images_dir)) {}
+  Confinement(std::string json_path, std::string images_dir) : json_(std::move(json_path)), dir_(std::move(images_dir)) {
+    std::error_code ec;
+    if (!dir_.empty() && !fs::is_directory(dir_, ec)) {
+      throw std::runtime_error(dir_ + ": not a folder: the images of " + json_ + " cannot be there (--images)");
+    }
+  }
 
   /// images_dir / relative, or "" (noted) when `relative` is absolute or climbs out of the folder.
   std::string inside(const fs::path& relative, const std::string& where) {
@@ -62,7 +62,7 @@ class Confinement {
 }  // namespace
 
 std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, const std::string& images_dir) {
-  const auto j = parse_file(json_path);
+  const auto j = read_json_file(json_path);
   if (!j.is_object() || !j.contains("images") || !j["images"].is_array()) {
     throw std::runtime_error(json_path + ": not a Karpathy split file (no \"images\" array)");
   }
@@ -90,7 +90,7 @@ std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, 
 }
 
 std::vector<CaptionedImage> read_coco_dataset(const std::string& json_path, const std::string& images_dir) {
-  const auto j = parse_file(json_path);
+  const auto j = read_json_file(json_path);
   if (!j.is_object() || !j.contains("images") || !j.contains("annotations")) {
     throw std::runtime_error(json_path + ": not a COCO captions file (needs \"images\" and \"annotations\")");
   }

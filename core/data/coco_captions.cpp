@@ -8,26 +8,12 @@
 
 #include "core/data/tokenizer.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_file.h"
 
 namespace fovea {
 
-namespace {
-
-nlohmann::json read_json(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": file not found");
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open for reading");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(path + ": invalid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
-  }
-}
-
-}  // namespace
-
 std::map<std::int64_t, std::vector<std::string>> read_coco_references(const std::string& path) {
-  const auto j = read_json(path);
+  const auto j = read_json_file(path);
   if (!j.is_object() || !j.contains("annotations") || !j["annotations"].is_array()) {
     throw std::runtime_error(path + ": expected a COCO captions annotation file (an object with an \"annotations\" array)");
   }
@@ -51,7 +37,7 @@ std::map<std::int64_t, std::vector<std::string>> read_coco_references(const std:
 }
 
 std::map<std::int64_t, std::string> read_coco_results(const std::string& path) {
-  const auto j = read_json(path);
+  const auto j = read_json_file(path);
   if (!j.is_array()) throw std::runtime_error(path + ": expected a COCO results file (an array of {image_id, caption})");
   std::map<std::int64_t, std::string> out;
   std::size_t k = 0;

@@ -1,0 +1,24 @@
+#include "core/io/json_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace fovea {
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": file not found");
+  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, not a JSON file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open for reading (" + std::strerror(errno) + ")");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(path + ": not valid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
+  }
+}
+
+}  // namespace fovea
