@@ -39,7 +39,10 @@ PYBIND11_MODULE(_core, m) {
   fovea::py::bind_runs(m);
   fovea::py::bind_pages(m);
 
-  m.def("set_threads", &fovea::configure_threads, pyb::arg("threads"),
+  m.def("set_threads", [](int threads) {
+    if (threads < 0) throw pyb::value_error("set_threads(" + std::to_string(threads) + "): threads must be 0 (the default) or more");
+    fovea::configure_threads(threads);
+  }, pyb::arg("threads"),
         "set_threads(threads)\n\nCPU threads the core's operations use (as `fovea bench --threads`; 0: OMP_NUM_THREADS,\n"
         "else one per core). The same setting as torch.set_num_threads: they share LibTorch.");
   m.def("_add_data_root", &fovea::add_data_root, "Where else to look for the shipped models and samples");

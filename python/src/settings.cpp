@@ -70,8 +70,10 @@ SettingValue setting_from_python(const TrainSetting& s, const pyb::handle& o) {
 
 CaptionOptions caption_options_from_python(const pyb::dict& settings) {
   CaptionChoices c;
+  bool beam_given = false;
   for (const auto& kv : settings) {
     const auto key = pyb::str(kv.first).cast<std::string>();
+    beam_given = beam_given || key == "beam";
     const CaptionSetting* s = nullptr;
     for (const auto& row : caption_settings())
       if (key == row.key && key != "model" && key != "device") s = &row;
@@ -95,6 +97,8 @@ CaptionOptions caption_options_from_python(const pyb::dict& settings) {
                              (s->max == INT64_MAX ? " or more" : ".." + std::to_string(s->max)) + " (" + s->help + ")");
     (key == "beam" ? c.beam : key == "max_len" ? c.max_len : c.seed) = n;
   }
+  // As the CLI refuses --greedy with --beam: one of them would silently win.
+  if (c.greedy && beam_given) throw pyb::value_error("greedy=True is beam=1: give greedy or beam, not both");
   return c.options();
 }
 

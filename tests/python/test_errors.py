@@ -40,6 +40,10 @@ def test_caption_settings_are_checked_against_the_table(model, samples):
         model.caption(image, device="cpu")
     with pytest.raises(TypeError, match="True or False"):
         model.caption(image, greedy=1)
+    with pytest.raises(ValueError, match="greedy or beam, not both"):  # as the CLI refuses --greedy --beam 5
+        model.caption(image, greedy=True, beam=5)
+    with pytest.raises(ValueError, match="threads must be 0"):
+        fovea.set_threads(-1)
 
 
 def test_training_settings_are_checked_against_the_table(tmp_path):
