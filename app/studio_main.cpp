@@ -46,12 +46,24 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
     if (!failed && (!ready(w->primaryPanel()) || !at_frame || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
     timer->stop();
     w->player()->pause();
-    if (w->player()->count() > 0) w->player()->setCurrent(std::min(word, w->player()->count() - 1));
+    // What cannot be shown is refused, as the CLI refuses it, not shown as something else.
+    const int words = w->player()->count();
+    if (words > 0 && word >= words) {
+      std::fprintf(stderr, "fovea-studio: --word %d: the caption has %d words\n", word + 1, words);
+      QApplication::exit(2);
+      return;
+    }
+    if (words > 0) w->player()->setCurrent(word);
     if (!probe.isEmpty()) {
+      const QImage image = w->primaryPanel()->view()->image();
       try {
-        w->primaryPanel()->probeRegion(fovea::parse_probe_region(probe.toStdString()));
+        const auto region = fovea::parse_probe_region(probe.toStdString());
+        (void)fovea::forced_alpha(region, image.width(), image.height(), 1, 1, fovea::AttentionKind::Soft);  // misses the image?
+        w->primaryPanel()->probeRegion(region);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "--probe: %s\n", e.what());
+        std::fprintf(stderr, "fovea-studio: --probe: %s\n", e.what());
+        QApplication::exit(2);
+        return;
       }
     }
     if (take_away) w->primaryPanel()->takeAwayWord();

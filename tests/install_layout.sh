@@ -60,5 +60,14 @@ if [ -f "$P/bin/fovea-studio" ]; then
   rc=0; env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$P/bin/fovea-studio" > studio-nodisplay.txt 2>&1 || rc=$?
   [ "$rc" = 1 ] && grep "no display" studio-nodisplay.txt > /dev/null \
     || { cat studio-nodisplay.txt; fail "fovea-studio without a display: exit $rc, not a message and exit 1"; }
+  # --screenshot of what cannot be shown is refused, as the CLI refuses it, not shown as another.
+  sample="$P/share/fovea/samples/test_00000.png"
+  [ -f "$sample" ] || fail "not installed: $sample"
+  rc=0; env -u DISPLAY "$P/bin/fovea-studio" "$sample" --word 99 --screenshot w99.png > studio-word.txt 2>&1 || rc=$?
+  [ "$rc" = 2 ] && grep -q -- "--word 99: the caption has" studio-word.txt && [ ! -e w99.png ] \
+    || { cat studio-word.txt; fail "fovea-studio --word past the caption's end: exit $rc"; }
+  rc=0; env -u DISPLAY "$P/bin/fovea-studio" "$sample" --probe 500,500,600,600 --screenshot p.png > studio-probe.txt 2>&1 || rc=$?
+  [ "$rc" = 2 ] && grep -q -- "--probe: .*covers no part of the image" studio-probe.txt \
+    || { cat studio-probe.txt; fail "fovea-studio --probe outside the image: exit $rc"; }
 fi
 echo "installed layout OK"
