@@ -162,6 +162,9 @@ TrainResult TrainingSession::run() {
 }
 
 bool TrainingSession::open_annotations() {
+  // A checkpoint before the annotations are computed (minutes on a large corpus): a run killed
+  // while they are resumes from it, with what was computed kept, not only after Ctrl-C.
+  if (saved_step_ < 0 && encoder_is_fixed(config_, model_)) save_last();
   bool stopped = false;
   if (auto cache = open_run_annotations(config_, model_, data_.train, group_, cb_, stopped)) step_->use_annotations(cache);
   if (!stopped) return true;
