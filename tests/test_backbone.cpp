@@ -1,4 +1,5 @@
-// TorchScript backbones: loaded from a file, frozen or fine-tuned, and saved in checkpoints.
+// TorchScript backbones: loaded from a file, frozen or fine-tuned, and saved in checkpoints; a
+// broken one (output not finite, or an empty grid) named when the model is made.
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
@@ -60,4 +61,22 @@ TEST(Backbone, UnloadableFileIsNamed) {
   config.backbone_path = dir / "bb.pt";
   const auto msg = test::error_message([&] { CaptionModel::create(config, test::test_vocab(8), torch::kCPU); });
   EXPECT_NE(msg.find("bb.pt: not a loadable TorchScript module"), std::string::npos) << msg;
+}
+
+TEST(Backbone, ABackboneWithNonFiniteOrEmptyOutputIsNamedAtTheStart) {
+  // Found at the first step, these were "the NLL is nan ... Try a lower --lr".
+  test::TempDir dir("backbone-broken");
+  const auto write = [&](const std::string& name, const std::string& body) {
+    torch::jit::Module m("Broken");
+    m.define("def forward(self, x):\n        return " + body + "\n");
+    m.save(dir / name);
+    return std::string(dir / name);
+  };
+  auto config = test::tiny_model();
+  config.backbone_path = write("nan.pt", "torch.full([x.size(0), 8, 4, 4], float('nan'))");
+  auto msg = test::error_message([&] { CaptionModel::create(config, test::test_vocab(8), torch::kCPU); });
+  EXPECT_NE(msg.find("nan.pt: its output for a blank 32px image is not finite"), std::string::npos) << msg;
+  config.backbone_path = write("empty.pt", "torch.zeros([x.size(0), 8, 0, 4])");
+  msg = test::error_message([&] { CaptionModel::create(config, test::test_vocab(8), torch::kCPU); });
+  EXPECT_NE(msg.find("empty.pt: returns an empty grid"), std::string::npos) << msg;
 }

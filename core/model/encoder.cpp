@@ -78,6 +78,16 @@ EncoderImpl::EncoderImpl(ModelConfig& config)
                              std::string(e.what_without_backtrace()) + ")");
   }
   train(was_training);
+  // A broken backbone is named here, not found later as a NaN loss blamed on the learning rate.
+  const std::string which = config.backbone_path.empty() ? std::string("the built-in CNN") : config.backbone_path;
+  if (out.size(1) == 0 || out.size(2) == 0) {
+    throw std::runtime_error(which + ": returns an empty grid (" + std::to_string(out.size(1)) + " cells of " +
+                             std::to_string(out.size(2)) + " channels) for a " + std::to_string(config.image_size) + "px image");
+  }
+  if (!torch::isfinite(out).all().item<bool>()) {
+    throw std::runtime_error(which + ": its output for a blank " + std::to_string(config.image_size) +
+                             "px image is not finite (NaN or infinity)");
+  }
   config.annotation_dim = out.size(2);
   // forward() flattens; recover the grid from the raw feature map.
   if (backbone_) {
