@@ -17,6 +17,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -79,7 +80,15 @@ MainWindow::MainWindow(QWidget* parent)
   layout->addWidget(error_bar_);
   layout->addWidget(splitter_, 1);
   layout->addWidget(thumbs_);
-  setCentralWidget(central);
+  // On a short screen (1920x1080 at 150% or 200% is 1280x720 or 960x540) everything below the
+  // image would end under the screen's edge: the window's content scrolls there instead, and
+  // the toolbars and the status bar stay in view. On a screen with room it never scrolls.
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(central);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->viewport()->setBackgroundRole(QPalette::Window);
+  setCentralWidget(scroll);
 
   buildActions();
   buildControls();

@@ -78,7 +78,7 @@ bool MainWindow::exportFrames(const QString& dir) {
 }
 
 bool MainWindow::exportView(const QString& path) {
-  const QImage shot = centralWidget()->grab().toImage();
+  const QImage shot = centralWidget()->grab().toImage();  // (the scroll area: what shows of the content)
   const QString tmp = path + QStringLiteral(".tmp.png");
   if (!shot.save(tmp, "PNG") || !(QFile::remove(path), QFile::rename(tmp, path))) {
     QFile::remove(tmp);
