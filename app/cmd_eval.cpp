@@ -110,6 +110,10 @@ Runner add_eval_command(CLI::App& app) {
     check_dataset_name(a->dataset);
     std::shared_ptr<const SceneSource> source;
     if (is_builtin_dataset(a->dataset)) {
+      if (!a->images.empty()) {
+        throw std::invalid_argument("--images " + a->images + ": the built-in scenes are drawn, not read; --images goes with "
+                                    "--dataset karpathy:FILE or coco:FILE");
+      }
       source = std::make_shared<FashionScenes>(a->split, a->count, a->scenes);
     } else {
       ImageCacheOptions cache;

@@ -64,7 +64,11 @@ Runner add_take_away_command(CLI::App& app) {
   add_caption_options(app, a->c, {"model", "beam", "greedy", "device"});
   app.add_option("--save", a->save, "Write the two altered images as SAVE-attended.png and SAVE-control.png");
   app.add_flag("--json", a->json, "One JSON object: word, p, attended {cells, p, drop, caption}, control {..., source}");
-  return [a]() -> int {
+  return [a, &app]() -> int {
+    if (app.count("--caption") > 0 && a->caption.find_first_not_of(" \t") == std::string::npos) {
+      throw std::invalid_argument("--caption: empty; give the caption whose word to take away, or leave the option out "
+                                  "for the model's own");
+    }
     const RgbImage image = read_image(a->image);
     Captioner captioner(a->c.model, a->c.device);
     CaptionOptions options;

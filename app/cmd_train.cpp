@@ -197,11 +197,14 @@ Runner add_train_command(CLI::App& app) {
     }
     bar.finish();
     if (!reports) return r.interrupted ? 130 : 0;
-    std::fprintf(stderr, "%s after %lld steps in %s; best validation BLEU-4 %.4f (step %lld)\n",
-                 r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
-                 format_duration(r.elapsed_s).c_str(), r.best_bleu4, (long long)r.best_step);
-    // Only the files there: a run stopped before its first validation has no best.ckpt yet.
+    // Only the files there: a run stopped before its first validation has no best.ckpt (nor score) yet.
     const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
+    char best[96] = "; not validated yet";
+    if (there(r.best_checkpoint))
+      std::snprintf(best, sizeof best, "; best validation BLEU-4 %.4f (step %lld)", r.best_bleu4, (long long)r.best_step);
+    std::fprintf(stderr, "%s after %lld steps in %s%s\n",
+                 r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
+                 format_duration(r.elapsed_s).c_str(), best);
     if (there(r.last_checkpoint) && there(r.best_checkpoint)) {
       std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
     } else if (there(r.last_checkpoint)) {

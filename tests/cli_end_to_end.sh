@@ -125,6 +125,7 @@ jq -e '.probe.count >= 20 and .probe.rate > 0.7 and .probe.other_colour.count > 
   > /dev/null || { jq .probe probe.json; fail "the shipped model's probe names too few objects"; }
 expect_error "cut-out-shift" "$FOVEA" eval --model "$MODELS/fashion-soft.ckpt" --count 4 --cut-out-shift 2
 expect_error "class-head" "$FOVEA" eval --model run/best.ckpt --count 4 --class-head
+expect_error "the built-in scenes are drawn, not read" "$FOVEA" eval --model run/best.ckpt --count 4 --images scenes
 
 echo "== data and caption"
 "$FOVEA" data fashion-scenes --split test --out scenes --count 3 --image-size 32 > /dev/null
@@ -156,6 +157,7 @@ expect_error "--word 99: the caption" "$FOVEA" take-away --model run/best.ckpt s
 expect_error "--word 99999999999999999999: the caption .* words; give a position from 1 to" \
   "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word 99999999999999999999
 expect_error "--word -1: the caption .* words; give a position from 1 to" "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --word -1
+expect_error "--caption: empty" "$FOVEA" take-away --model run/best.ckpt scenes/test_00000.png --caption " " --word 1
 expect_error "region: 999999999999... (400 digits) is not a pixel position" \
   "$FOVEA" probe --model run/best.ckpt scenes/test_00000.png --region "1,1,$(printf '9%.0s' $(seq 400)),5"
 expect_error "the image size must be at least 32" "$FOVEA" train --out small "${TINY[@]}" --image-size 16 --max-steps 1
