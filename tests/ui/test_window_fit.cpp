@@ -4,6 +4,8 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -74,6 +76,22 @@ class WindowFitTest : public QObject {
     QVERIFY2(fits(&w), qPrintable(describe(&w)));
     QVERIFY2(w.minimumSizeHint().height() + kFrameAllowance.height() <= w.screen()->availableGeometry().height(),
              qPrintable(describe(&w)));
+  }
+
+  void anErrorShownDoesNotMakeTheContentScroll() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (w.screen()->availableGeometry().height() < 800) QSKIP("on a short screen the content scrolls anyway");
+    auto* scroll = w.findChild<QScrollArea*>();
+    QVERIFY(scroll != nullptr);
+    QTest::qWait(50);
+    QVERIFY(!scroll->verticalScrollBar()->isVisible());
+    QVERIFY(!w.openImage(QStringLiteral("/a/long/path/to/some/folder/of/holiday/images/from/last/summer/in/the/mountains/"
+                                        "and/by/the/sea/with/friends/and/family/not-there.png")));
+    QVERIFY(!w.errorText().isEmpty());
+    QTest::qWait(50);
+    QVERIFY2(!scroll->verticalScrollBar()->isVisible(), "the error bar pushed the content into a scroll");
   }
 
   void theTrainingWindowFitsAndSoDoesItsSavedSize() {

@@ -74,21 +74,26 @@ MainWindow::MainWindow(QWidget* parent)
   splitter_->addWidget(compare_);
   compare_->hide();
 
-  auto* central = new QWidget;
-  auto* layout = new QVBoxLayout(central);
-  layout->setContentsMargins(6, 6, 6, 6);
-  layout->addWidget(error_bar_);
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  layout->setContentsMargins(0, 0, 0, 6);
   layout->addWidget(splitter_, 1);
   layout->addWidget(thumbs_);
   // On a short screen (1920x1080 at 150% or 200% is 1280x720 or 960x540) everything below the
   // image would end under the screen's edge: the window's content scrolls there instead, and
-  // the toolbars and the status bar stay in view. On a screen with room it never scrolls.
+  // the toolbars and the status bar stay in view. On a screen with room it never scrolls. The
+  // error bar stays above it (a wrapped line inside made the content taller than the window).
   auto* scroll = new QScrollArea;
-  scroll->setWidget(central);
+  scroll->setWidget(content);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->viewport()->setBackgroundRole(QPalette::Window);
-  setCentralWidget(scroll);
+  auto* central = new QWidget;
+  auto* outer = new QVBoxLayout(central);
+  outer->setContentsMargins(6, 6, 6, 0);
+  outer->addWidget(error_bar_);
+  outer->addWidget(scroll, 1);
+  setCentralWidget(central);
 
   buildActions();
   buildControls();
