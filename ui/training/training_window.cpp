@@ -76,10 +76,18 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the dashboard reflows its charts instead
 
+  // The samples scroll too: their four cells set a minimum height that ran past a short screen
+  // (1920x1080 at 200% is 960x540), hiding the status line and its ETA.
+  auto* samples = new QScrollArea;
+  samples->setWidgetResizable(true);
+  samples->setWidget(gallery_);
+  samples->setFrameShape(QFrame::NoFrame);
+  samples->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);  // a column narrower than its samples
+
   auto* main = new QSplitter(Qt::Horizontal);
   main->addWidget(left);
   main->addWidget(scroll);
-  main->addWidget(gallery_);
+  main->addWidget(samples);
   main->setStretchFactor(0, 0);
   main->setStretchFactor(1, 1);
   main->setStretchFactor(2, 0);
