@@ -220,7 +220,10 @@ class TrainingWindowTest : public QObject {
     w.resize(1024, 700);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    auto* scroll = w.findChild<QScrollArea*>();
+    QScrollArea* scroll = nullptr;  // the dashboard's (the samples have their own)
+    for (auto* s : w.findChildren<QScrollArea*>()) {
+      if (s->widget() == w.dashboard()) scroll = s;
+    }
     QVERIFY(scroll);
     QVERIFY(!scroll->horizontalScrollBar()->isVisible());
     QVERIFY(w.dashboard()->width() <= scroll->viewport()->width());
