@@ -16,7 +16,7 @@ class PanelNotes : public QWidget {
  public:
   enum class Kind { None, Probe, TakeAway };
   /// Lines of text the space holds without scrolling.
-  static constexpr int kLines = 3;
+  static constexpr int kLines = 4;  // a take-away and its control, each with the caption it leaves
 
   explicit PanelNotes(QWidget* parent = nullptr);
 
