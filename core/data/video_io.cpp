@@ -191,17 +191,16 @@ std::vector<std::string> codecs_for(const std::string& extension) {
   return {};
 }
 
-/// How many frames FFmpeg decodes from the file at `path` (0 when it cannot open it).
+/// How many frames the file at `path` holds, as VideoReader reads them (0 when it cannot open it).
 long long frames_in(const std::string& path) {
-  cv::VideoCapture capture;
   try {
-    if (!capture.open(path, cv::CAP_FFMPEG)) return 0;
-  } catch (const cv::Exception&) {
+    VideoReader reader(path);
+    long long frames = 0;
+    while (reader.skip()) ++frames;
+    return frames;
+  } catch (const std::exception&) {
     return 0;
   }
-  long long frames = 0;
-  while (capture.grab()) ++frames;
-  return frames;
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ void StallWatch::on_stall(std::function<void(const std::string&)> say) {
 void StallWatch::start(const char* what) {
   std::lock_guard<std::mutex> lock(mutex_);
   what_ = what;
+  whole_text_ = false;
   since_ = std::chrono::steady_clock::now();
   said_ = false;
   changed_.notify_all();
@@ -37,6 +38,7 @@ void StallWatch::start_wait(std::string text) {
   std::lock_guard<std::mutex> lock(mutex_);
   text_ = std::move(text);
   what_ = text_.c_str();
+  whole_text_ = true;
   since_ = std::chrono::steady_clock::now();
   said_ = false;
   changed_.notify_all();
@@ -63,7 +65,7 @@ void StallWatch::watch() {
     const auto waited = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - since_);
     const std::string message =
         "warning: waiting " + std::to_string(waited.count()) + " s " +
-        (what_ == text_.c_str() ? text_
+        (whole_text_ ? text_
                                 : "for the other processes in " + std::string(what_) +
                                       ": is one of them stopped (SIGSTOP), stuck or much slower? The group gives "
                                       "up when its collective timeout passes");

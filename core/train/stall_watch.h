@@ -37,7 +37,8 @@ class StallWatch {
   std::condition_variable changed_;
   std::function<void(const std::string&)> say_;
   const char* what_ = nullptr;  ///< the collective waiting, or none
-  std::string text_;            ///< start_wait's text (what_ points into it then)
+  std::string text_;            ///< start_wait's text, said whole (what_ points into it then)
+  bool whole_text_ = false;     ///< the wait is start_wait's, not a collective's
   std::chrono::steady_clock::time_point since_;
   bool said_ = false, quit_ = false;
   std::thread thread_;
