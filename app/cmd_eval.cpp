@@ -83,7 +83,9 @@ Runner add_eval_command(CLI::App& app) {
   app.add_option("--split", a->split, "val, test, or train (the first COUNT scenes a model with the same --data-seed trained on: the train/test gap)")
       ->check(CLI::IsMember({"train", "val", "test"}))
       ->capture_default_str();
-  app.add_option("--count", a->count, "Scenes to evaluate")->check(at_least(1))->capture_default_str();
+  auto* count = app.add_option("--count", a->count, "Scenes to evaluate (a dataset on disk: its whole split unless given)")
+                    ->check(at_least(1))
+                    ->capture_default_str();
   app.add_option("--data-seed", a->scenes.seed, "Seed of the built-in scenes")->check(at_least(0))->capture_default_str();
   app.add_flag("--json", a->json, "Print one JSON object");
   app.add_flag("--faithfulness", a->faithfulness,
@@ -103,9 +105,10 @@ Runner add_eval_command(CLI::App& app) {
   app.add_option("--hold", a->rule.frames, "--video: on this many consecutive captioned frames")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  return [a]() -> int {
+  return [a, count]() -> int {
     if (!a->video.empty()) return eval_video(a->video, a->c, a->rule, a->json);
     Captioner captioner(a->c.model, a->c.device);
+    const auto say = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
     a->scenes.image_size = int(captioner.config().image_size);
     check_dataset_name(a->dataset);
     std::shared_ptr<const SceneSource> source;
@@ -118,8 +121,8 @@ Runner add_eval_command(CLI::App& app) {
     } else {
       ImageCacheOptions cache;
       cache.image_size = a->scenes.image_size;
-      source = open_dataset_split(a->dataset, a->images, a->split, cache, a->count, 0,
-                                  [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); });
+      // The whole split unless --count says otherwise: the split `fovea features` computed.
+      source = open_dataset_split(a->dataset, a->images, a->split, cache, count->count() > 0 ? a->count : 0, 0, say);
     }
     const auto& scenes = *source;
     const auto opts = a->c.options();
@@ -127,7 +130,11 @@ Runner add_eval_command(CLI::App& app) {
       std::fprintf(stderr, "fovea: note: --sample-glimpses applies to hard models; "
                            "this soft model is scored with its expected alpha\n");
     }
-    const auto e = evaluate_scenes(captioner, scenes, opts, 50, a->faithfulness, a->probes);
+    const auto e = evaluate_scenes(captioner, source, opts, 50, a->faithfulness, a->probes, say);
+    if (!is_builtin_dataset(a->dataset)) {
+      std::fprintf(stderr, "the encoder ran on %lld images%s\n", (long long)captioner.images_encoded(),
+                   captioner.reads_cached_annotations(scenes) ? " (the split's annotations are cached)" : "");
+    }
     if (e.has_faithfulness && e.faithfulness.all.count == 0) std::fprintf(stderr, "fovea: note: faithfulness %s\n", kFaithfulnessUnmeasured);
     if (!a->results.empty()) write_coco_results(a->results, e.captions);
     if (!a->refs_out.empty()) write_coco_references(a->refs_out, e.references);

@@ -33,7 +33,7 @@ Runner add_familiarity_command(CLI::App& app) {
       throw CheckpointError(a->model + ": does not say what it was trained on (no training config)");
     const TrainConfig config = train_config_from_json(ckpt.training["config"]);
     const TrainData data = make_train_data(config, [](const std::string& m) { std::printf("%s\n", m.c_str()); });
-    const auto stats = store_familiarity(a->model, *data.train, *data.val, a->images);
+    const auto stats = store_familiarity(a->model, data.train, data.val, a->images);
     std::printf("%s: 99%% of validation images within distance %.2f; captions of images further than %.2f are "
                 "marked unfamiliar\n",
                 a->model.c_str(), stats.validation_q99, stats.threshold);

@@ -153,14 +153,14 @@ Runner add_train_command(CLI::App& app) {
       } else if (p.step == 0 && p.pretrain_steps > 0) {  // the encoder pretraining, before captioning step 1
         bar.update("encoder pretraining", p.pretrain_step, p.pretrain_steps, p.loss, 0, p.eta_s);
       } else {
-        bar.update("epoch " + std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs), p.step, p.total_steps, p.loss,
+        bar.update("epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.epochs), p.step, p.total_steps, p.loss,
                    p.tokens_per_s, p.eta_s);
       }
     };
     if (reports) cb.on_message = [&](const std::string& m) { bar.message(m); };
     if (reports) cb.on_validation = [&](const ValidationRecord& v) {
       char line[256];
-      std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f CIDEr-D %.3f", (long long)v.epoch + 1,
+      std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f CIDEr-D %.3f", (long long)v.epoch,
                     v.bleu[0], v.bleu[3], v.cider);
       std::string text = line;
       if (v.has_grounding) {

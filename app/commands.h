@@ -24,6 +24,7 @@ Runner add_export_command(CLI::App& app);
 Runner add_probe_command(CLI::App& app);
 Runner add_take_away_command(CLI::App& app);
 Runner add_familiarity_command(CLI::App& app);
+Runner add_embed_backbone_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 
 }  // namespace fovea::cli

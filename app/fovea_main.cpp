@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   add("features", "Compute a dataset's annotations once, ahead of training with an encoder that does not train",
       fovea::cli::add_features_command);
   add("caption", "Caption images, optionally with per-word attention as JSON", fovea::cli::add_caption_command);
-  add("eval", "Score a model on the built-in dataset: BLEU and attention grounding", fovea::cli::add_eval_command);
+  add("eval", "Score a model on the built-in scenes or a dataset on disk: BLEU, CIDEr-D and attention grounding", fovea::cli::add_eval_command);
   add("score", "coco-caption metrics (BLEU, ROUGE-L, CIDEr-D) of a results file", fovea::cli::add_score_command);
   add("probe", "The next word with attention forced onto a region: does the model name what is there?",
       fovea::cli::add_probe_command);
@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
   add("info", "Describe a model file", fovea::cli::add_info_command);
   add("familiarity", "Measure a model's training images and keep their statistics in the model file",
       fovea::cli::add_familiarity_command);
+  add("embed-backbone", "Put the TorchScript backbone into a model file that names only its path, so it opens anywhere",
+      fovea::cli::add_embed_backbone_command);
   add("data", "Write sample scenes of the built-in dataset as PNG files with captions", fovea::cli::add_data_command);
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -13,14 +14,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "core/data/annotation_cache.h"
 #include "core/data/dataset_source.h"
 #include "core/data/image_io.h"
+#include "core/io/file_lock.h"
 #include "core/train/annotation_features.h"
 #include "core/train/trainer.h"
 #include "tests/test_support.h"
+#include "tests/squares_corpus.h"
 #include "tests/tiny_backbone.h"
 
 namespace fovea {
@@ -123,31 +128,6 @@ TEST(AnnotationCache, AnInterruptedBuildGoesOnWhereItStopped) {
 #define FOVEA_REQUIRE_IMAGE_IO() \
   if (!image_io_available()) GTEST_SKIP() << "built without OpenCV: no image files"
 
-/// `count` 32x32 images of a coloured square in one of four places, in dir/imgs, and a Karpathy
-/// file naming the colour and the place (the last four images: val).
-std::string make_corpus(const test::TempDir& dir, int count) {
-  fs::create_directories(dir.path / "imgs");
-  const char* colours[] = {"red", "green", "blue"};
-  const std::uint8_t rgb[3][3] = {{220, 30, 30}, {30, 200, 40}, {40, 50, 230}};
-  const char* places[] = {"top left", "top right", "bottom left", "bottom right"};
-  nlohmann::json images = nlohmann::json::array();
-  for (int i = 0; i < count; ++i) {
-    const int colour = i % 3, place = (i / 3) % 4;
-    RgbImage image(32, 32, 90);
-    for (int y = 0; y < 16; ++y) {
-      for (int x = 0; x < 16; ++x) std::copy(rgb[colour], rgb[colour] + 3, image.at(x + 16 * (place % 2), y + 16 * (place / 2)));
-    }
-    const std::string name = "im" + std::to_string(i) + ".png";
-    write_png((dir.path / "imgs" / name).string(), image);
-    const std::string caption = std::string("a ") + colours[colour] + " square at the " + places[place];
-    images.push_back({{"filename", name}, {"imgid", i}, {"split", i < count - 4 ? "train" : "val"},
-                      {"sentences", {{{"raw", caption}}, {{"raw", caption + " of the picture"}}}}});
-  }
-  const auto path = dir / "dataset_squares.json";
-  std::ofstream(path) << nlohmann::json({{"images", images}}).dump();
-  return path;
-}
-
 /// The training images as they are, but with nothing to key a cache by: the run computes every
 /// step's annotations with its encoder.
 class Uncached : public SceneSource {
@@ -198,7 +178,7 @@ TEST(AnnotationFeatures, AFrozenBackboneTrainsFromTheCacheWithTheSameLossCurve) 
   config.max_steps = 20;
   config.epochs = 10;
   const auto without = train_squares(config, false);
-  EXPECT_FALSE(without.said("annotations"));
+  EXPECT_FALSE(without.said("computing the annotations of 32"));
   config.out_dir = dir / "cached";
   const auto with = train_squares(config, true);
   ASSERT_TRUE(with.said("computing the annotations of 32 images")) << "the run did not build the cache";
@@ -250,7 +230,7 @@ FrozenBackboneCorpus frozen_backbone_corpus(const test::TempDir& dir) {
   ModelConfig mc = c.config.model;
   mc.backbone_path = c.config.backbone;
   c.model = CaptionModel::create(mc, Vocabulary::build({{"a"}}, 1), torch::kCPU);
-  c.key = annotation_cache_key(c.config, c.model, *c.data.train);
+  c.key = annotation_cache_key(c.model, *c.data.train);
   return c;
 }
 
@@ -300,6 +280,97 @@ TEST(AnnotationFeatures, AStoppedBuildGoesOnWhereItStopped) {
   EXPECT_TRUE(cache->complete());
   ASSERT_FALSE(said.empty());
   EXPECT_NE(said.front().find("computing the annotations of 5 images (3 already in)"), std::string::npos) << said.front();
+}
+
+TEST(AnnotationFeatures, AnImageChangedInPlaceIsReadAgainAndOnlyItsAnnotationsComputedAgain) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-stale");
+  torch::manual_seed(7);
+  auto [config, data, model, key] = frozen_backbone_corpus(dir);
+  FeatureOptions options;
+  std::vector<std::string> said;
+  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  ASSERT_TRUE(build_annotation_cache(model, data.train, key, options)->complete());
+  // Same name, new pixels (as an edited photo), and a file only touched: one entry is stale.
+  RgbImage changed(32, 32, 250);
+  write_png(dir / "imgs/im2.png", changed);
+  fs::last_write_time(dir.path / "imgs/im3.png", fs::last_write_time(dir.path / "imgs/im3.png") + std::chrono::seconds(5));
+  said.clear();
+  const auto reopened = make_train_data(config, options.on_message);
+  EXPECT_NE(said.at(0).find("1 image(s) changed since they were cached (e.g. " + (dir / "imgs/im2.png") + "): read again"),
+            std::string::npos)
+      << said.at(0);
+  said.clear();
+  const auto cache = build_annotation_cache(model, reopened.train, annotation_cache_key(model, *reopened.train), options);
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.front().find("computing the annotations of 1 of 8 images again"), std::string::npos) << said.front();
+  const auto fresh = encode_scenes(model, *reopened.train, {2});
+  EXPECT_TRUE(torch::allclose(cache->read({2}), fresh, 1.0 / 128, 1e-6)) << "the entry holds the new image's annotations";
+  said.clear();
+  build_annotation_cache(model, reopened.train, annotation_cache_key(model, *reopened.train), options);
+  EXPECT_NE(said.front().find("annotations of "), std::string::npos) << "nothing left to compute: " << said.front();
+}
+
+TEST(AnnotationFeatures, VerifyRepairsEveryDamagedEntryAndHeaderDamageIsNamed) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-verify");
+  torch::manual_seed(8);
+  auto [config, data, model, key] = frozen_backbone_corpus(dir);
+  std::vector<std::string> said;
+  FeatureOptions options;
+  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  auto cache = build_annotation_cache(model, data.train, key, options);
+  const auto entry_bytes = std::uint64_t(cache->cells() * cache->dim() * 2);
+  flip_byte(cache->path(), fs::file_size(cache->path()) - 7 * entry_bytes + 3);  // entry 1 of 8
+  flip_byte(cache->path(), fs::file_size(cache->path()) - 2 * entry_bytes + 3);  // entry 6
+  EXPECT_EQ(cache->damaged(), (std::vector<std::size_t>{1, 6}));
+  said.clear();
+  EXPECT_EQ(repair_annotation_cache(model, data.train, *cache, options), 2u);
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_NE(said[0].find("entry 1 (scene 1) was damaged: computed again and repaired"), std::string::npos) << said[0];
+  EXPECT_TRUE(cache->damaged().empty());
+  // A damaged header: the file is named with what is wrong, and computed again.
+  const auto path = cache->path();
+  cache.reset();
+  flip_byte(path, 30);
+  said.clear();
+  EXPECT_TRUE(build_annotation_cache(model, data.train, key, options)->complete());
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.front().find(path + ": its header is damaged"), std::string::npos) << said.front();
+}
+
+TEST(AnnotationFeatures, ASecondBuilderWaitsForTheFirstThenReadsWhatItBuilt) {
+  FOVEA_REQUIRE_IMAGE_IO();
+  test::TempDir dir("annotation-two-builders");
+  torch::manual_seed(9);
+  auto [config, data, model, key] = frozen_backbone_corpus(dir);
+  // Another process holds the cache's lock while it builds (a lock file held here, as it would be).
+  auto holder = std::make_unique<FileLock>(AnnotationCache::lock_path(key), false);
+  ASSERT_TRUE(holder->held());
+  std::vector<std::string> said;
+  std::mutex said_mutex;
+  FeatureOptions options;
+  options.on_message = [&](const std::string& m) {
+    std::lock_guard<std::mutex> lock(said_mutex);
+    said.push_back(m);
+  };
+  std::thread second([&] { build_annotation_cache(model, data.train, key, options); });
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(said_mutex);
+      if (!said.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  {
+    std::lock_guard<std::mutex> lock(said_mutex);
+    ASSERT_FALSE(said.empty());
+    EXPECT_NE(said.front().find("waiting for pid " + std::to_string(::getpid())), std::string::npos) << said.front();
+    EXPECT_EQ(said.size(), 1u) << "it waited instead of building beside the first";
+  }
+  holder.reset();
+  second.join();
+  EXPECT_NE(said.back().find("written to"), std::string::npos) << said.back();
 }
 
 }  // namespace

@@ -1,16 +1,21 @@
-// TorchScript backbones: loaded from a file, frozen or fine-tuned, and saved in checkpoints; a
-// broken one (output not finite, or an empty grid) named when the model is made.
+// TorchScript backbones: loaded from a file, frozen or fine-tuned, and saved in checkpoints, which
+// hold the backbone itself (a model file copied alone captions the same; older files find theirs
+// beside them, or are told how to embed it); a broken one (output not finite, or an empty grid)
+// named when the model is made.
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "core/decode/embed_backbone.h"
 #include "core/model/checkpoint.h"
 #include "core/train/objectives.h"
 #include "tests/test_support.h"
 #include "tests/tiny_backbone.h"
 
 using namespace fovea;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -79,4 +84,71 @@ TEST(Backbone, ABackboneWithNonFiniteOrEmptyOutputIsNamedAtTheStart) {
   config.backbone_path = write("empty.pt", "torch.zeros([x.size(0), 8, 0, 4])");
   msg = test::error_message([&] { CaptionModel::create(config, test::test_vocab(8), torch::kCPU); });
   EXPECT_NE(msg.find("empty.pt: returns an empty grid"), std::string::npos) << msg;
+}
+
+TEST(Backbone, AModelFileCopiedAloneCaptionsTheSameWithoutTheBackboneFile) {
+  torch::manual_seed(4);
+  test::TempDir dir("backbone-alone");
+  fs::create_directories(dir.path / "run");
+  fs::create_directories(dir.path / "elsewhere");
+  auto config = test::tiny_model();
+  config.backbone_path = "bb.pt";  // relative, as `fovea train --backbone bb.pt` names it
+  test::write_tiny_backbone((dir.path / "run" / "bb.pt"));
+  const auto here = fs::current_path();
+  fs::current_path(dir.path / "run");
+  auto m = CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
+  save_checkpoint("m.ckpt", m);
+  fs::current_path(here);
+  fs::copy_file((dir.path / "run" / "m.ckpt"), (dir.path / "elsewhere" / "m.ckpt"));
+  fs::remove((dir.path / "run" / "bb.pt"));  // the file it was trained with is gone
+  auto loaded = load_checkpoint((dir.path / "elsewhere" / "m.ckpt"));
+  EXPECT_TRUE(loaded.backbone_embedded);
+  const auto images = torch::rand({2, 3, 32, 32});
+  torch::NoGradGuard no_grad;
+  m.net->eval();
+  EXPECT_TRUE(torch::equal(m.net->encode(images), loaded.model.net->encode(images)));
+  const auto b = describe_embedded_backbone(loaded.model.config);
+  EXPECT_EQ(b.at("file"), "bb.pt");
+  EXPECT_EQ(b.at("grid"), nlohmann::json({4, 4, 8}));
+  EXPECT_EQ(b.at("digest").get<std::string>().rfind("crc32=", 0), 0u) << b.dump();
+}
+
+TEST(Backbone, AnOlderFileNamingItsBackboneFindsItBesideItselfOrSaysWhereItLookedAndHowToEmbedIt) {
+  torch::manual_seed(5);
+  test::TempDir dir("backbone-old");
+  fs::create_directories(dir.path / "run");
+  auto config = test::tiny_model();
+  config.backbone_path = "bb.pt";
+  test::write_tiny_backbone((dir.path / "run" / "bb.pt"));
+  const auto here = fs::current_path();
+  fs::current_path(dir.path / "run");
+  auto m = CaptionModel::create(config, test::test_vocab(8), torch::kCPU);
+  m.config.backbone_bytes = nullptr;  // as files were written before they held their backbone
+  save_checkpoint("old.ckpt", m);
+  fs::current_path(here);
+  auto found = load_checkpoint((dir.path / "run" / "old.ckpt"));  // beside the file, whatever the current folder
+  EXPECT_FALSE(found.backbone_embedded);
+  fs::rename((dir.path / "run" / "bb.pt"), dir / "bb-moved.pt");
+  const auto msg = test::error_message([&] { load_checkpoint((dir.path / "run" / "old.ckpt")); });
+  EXPECT_NE(msg.find("its TorchScript backbone bb.pt is not in the file and was not found (tried " +
+                     ((dir.path / "run" / "bb.pt")).string()),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("fovea embed-backbone"), std::string::npos) << msg;
+  // Embedded once, it opens with no backbone file anywhere.
+  test::write_tiny_backbone(dir / "other.pt");  // another backbone's weights are refused
+  EXPECT_NE(test::error_message([&] { embed_backbone((dir.path / "run" / "old.ckpt"), dir / "other.pt"); })
+                .find("its weights are not those this model was trained with"),
+            std::string::npos);
+  const auto old_size = fs::file_size(dir.path / "run" / "old.ckpt");
+  embed_backbone((dir.path / "run" / "old.ckpt"), dir / "bb-moved.pt");
+  // The backbone's weights are stored once, inside its bytes, not beside them as well.
+  const auto weights = std::uintmax_t(8 * 3 * 8 * 8 * 4);
+  EXPECT_LT(fs::file_size(dir.path / "run" / "old.ckpt"), old_size + fs::file_size(dir / "bb-moved.pt") - weights / 2);
+  fs::remove(dir / "bb-moved.pt");
+  auto embedded = load_checkpoint((dir.path / "run" / "old.ckpt"));
+  EXPECT_TRUE(embedded.backbone_embedded);
+  const auto images = torch::rand({1, 3, 32, 32});
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(torch::equal(found.model.net->encode(images), embedded.model.net->encode(images)));
 }

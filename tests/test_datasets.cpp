@@ -14,6 +14,7 @@
 
 #include "core/data/caption_dataset.h"
 #include "core/data/dataset_source.h"
+#include "core/decode/captioner.h"
 #include "core/data/image_cache.h"
 #include "core/data/image_io.h"
 #include "core/train/trainer.h"
@@ -327,4 +328,11 @@ TEST(Datasets, ATinyModelTrainsOnAKarpathyDataset) {
   EXPECT_FALSE(log.val.back().has_grounding);  // no object boxes in captioning datasets
   EXPECT_LT(log.train.back().nll, 0.5 * log.train.front().nll) << "it learned the four training captions";
   EXPECT_EQ(log.samples.size(), 3u);  // steps 0, 100, 200
+  EXPECT_EQ(log.val.front().epoch, 1) << "epochs count from 1, as the console says";
+  EXPECT_EQ(log.train.front().epoch, 1);
+  // Captioned photos have no object boxes: the model file does not say boxes supervised α.
+  const auto info = Captioner(r.best_checkpoint).info();
+  EXPECT_FALSE(info.at("attention_supervised").get<bool>()) << info.dump();
+  EXPECT_FALSE(info.at("auxiliary_heads_trained").get<bool>());
 }
+

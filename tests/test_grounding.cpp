@@ -116,9 +116,10 @@ TEST(SceneEvaluation, ScoresTheCaptionsGivenAndGroundsOnlyScenesWithBoxes) {
   const auto right = caption({{"a", one_hot(0, 0)}, {"red", one_hot(2, 2)}, {"sneaker", one_hot(3, 3)}, {"and", one_hot(0, 0)},
                               {"a", one_hot(0, 0)}, {"blue", one_hot(10, 10)}, {"bag", one_hot(10, 10)}});
   const auto e = evaluate_scenes(
-      [&](const std::vector<RgbImage>& images) {
+      [&](const std::vector<std::size_t>& indices, const std::vector<Scene>& batch) {
         ++calls;
-        return std::vector<CaptionResult>(images.size(), right);
+        EXPECT_EQ(indices.size(), batch.size());
+        return std::vector<CaptionResult>(batch.size(), right);
       },
       scenes, 2);
   EXPECT_EQ(calls, 2u);  // chunks of two

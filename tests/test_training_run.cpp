@@ -37,7 +37,7 @@ GroundingReport tiny_grounding(const TrainConfig& config) {
   auto data = make_train_data(config);
   CaptionOptions greedy;
   greedy.beam = 1;
-  return evaluate_scenes(captioner, *data.train, greedy).grounding;
+  return evaluate_scenes(captioner, data.train, greedy).grounding;
 }
 
 TrainConfig two_object_training(const std::string& out_dir) {
@@ -91,7 +91,7 @@ TEST(Training, TinyRecipePointsAtTheObjectEachPhraseNames) {
   // cells on the other object.
   CaptionOptions greedy;
   greedy.beam = 1;
-  const auto e = evaluate_scenes(captioner, *data.train, greedy, 50, /*faithfulness=*/true);
+  const auto e = evaluate_scenes(captioner, data.train, greedy, 50, /*faithfulness=*/true);
   const auto& f = e.faithfulness.all;
   std::printf("faithfulness: attended drop %.3f, control drop %.3f, faithful %.3f over %lld nouns; probes %d of %d\n",
               f.mean_attended_drop(), f.mean_control_drop(), f.faithful_rate(), (long long)f.count, named, probes);

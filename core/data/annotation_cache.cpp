@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kAnnotationMagic[8] = {'F', 'O', 'V', 'E', 'A', 'A', 'N', 'C'};
-constexpr std::uint32_t kAnnotationVersion = 1;
+constexpr std::uint32_t kAnnotationVersion = 2;
 constexpr std::uint64_t kAnnotationPreamble = 24;  ///< magic, version, header length, header CRC-32
 
 std::string ann_hex(std::uint64_t v) {
@@ -48,6 +48,8 @@ class CaptionsOnly : public SceneSource {
   std::string describe() const override { return source_->describe(); }
   std::vector<std::string> colour_names() const override { return source_->colour_names(); }
   std::string content_key() const override { return source_->content_key(); }
+  std::uint32_t image_crc(std::size_t index) const override { return source_->image_crc(index); }
+  std::size_t repair_damaged_images() const override { return source_->repair_damaged_images(); }
 
  private:
   std::shared_ptr<const SceneSource> source_;
@@ -61,7 +63,7 @@ struct AnnotationCache::Impl {
   std::size_t count = 0;
   std::int64_t cells = 0, dim = 0;
   bool complete = false;
-  std::uint64_t table_offset = 0, data_offset = 0;
+  std::uint64_t table_offset = 0, input_offset = 0, data_offset = 0;
   void* map = nullptr;
   std::size_t map_len = 0;
   int fd = -1;  ///< open for writing (entries, repairs); -1 when the file is read-only
@@ -87,16 +89,31 @@ struct AnnotationCache::Impl {
     std::memcpy(&c, bytes() + table_offset + 4 * i, 4);
     return c;
   }
+  std::uint32_t stored_input(std::size_t i) const {
+    std::uint32_t c = 0;
+    std::memcpy(&c, bytes() + input_offset + 4 * i, 4);
+    return c;
+  }
   bool intact(std::size_t i) const { return crc32_of(entry(i), entry_bytes()) == stored_crc(i); }
 
-  /// Opens and maps `file` when it is a cache with this header, the whole length; else false.
-  bool attach(const std::string& file) {
+  /// Opens and maps `file` when it is a cache with this header, the whole length; else false,
+  /// with `why` saying what was wrong when the file exists.
+  bool attach(const std::string& file, std::string* why = nullptr) {
     close();
     fd = ::open(file.c_str(), O_RDWR);
     if (fd < 0) fd = ::open(file.c_str(), O_RDONLY);  // a read-only cache is read, not repaired
     if (fd < 0) return false;
     struct stat st {};
-    if (fstat(fd, &st) != 0 || std::uint64_t(st.st_size) != file_bytes()) return detach();
+    if (fstat(fd, &st) != 0) return detach();
+    if (std::uint64_t(st.st_size) < kAnnotationPreamble) {
+      if (why) *why = "it is cut short (" + std::to_string(st.st_size) + " bytes)";
+      return detach();
+    }
+    if (std::uint64_t(st.st_size) != file_bytes()) {
+      if (why) *why = "its length (" + std::to_string(st.st_size) + " bytes) is not that of " + std::to_string(count) +
+                      " entries of " + std::to_string(cells) + "x" + std::to_string(dim) + " (" + std::to_string(file_bytes()) + ")";
+      return detach();
+    }
     map_len = std::size_t(st.st_size);
     map = mmap(nullptr, map_len, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
@@ -108,9 +125,15 @@ struct AnnotationCache::Impl {
     std::memcpy(&version, bytes() + 8, 4);
     std::memcpy(&header_len, bytes() + 12, 8);
     std::memcpy(&header_crc, bytes() + 20, 4);
-    if (std::memcmp(bytes(), kAnnotationMagic, 8) != 0 || version != kAnnotationVersion || header_len != header.size() ||
-        header_crc != crc32_of(header.data(), header.size()) ||
-        std::memcmp(bytes() + kAnnotationPreamble, header.data(), header.size()) != 0) {
+    const char* wrong = nullptr;
+    if (std::memcmp(bytes(), kAnnotationMagic, 8) != 0) wrong = "it is not an annotation cache (its first bytes are damaged)";
+    else if (version != kAnnotationVersion) wrong = "it was written by another version of Fovea";
+    else if (header_len != header.size() || header_crc != crc32_of(header.data(), header.size()))
+      wrong = "its header is damaged (its CRC-32 does not check, or its length is wrong)";
+    else if (std::memcmp(bytes() + kAnnotationPreamble, header.data(), header.size()) != 0)
+      wrong = "its header is damaged (it names another split or encoder than its file name says)";
+    if (wrong != nullptr) {
+      if (why) *why = wrong;
       return detach();
     }
     return true;
@@ -158,6 +181,11 @@ struct AnnotationCache::Impl {
       annotation_write_failed(path, fd < 0 ? EACCES : errno);
     }
   }
+  /// After the entry: the CRC-32 of the image it was computed from (a kill before it leaves the
+  /// entry to be computed again).
+  void put_input(std::size_t i, std::uint32_t input) {
+    if (fd < 0 || ::pwrite(fd, &input, 4, off_t(input_offset + 4 * i)) != 4) annotation_write_failed(path, fd < 0 ? EACCES : errno);
+  }
 };
 
 AnnotationCache::AnnotationCache() : impl_(std::make_unique<Impl>()) {}
@@ -165,25 +193,43 @@ AnnotationCache::AnnotationCache(AnnotationCache&&) noexcept = default;
 AnnotationCache& AnnotationCache::operator=(AnnotationCache&&) noexcept = default;
 AnnotationCache::~AnnotationCache() = default;
 
+namespace {
+
+std::string cache_file(const std::string& key, const std::string& cache_dir) {
+  const auto dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  return (fs::path(dir) / ("annotations-" + ann_hex(std::hash<std::string>{}(key)) + ".bin")).string();
+}
+
+}  // namespace
+
+std::string AnnotationCache::lock_path(const std::string& key, const std::string& cache_dir) {
+  return cache_file(key, cache_dir) + ".lock";
+}
+
 AnnotationCache AnnotationCache::open(const std::string& key, std::size_t count, std::int64_t cells, std::int64_t dim,
-                                      const std::string& cache_dir) {
+                                      const std::string& cache_dir, const std::function<void(const std::string&)>& message) {
   if (cells <= 0 || dim <= 0) throw std::invalid_argument("annotation cache: the grid and its depth must be positive");
   AnnotationCache cache;
   auto& d = *cache.impl_;
-  const auto dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
-  d.path = (fs::path(dir) / ("annotations-" + ann_hex(std::hash<std::string>{}(key)) + ".bin")).string();
+  d.path = cache_file(key, cache_dir);
   d.partial = d.path + ".partial";
   d.count = count, d.cells = cells, d.dim = dim;
   d.header = nlohmann::json({{"key", key}, {"count", count}, {"cells", cells}, {"dim", dim}, {"dtype", "bf16"}}).dump();
   d.table_offset = kAnnotationPreamble + d.header.size();
-  d.data_offset = d.table_offset + 4 * count;
-  if (d.attach(d.path)) {
+  d.input_offset = d.table_offset + 4 * count;
+  d.data_offset = d.input_offset + 4 * count;
+  std::string why;
+  if (d.attach(d.path, &why)) {
     d.complete = true;
     return cache;
   }
   std::error_code ec;
-  fs::remove(d.path, ec);  // another key under the same name, or damaged in its header: replaced
-  if (!d.attach(d.partial)) d.create();
+  if (fs::remove(d.path, ec) && message) message(d.path + ": " + why + "; computing it again");
+  why.clear();
+  if (!d.attach(d.partial, &why)) {
+    if (!why.empty() && message) message(d.partial + ": " + why + "; starting it again");
+    d.create();
+  }
   return cache;
 }
 
@@ -193,16 +239,28 @@ std::int64_t AnnotationCache::dim() const { return impl_->dim; }
 bool AnnotationCache::complete() const { return impl_->complete; }
 const std::string& AnnotationCache::path() const { return impl_->complete ? impl_->path : impl_->partial; }
 
-std::vector<std::size_t> AnnotationCache::missing() const {
+std::vector<std::size_t> AnnotationCache::to_compute(const std::vector<std::uint32_t>& inputs) const {
+  const auto& d = *impl_;
+  if (!inputs.empty() && inputs.size() != d.count) {
+    throw std::invalid_argument("annotation cache: " + std::to_string(inputs.size()) + " image checksums for " +
+                                std::to_string(d.count) + " entries");
+  }
   std::vector<std::size_t> out;
-  if (impl_->complete) return out;
+  for (std::size_t i = 0; i < d.count; ++i) {
+    if ((!d.complete && !d.intact(i)) || (!inputs.empty() && inputs[i] != d.stored_input(i))) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<std::size_t> AnnotationCache::damaged() const {
+  std::vector<std::size_t> out;
   for (std::size_t i = 0; i < impl_->count; ++i) {
     if (!impl_->intact(i)) out.push_back(i);
   }
   return out;
 }
 
-void AnnotationCache::write(std::size_t i, const torch::Tensor& annotations) {
+void AnnotationCache::write(std::size_t i, const torch::Tensor& annotations, std::uint32_t input) {
   auto& d = *impl_;
   if (i >= d.count) throw std::out_of_range("annotation cache: entry " + std::to_string(i) + " of " + std::to_string(d.count));
   TORCH_CHECK(annotations.numel() == d.cells * d.dim, "annotation cache: entry of ", annotations.sizes(), ", expected (",
@@ -210,12 +268,13 @@ void AnnotationCache::write(std::size_t i, const torch::Tensor& annotations) {
   const auto half = annotations.detach().to(torch::kCPU).to(torch::kBFloat16).contiguous();
   std::lock_guard<std::mutex> lock(d.mutex);
   d.put(i, half.data_ptr());
+  d.put_input(i, input);
 }
 
 bool AnnotationCache::finish() {
   auto& d = *impl_;
   if (d.complete) return true;
-  if (!missing().empty()) return false;
+  if (!damaged().empty()) return false;
   if (d.fd >= 0 && ::fsync(d.fd) != 0) annotation_write_failed(d.path, errno);
   std::error_code ec;
   fs::rename(d.partial, d.path, ec);  // the mapping stays valid: the same file
@@ -279,7 +338,7 @@ std::string file_digest(const std::string& path) {
     c = crc32_update(c, buffer.data(), std::size_t(n));
     size += std::uint64_t(n);
   }
-  return "crc32=" + ann_hex(c).substr(8) + " bytes=" + std::to_string(size);
+  return content_digest(c, size);
 }
 
 }  // namespace fovea

@@ -1,16 +1,19 @@
 #pragma once
 /// The annotation grids of a split's images, computed once by an encoder that does not train and
 /// kept on disk beside the image cache (core/data/image_cache.h), so a run trains its decoder
-/// without running the CNN again (the paper's authors computed the conv5_4 annotations once too).
-/// One file per key (the images, the image size and the encoder's content: whoever opens it says
-/// what the key is), memory-mapped; entries are bfloat16 (8 significant bits: a relative rounding
-/// of at most 2^-8, the range of float32) with one CRC-32 each, checked on every read. A damaged
-/// entry is computed again through the repair function and rewritten. Layout:
+/// and validates, and `fovea eval` scores, without running the CNN again (the paper's authors
+/// computed the conv5_4 annotations once too). One file per key (the split, the image size and
+/// the encoder's content: whoever opens it says what the key is), memory-mapped; entries are
+/// bfloat16 (8 significant bits: a relative rounding of at most 2^-8, the range of float32) with
+/// one CRC-32 each, checked on every read, and the CRC-32 of the image pixels they were computed
+/// from: an image changed since is computed again (to_compute()). A damaged entry is computed
+/// again through the repair function and rewritten. Layout:
 ///   "FOVEAANC" | u32 version | u64 header_len | u32 CRC-32 of the header | header JSON
-///   | count × u32 CRC-32 | count × cells × dim × u16 (bfloat16)
+///   | count × u32 CRC-32 | count × u32 CRC-32 of the entry's image | count × cells × dim × u16
 /// While it is built the file is "<name>.partial", written in place entry by entry (data, then
-/// its CRC-32), so a build that is interrupted or killed goes on where it stopped: the next open
-/// keeps every entry whose CRC-32 checks. When every entry is in, it is renamed to "<name>".
+/// its CRC-32, then its image's), so a build that is interrupted or killed goes on where it
+/// stopped: the next open keeps every entry whose CRC-32 checks. When every entry is in, it is
+/// renamed to "<name>". One process builds a cache at a time ("<name>.lock", core/io/file_lock.h).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,10 +29,14 @@ class AnnotationCache {
  public:
   /// Opens the cache of `count` entries of (cells, dim) for `key` in `cache_dir` (empty: the
   /// image cache's folder): the finished file when its header matches, else the partial one
-  /// (kept entries are those whose CRC-32 checks), else a new partial file. A file for the same
-  /// name but another key, count or shape is replaced.
+  /// (kept entries are those whose CRC-32 checks), else a new partial file. A file under the same
+  /// name that is damaged in its header, cut short, or of another count or shape is replaced,
+  /// and `message` says which and why.
   static AnnotationCache open(const std::string& key, std::size_t count, std::int64_t cells, std::int64_t dim,
-                              const std::string& cache_dir = {});
+                              const std::string& cache_dir = {},
+                              const std::function<void(const std::string&)>& message = {});
+  /// The lock file of the cache `key` would open in `cache_dir`: held while a process builds it.
+  static std::string lock_path(const std::string& key, const std::string& cache_dir = {});
   AnnotationCache(AnnotationCache&&) noexcept;
   AnnotationCache& operator=(AnnotationCache&&) noexcept;
   ~AnnotationCache();
@@ -38,10 +45,17 @@ class AnnotationCache {
   std::int64_t cells() const;
   std::int64_t dim() const;
   bool complete() const;  ///< every entry in, the file under its final name
-  /// Entries not yet in (a partial file: those whose CRC-32 does not check).
-  std::vector<std::size_t> missing() const;
-  /// Stores entry i: (cells, dim) floats, rounded to bfloat16. Not for a complete cache.
-  void write(std::size_t i, const torch::Tensor& annotations);
+  /// Entries to compute: in a partial file those whose CRC-32 does not check; in any file those
+  /// computed from other pixels than `inputs[i]` (the CRC-32 of entry i's image; empty: not
+  /// checked, 0: not known).
+  std::vector<std::size_t> to_compute(const std::vector<std::uint32_t>& inputs = {}) const;
+  /// Entries not yet in (to_compute() without inputs).
+  std::vector<std::size_t> missing() const { return to_compute(); }
+  /// Every entry whose CRC-32 does not check (reads the whole file).
+  std::vector<std::size_t> damaged() const;
+  /// Stores entry i: (cells, dim) floats, rounded to bfloat16, computed from an image whose
+  /// pixels have CRC-32 `input` (0: not known).
+  void write(std::size_t i, const torch::Tensor& annotations, std::uint32_t input = 0);
   /// Checks every entry and, when all are in, renames the file to its final name; returns complete().
   bool finish();
 

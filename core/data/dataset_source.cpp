@@ -33,6 +33,8 @@ class CachedDatasetSource : public SceneSource {
     return s;
   }
   std::string content_key() const override { return key_; }
+  std::uint32_t image_crc(std::size_t index) const override { return cache_.pixels_crc(index); }
+  std::size_t repair_damaged_images() const override { return cache_.verify(); }
 
  private:
   std::vector<CaptionedImage> images_;

@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'F', 'O', 'V', 'E', 'A', 'I', 'M', 'C'};
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 constexpr std::uint64_t kPreamble = 24;  ///< magic, version, header length, header CRC-32
 
 /// The cache cannot be written: names the cache (not its temporary file) and the system's reason.
@@ -54,6 +54,40 @@ std::size_t remove_orphaned_temporaries(const std::string& dir) {
     if (!alive && fs::remove(entry.path(), ec)) ++removed;
   }
   return removed;
+}
+
+/// An image file as it was when cached: what says whether it changed since.
+struct FileIdentity {
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::uint32_t crc = 0;  ///< of the file's bytes
+  std::uint32_t unused = 0;
+};
+static_assert(sizeof(FileIdentity) == 24, "the cache's identity table has 24 bytes an entry");
+
+/// Size and modification time of `path` (false when it cannot be read).
+bool stat_identity(const std::string& path, FileIdentity& id) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  id.size = std::uint64_t(st.st_size);
+  id.mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return true;
+}
+
+/// The CRC-32 of the bytes of `path`; 0 when it cannot be read or is not a plain file (a named
+/// pipe is never opened: that would wait for a writer).
+std::uint32_t file_crc(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> buffer(1 << 20);
+  std::uint32_t c = 0;
+  while (in) {
+    in.read(buffer.data(), std::streamsize(buffer.size()));
+    if (in.gcount() <= 0) break;
+    c = crc32_update(c, buffer.data(), std::size_t(in.gcount()));
+  }
+  return c;
 }
 
 std::string hex(std::size_t v) {
@@ -87,8 +121,9 @@ struct ImageCache::Impl {
   std::vector<std::string> sources;  ///< the source file of each entry
   bool built = false;
   std::function<void(const std::string&)> message;
-  std::uint64_t table_offset = 0, pixel_offset = 0;  ///< in the file
+  std::uint64_t table_offset = 0, identity_offset = 0, pixel_offset = 0;  ///< in the file
   const std::uint8_t* table = nullptr;  ///< count × u32 CRC-32, inside the mapping
+  std::size_t refreshed = 0;
   const std::uint8_t* data = nullptr;   ///< first pixel byte, inside the mapping
   void* map = nullptr;
   std::size_t map_len = 0;
@@ -136,7 +171,8 @@ struct ImageCache::Impl {
       return unmap();
     }
     table_offset = kPreamble + header_len;
-    pixel_offset = table_offset + 4 * kept.size();
+    identity_offset = table_offset + 4 * kept.size();
+    pixel_offset = identity_offset + sizeof(FileIdentity) * kept.size();
     if (pixel_offset + kept.size() * image_bytes() != map_len) return unmap();  // cut short: rebuild
     table = bytes + table_offset;
     data = bytes + pixel_offset;
@@ -171,6 +207,7 @@ struct ImageCache::Impl {
     kept.clear();
     skipped.clear();
     std::vector<std::uint32_t> crcs;
+    std::vector<FileIdentity> identities;
     size = o.image_size;
     // Decoded on every core, a chunk at a time, and written in order.
     const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
@@ -178,12 +215,15 @@ struct ImageCache::Impl {
     for (std::size_t begin = 0; begin < images.size(); begin += chunk) {
       const std::size_t end = std::min(images.size(), begin + chunk);
       std::vector<RgbImage> decoded(end - begin);
+      std::vector<FileIdentity> ids(end - begin);
       std::vector<std::string> errors(end - begin);
       std::vector<std::thread> threads;
       for (std::size_t t = 0; t < std::min(workers, end - begin); ++t) {
         threads.emplace_back([&, t] {
           for (std::size_t i = begin + t; i < end; i += workers) {
             try {
+              stat_identity(images[i].path, ids[i - begin]);
+              ids[i - begin].crc = file_crc(images[i].path);
               decoded[i - begin] = decode(images[i].path);
             } catch (const std::exception& e) {
               errors[i - begin] = e.what()[0] != '\0' ? e.what() : images[i].path + ": unreadable";
@@ -202,6 +242,7 @@ struct ImageCache::Impl {
         pixels.write(reinterpret_cast<const char*>(small.pixels.data()), std::streamsize(small.pixels.size()));
         if (!pixels) write_failed(path, errno);
         crcs.push_back(crc32_of(small.pixels.data(), small.pixels.size()));
+        identities.push_back(ids[i - begin]);
         kept.push_back(i);
       }
       if (message && end / 1000 > begin / 1000) message("cached " + std::to_string(end) + " of " + std::to_string(images.size()));
@@ -221,12 +262,14 @@ struct ImageCache::Impl {
       out.write(reinterpret_cast<const char*>(&header_crc), 4);
       out << header;
       out.write(reinterpret_cast<const char*>(crcs.data()), std::streamsize(4 * crcs.size()));
+      out.write(reinterpret_cast<const char*>(identities.data()), std::streamsize(sizeof(FileIdentity) * identities.size()));
       std::ifstream in(tmp_pixels, std::ios::binary);
       if (!kept.empty()) out << in.rdbuf();
       if (!out.flush()) write_failed(path, errno);
     }
     // A copy cut short (the disk filled up) must not become the cache.
-    const std::uint64_t expected = kPreamble + header.size() + 4 * kept.size() + kept.size() * image_bytes();
+    const std::uint64_t expected =
+        kPreamble + header.size() + (4 + sizeof(FileIdentity)) * kept.size() + kept.size() * image_bytes();
     std::error_code ec;
     if (fs::file_size(tmp, ec) != expected) write_failed(path, ec ? ec.value() : ENOSPC);
     fs::remove(tmp_pixels);
@@ -248,15 +291,66 @@ struct ImageCache::Impl {
       throw std::runtime_error(entry + " is damaged and its source cannot be read (" + e.what() +
                                "); delete the cache file to rebuild it");
     }
+    const bool fixed = rewrite(i, img, nullptr);
+    if (message) message(entry + " was damaged: read again from its source" + (fixed ? " and repaired" : " (the cache file is read-only)"));
+    return repaired.emplace(i, std::move(img)).first->second;
+  }
+
+  /// Writes entry i's pixels, their CRC-32 and (when given) its file's identity; false when the
+  /// cache file cannot be written.
+  bool rewrite(std::size_t i, const RgbImage& img, const FileIdentity* id) const {
     const std::uint32_t c = crc32_of(img.pixels.data(), img.pixels.size());
     const int fd = ::open(path.c_str(), O_WRONLY);
     const bool fixed = fd >= 0 &&
                        ::pwrite(fd, img.pixels.data(), img.pixels.size(), off_t(pixel_offset + i * image_bytes())) ==
                            ssize_t(img.pixels.size()) &&
-                       ::pwrite(fd, &c, 4, off_t(table_offset + 4 * i)) == 4;
+                       ::pwrite(fd, &c, 4, off_t(table_offset + 4 * i)) == 4 &&
+                       (id == nullptr || ::pwrite(fd, id, sizeof *id, off_t(identity_offset + sizeof *id * i)) == ssize_t(sizeof *id));
     if (fd >= 0) ::close(fd);
-    if (message) message(entry + " was damaged: read again from its source" + (fixed ? " and repaired" : " (the cache file is read-only)"));
-    return repaired.emplace(i, std::move(img)).first->second;
+    return fixed;
+  }
+
+  FileIdentity stored_identity(std::size_t i) const {
+    FileIdentity id;
+    std::memcpy(&id, static_cast<const std::uint8_t*>(map) + identity_offset + sizeof id * i, sizeof id);
+    return id;
+  }
+
+  /// Entries whose image file changed since they were cached (size or time, then its bytes) read
+  /// again and rewritten; a file touched but unchanged only has its time recorded.
+  void refresh() {
+    std::vector<std::string> changed;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      FileIdentity now;
+      const auto was = stored_identity(i);
+      if (!stat_identity(sources[i], now) || (now.size == was.size && now.mtime_ns == was.mtime_ns)) continue;
+      now.crc = file_crc(sources[i]);
+      if (now.crc != was.crc || now.size != was.size) {
+        RgbImage img;
+        try {
+          img = decode(sources[i]);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(sources[i] + ": changed since it was cached and no longer reads (" + e.what() +
+                                   "); mend or restore it");
+        }
+        if (!rewrite(i, img, &now)) write_failed(path, errno);
+        changed.push_back(sources[i]);
+      } else if (!rewrite_identity(i, now)) {
+        write_failed(path, errno);
+      }
+    }
+    refreshed = changed.size();
+    if (!changed.empty() && message) {
+      message(path + ": " + std::to_string(changed.size()) + " image(s) changed since they were cached (e.g. " +
+              changed.front() + "): read again");
+    }
+  }
+
+  bool rewrite_identity(std::size_t i, const FileIdentity& id) const {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    const bool done = fd >= 0 && ::pwrite(fd, &id, sizeof id, off_t(identity_offset + sizeof id * i)) == ssize_t(sizeof id);
+    if (fd >= 0) ::close(fd);
+    return done;
   }
 };
 
@@ -281,6 +375,7 @@ ImageCache ImageCache::open(const std::vector<CaptionedImage>& images, const std
   };
   if (d.map_file(source, options.image_size)) {
     keep_sources();
+    d.refresh();
     return cache;
   }
   if (const auto n = remove_orphaned_temporaries(dir); n > 0 && message) {
@@ -319,6 +414,24 @@ RgbImage ImageCache::image(std::size_t i) const {
   std::memcpy(img.pixels.data(), impl_->data + i * bytes, bytes);
   if (crc32_of(img.pixels.data(), bytes) == impl_->stored_crc(i)) return img;
   return impl_->repair(i);
+}
+
+std::size_t ImageCache::refreshed() const { return impl_->refreshed; }
+
+std::uint32_t ImageCache::pixels_crc(std::size_t i) const {
+  if (i >= size()) throw std::out_of_range("image cache: index " + std::to_string(i) + " of " + std::to_string(size()));
+  return impl_->stored_crc(i);
+}
+
+std::size_t ImageCache::verify() const {
+  std::size_t damaged = 0;
+  const std::size_t bytes = impl_->image_bytes();
+  for (std::size_t i = 0; i < size(); ++i) {
+    if (crc32_of(impl_->data + i * bytes, bytes) == impl_->stored_crc(i)) continue;
+    impl_->repair(i);
+    ++damaged;
+  }
+  return damaged;
 }
 
 std::size_t ImageCache::repaired() const {

@@ -10,6 +10,7 @@
 #include "core/data/tokenizer.h"
 #include "core/decode/decoding.h"
 #include "core/decode/familiarity.h"
+#include "core/decode/split_annotations.h"
 #include "core/model/checkpoint.h"
 #include "core/runtime/runtime.h"
 #include "core/runtime/thread_generator.h"
@@ -21,7 +22,44 @@ struct Captioner::Impl {
   std::string path;
   std::optional<FamiliarityStats> familiarity;
   std::mt19937_64 seeds{std::random_device{}()};  ///< seeds of unseeded sampled draws
+  std::unique_ptr<SplitAnnotations> split;        ///< caption_scenes()'s source and its cache
+
+  /// Captions of annotations (B, L, D), with their familiarity when the file has the statistics.
+  std::vector<CaptionResult> caption_annotations(const torch::Tensor& annotations, const CaptionOptions& options);
 };
+
+std::vector<CaptionResult> Captioner::Impl::caption_annotations(const torch::Tensor& annotations,
+                                                                const CaptionOptions& options) {
+  auto& m = ckpt.model;
+  DecodeOptions d;
+  d.beam = std::max(1, options.beam);
+  d.max_len = options.max_len;
+  // Sampled glimpses are a hard model's; a soft model always attends with its expected α.
+  const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
+  d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
+  std::vector<DecodedCaption> decoded;
+  if (sampled && options.seed) {
+    // Seeded: each image draws from the seed's own stream, so an image's glimpses do not depend on
+    // the images captioned with it (the same seed and image give the same caption, alone or in a batch).
+    for (std::int64_t i = 0; i < annotations.size(0); ++i) {
+      ScopedThreadGenerator draws(*options.seed);
+      decoded.push_back(decode_annotations(*m.net, annotations.narrow(0, i, 1), d).front());
+    }
+  } else {
+    std::optional<ScopedThreadGenerator> draws;  // this call's own stream, never the process-wide one
+    if (sampled) draws.emplace(seeds());
+    decoded = decode_annotations(*m.net, annotations, d);
+  }
+  std::vector<CaptionResult> out;
+  for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
+  if (familiarity) {
+    const auto distances = familiarity_distances(*familiarity, pooled_annotations(annotations));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i].familiarity = Familiarity{distances[std::int64_t(i)].item<double>(), familiarity->threshold,
+                                       familiarity->validation_q99};
+  }
+  return out;
+}
 
 Captioner::Captioner(const std::string& model_path, const std::string& device) : impl_(std::make_unique<Impl>()) {
   impl_->ckpt = load_checkpoint(model_path, resolve_device(device));
@@ -47,38 +85,33 @@ std::vector<CaptionResult> Captioner::caption(const std::vector<RgbImage>& image
   auto& m = impl_->ckpt.model;
   std::vector<const RgbImage*> ptrs;
   for (const auto& im : images) ptrs.push_back(&im);
-  DecodeOptions d;
-  d.beam = std::max(1, options.beam);
-  d.max_len = options.max_len;
-  // Sampled glimpses are a hard model's; a soft model always attends with its expected α.
-  const bool sampled = options.sample_glimpses && m.config.attention == AttentionKind::Hard;
-  d.glimpse = sampled ? Glimpse::Sampled : Glimpse::Expected;
   torch::NoGradGuard no_grad;
   m.net->eval();
-  const auto annotations = m.net->encode(images_to_tensor(ptrs, m.config.image_size).to(m.device));
-  std::vector<DecodedCaption> decoded;
-  if (sampled && options.seed) {
-    // Seeded: each image draws from the seed's own stream, so an image's glimpses do not depend on
-    // the images captioned with it (the same seed and image give the same caption, alone or in a batch).
-    for (std::int64_t i = 0; i < annotations.size(0); ++i) {
-      ScopedThreadGenerator draws(*options.seed);
-      decoded.push_back(decode_annotations(*m.net, annotations.narrow(0, i, 1), d).front());
-    }
-  } else {
-    std::optional<ScopedThreadGenerator> draws;  // this call's own stream, never the process-wide one
-    if (sampled) draws.emplace(impl_->seeds());
-    decoded = decode_annotations(*m.net, annotations, d);
-  }
-  std::vector<CaptionResult> out;
-  for (const auto& dc : decoded) out.push_back(to_caption_result(dc, m));
-  if (impl_->familiarity) {
-    const auto distances = familiarity_distances(*impl_->familiarity, pooled_annotations(annotations));
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i].familiarity = Familiarity{distances[std::int64_t(i)].item<double>(), impl_->familiarity->threshold,
-                                       impl_->familiarity->validation_q99};
-  }
-  return out;
+  return impl_->caption_annotations(m.net->encode(images_to_tensor(ptrs, m.config.image_size).to(m.device)), options);
 }
+
+bool Captioner::reads_cached_annotations(const SceneSource& source) const {
+  const auto& c = impl_->ckpt.model.config;
+  return !c.backbone_path.empty() && !c.backbone_trainable && !source.content_key().empty();
+}
+
+std::vector<CaptionResult> Captioner::caption_scenes(std::shared_ptr<const SceneSource> source,
+                                                     const std::vector<std::size_t>& indices,
+                                                     const CaptionOptions& options,
+                                                     const std::function<void(const std::string&)>& message) {
+  auto& m = impl_->ckpt.model;
+  if (!impl_->split || &impl_->split->source() != source.get()) {
+    FeatureOptions features;
+    features.on_message = message;
+    const bool cached = reads_cached_annotations(*source);
+    impl_->split = std::make_unique<SplitAnnotations>(m, std::move(source), cached, features);
+  }
+  torch::NoGradGuard no_grad;
+  m.net->eval();
+  return impl_->caption_annotations(impl_->split->read(indices), options);
+}
+
+std::int64_t Captioner::images_encoded() const { return impl_->ckpt.model.net->encoder->images_encoded(); }
 
 CaptionResult Captioner::caption(const RgbImage& image, const CaptionOptions& options) {
   return caption(std::vector<RgbImage>{image}, options).front();
@@ -157,6 +190,10 @@ nlohmann::json Captioner::info() const {
     if (w.empty() || w.front() != '<') words.push_back(w);  // not <pad>, <start>, <end>, <unk>
   }
   j["vocabulary_sample"] = words;
+  if (!m.config.backbone_path.empty()) {
+    j["backbone"] = describe_embedded_backbone(m.config);
+    j["backbone"]["in_model_file"] = impl_->ckpt.backbone_embedded;
+  }
   if (impl_->familiarity)
     j["familiarity"] = {{"validation_q99", impl_->familiarity->validation_q99}, {"threshold", impl_->familiarity->threshold}};
   const auto& t = impl_->ckpt.training;
@@ -165,13 +202,19 @@ nlohmann::json Captioner::info() const {
     // its best validation score, often before the run's last step (the model card has the run).
     j["saved_at_step"] = t.value("step", 0);
     j["best_val_bleu4"] = t.value("best_bleu4", 0.0);
+    // What best.ckpt was chosen by: BLEU-4, or CIDEr-D / the validation NLL while BLEU-4 was near 0.
+    j["best_val"] = {{"metric", t.value("best_metric", std::string("BLEU-4"))},
+                     {"value", t.value("best_score", t.value("best_bleu4", 0.0))}};
     j["saved_after_s"] = t.value("elapsed_s", 0.0);
     if (t.contains("config")) {
       const auto& config = t["config"];
       j["dataset"] = config.value("dataset", "");
-      // Whether α was taught where to look (docs/design.md §2) or found it from the captions alone.
-      const double supervision = config.value("attention_supervision", 0.0);
+      // Whether α was taught where to look (docs/design.md §2) or found it from the captions alone:
+      // the supervision needs object boxes, so a weight without them trained nothing.
+      const bool boxes = t.value("object_boxes", true);  // older files: the built-in scenes, with boxes
+      const double supervision = boxes ? config.value("attention_supervision", 0.0) : 0.0;
       j["attention_supervised"] = supervision > 0;
+      j["auxiliary_heads_trained"] = boxes && config.value("aux_weight", 0.0) > 0;
       j["attention_training"] =
           supervision > 0
               ? "supervised: trained to spread alpha over the box of the object each word names (weight " +

@@ -5,6 +5,8 @@
 /// Thread-safety: one Captioner must be used by one thread at a time; load one per worker. Its
 /// random draws (sampled glimpses) come from its own generator, never the process-wide one, so a
 /// captioner in one thread does not change another thread's random stream.
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/data/image.h"
+#include "core/data/scene_source.h"
 #include "core/decode/caption_result.h"
 #include "core/decode/probe.h"
 #include "core/model/model_config.h"
@@ -28,6 +31,20 @@ class Captioner {
 
   CaptionResult caption(const RgbImage& image, const CaptionOptions& options = {});
   std::vector<CaptionResult> caption(const std::vector<RgbImage>& images, const CaptionOptions& options = {});
+
+  /// Whether caption_scenes() reads `source`'s annotations from its cache: the source is on disk
+  /// and this model's encoder did not train (a TorchScript backbone not fine-tuned), so the
+  /// annotations `fovea features` and training computed are this model's too.
+  bool reads_cached_annotations(const SceneSource& source) const;
+  /// Captions scenes `indices` of `source`: from its cached annotations (computed first where
+  /// missing or stale, said through `message`) when reads_cached_annotations(), else from its
+  /// images. The source must be the same object at every call (the cache is kept for it).
+  std::vector<CaptionResult> caption_scenes(std::shared_ptr<const SceneSource> source,
+                                            const std::vector<std::size_t>& indices, const CaptionOptions& options = {},
+                                            const std::function<void(const std::string&)>& message = {});
+  /// Images this model's encoder has run on since it was loaded (annotations read from a cache
+  /// cost none).
+  std::int64_t images_encoded() const;
 
   /// Teacher-forced scoring of a given caption: per word α, β and log-probability, plus <end>'s
   /// log-probability in log_prob. Words outside the vocabulary are scored as <unk>.

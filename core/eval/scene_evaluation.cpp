@@ -8,19 +8,19 @@
 
 namespace fovea {
 
-SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource& source, std::size_t chunk,
-                                const EachCaptionedScene& each) {
+SceneEvaluation evaluate_scenes(const CaptionScenes& caption, const SceneSource& source, std::size_t chunk,
+                                const EachCaptionedScene& each, bool read_images) {
   SceneEvaluation e;
   std::vector<Tokens> candidates;
   std::vector<std::vector<Tokens>> references;
   for (std::size_t start = 0; start < source.size(); start += chunk) {
     std::vector<Scene> batch;
-    std::vector<RgbImage> images;
+    std::vector<std::size_t> indices;
     for (std::size_t i = start; i < std::min(source.size(), start + chunk); ++i) {
-      batch.push_back(source.get(i));
-      images.push_back(batch.back().image);
+      batch.push_back(read_images ? source.get(i) : source.get_without_image(i));
+      indices.push_back(i);
     }
-    const auto results = caption(images);
+    const auto results = caption(indices, batch);
     for (std::size_t k = 0; k < batch.size(); ++k) {
       candidates.push_back(tokenize(results[k].text()));
       std::vector<Tokens> refs;
@@ -43,8 +43,9 @@ SceneEvaluation evaluate_scenes(const CaptionImages& caption, const SceneSource&
   return e;
 }
 
-SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source, const CaptionOptions& options,
-                                std::size_t chunk, bool faithfulness, bool probes) {
+SceneEvaluation evaluate_scenes(Captioner& captioner, std::shared_ptr<const SceneSource> source,
+                                const CaptionOptions& options, std::size_t chunk, bool faithfulness, bool probes,
+                                const std::function<void(const std::string&)>& message) {
   FaithfulnessReport report;
   const bool hard = captioner.config().attention == AttentionKind::Hard;
   report.kind = !hard ? "soft" : options.sample_glimpses ? "hard, sampled glimpses" : "hard, expected alpha";
@@ -56,8 +57,16 @@ SceneEvaluation evaluate_scenes(Captioner& captioner, const SceneSource& source,
       if (probes) accumulate_probes(captioner, scene, probe_report);
     };
   }
-  auto e = evaluate_scenes([&](const std::vector<RgbImage>& images) { return captioner.caption(images, options); }, source,
-                           chunk, each);
+  // Faithfulness and probes change the image itself: they need its pixels.
+  const bool images = faithfulness || probes || !captioner.reads_cached_annotations(*source);
+  auto e = evaluate_scenes(
+      [&](const std::vector<std::size_t>& indices, const std::vector<Scene>& scenes) {
+        if (!images) return captioner.caption_scenes(source, indices, options, message);
+        std::vector<RgbImage> pixels;
+        for (const auto& s : scenes) pixels.push_back(s.image);
+        return captioner.caption(pixels, options);
+      },
+      *source, chunk, each, images);
   e.has_faithfulness = faithfulness;
   e.faithfulness = std::move(report);
   e.has_probes = probes;

@@ -1,5 +1,7 @@
 #include "core/io/crc32.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <zlib.h>
 
@@ -15,6 +17,12 @@ std::uint32_t crc32_update(std::uint32_t crc, const void* bytes, std::size_t n) 
     n -= chunk;
   }
   return std::uint32_t(c);
+}
+
+std::string content_digest(std::uint32_t crc, std::uint64_t size) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "crc32=%08lx bytes=%llu", static_cast<unsigned long>(crc), static_cast<unsigned long long>(size));
+  return buf;
 }
 
 }  // namespace fovea

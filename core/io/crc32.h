@@ -3,6 +3,7 @@
 /// entry with, and what keys a cache to an encoder's weights.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace fovea {
 
@@ -11,5 +12,9 @@ std::uint32_t crc32_update(std::uint32_t crc, const void* bytes, std::size_t n);
 
 /// The CRC-32 of `n` bytes.
 inline std::uint32_t crc32_of(const void* bytes, std::size_t n) { return crc32_update(0, bytes, n); }
+
+/// "crc32=1a2b3c4d bytes=N": a file's content in a line, as caches are keyed and `fovea info`
+/// names a model's backbone (the same for the file and the bytes a model file embeds).
+std::string content_digest(std::uint32_t crc, std::uint64_t size);
 
 }  // namespace fovea

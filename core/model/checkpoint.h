@@ -28,10 +28,21 @@ struct LoadedCheckpoint {
   bool has_optimizer = false;
   std::string path;
   std::string archive;  ///< the raw torch archive, for restore_training_state()
+  /// The file holds its TorchScript backbone (false: none, or found by path for an older file).
+  bool backbone_embedded = false;
 };
 
-/// Loads and checks a checkpoint; the model is put on `device` in eval mode.
-LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device = torch::kCPU);
+/// What a model file says of the TorchScript backbone it embeds: its file's name at training
+/// time ("file"), "bytes", "digest" (core/io/crc32.h's content_digest) and the annotation "grid"
+/// it gives (h, w, D). Null for the built-in CNN.
+nlohmann::json describe_embedded_backbone(const ModelConfig& config);
+
+/// Loads and checks a checkpoint; the model is put on `device` in eval mode. A TorchScript
+/// backbone comes from the file itself; files written before they embedded it name its path,
+/// found as given when absolute, else beside the file, then in the current folder.
+/// `backbone_file`: where the backbone of a file that does not embed it is read (none: searched).
+LoadedCheckpoint load_checkpoint(const std::string& path, torch::Device device = torch::kCPU,
+                                 const std::string& backbone_file = {});
 
 /// The tensors of SaveOptions::extra saved under these names, in order; throws CheckpointError
 /// naming the file and the first one missing.

@@ -2,7 +2,9 @@
 
 #include <torch/script.h>
 
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -49,6 +51,16 @@ nn::Sequential builtin_cnn(const std::vector<std::int64_t>& widths, const std::v
   }
   return seq;
 }
+/// The bytes of the TorchScript file at `path`; throws naming it when it cannot be read.
+std::shared_ptr<const std::string> read_backbone_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot read the TorchScript backbone (no such file, or not readable)");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in.good() && !in.eof()) throw std::runtime_error(path + ": cannot read the TorchScript backbone");
+  return std::make_shared<const std::string>(bytes.str());
+}
+
 }  // namespace
 
 EncoderImpl::EncoderImpl(ModelConfig& config)
@@ -59,8 +71,10 @@ EncoderImpl::EncoderImpl(ModelConfig& config)
     third_strided_conv_ = third_strided_conv(strides);
     cnn_ = register_module("cnn", builtin_cnn(config.encoder_widths, strides, config.centred_cells));
   } else {
+    if (!config.backbone_bytes) config.backbone_bytes = read_backbone_file(config.backbone_path);
     try {
-      backbone_ = std::make_unique<torch::jit::Module>(torch::jit::load(config.backbone_path));
+      std::istringstream in(*config.backbone_bytes);
+      backbone_ = std::make_unique<torch::jit::Module>(torch::jit::load(in));
     } catch (const c10::Error& e) {
       throw std::runtime_error(config.backbone_path + ": not a loadable TorchScript module (" +
                                std::string(e.what_without_backtrace()) + ")");
@@ -78,6 +92,7 @@ EncoderImpl::EncoderImpl(ModelConfig& config)
                              std::string(e.what_without_backtrace()) + ")");
   }
   train(was_training);
+  images_encoded_ = 0;  // the check above is not an image of the user's
   // A broken backbone is named here, not found later as a NaN loss blamed on the learning rate.
   const std::string which = config.backbone_path.empty() ? std::string("the built-in CNN") : config.backbone_path;
   if (out.size(1) == 0 || out.size(2) == 0) {
@@ -102,6 +117,7 @@ EncoderImpl::~EncoderImpl() = default;
 
 torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
   TORCH_CHECK(images.dim() == 4 && images.size(1) == 3, "encoder input must be (B, 3, H, W), got ", images.sizes());
+  images_encoded_ += images.size(0);
   torch::Tensor fm;
   if (backbone_) {
     if (!trainable_) {

@@ -1,6 +1,7 @@
 #pragma once
 /// The architecture of a Show-Attend-Tell model: everything needed to rebuild it from a checkpoint.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,10 @@ struct ModelConfig {
   /// annotation is centred on the 8x8 pixels of its grid cell. false: the symmetric padding of
   /// older models (annotations centred 3.5 px up and left of their cell), read from their files.
   bool centred_cells = true;
-  std::string backbone_path;        ///< TorchScript encoder file; empty = built-in CNN
+  std::string backbone_path;        ///< TorchScript encoder file (its name at training time); empty = built-in CNN
+  /// The TorchScript backbone's file as bytes, which model files embed (not part of the JSON):
+  /// set when the model is built from backbone_path, or from the model file that holds it.
+  std::shared_ptr<const std::string> backbone_bytes;
   bool backbone_trainable = false;  ///< fine-tune the TorchScript backbone
   std::int64_t annotation_dim = 0;  ///< D (derived from the encoder; checked on load)
   std::int64_t grid_h = 0, grid_w = 0;  ///< annotation grid (derived)

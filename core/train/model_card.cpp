@@ -68,7 +68,16 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   }
   md << "\n";
   md << "- Training time: " << std::setprecision(1) << result.elapsed_s / 60.0 << " min\n" << std::setprecision(4);
-  md << "- Best validation BLEU-4 (greedy decoding): " << result.best_bleu4 << " at step " << result.best_step << "\n\n";
+  md << "- Attention: " << (result.object_boxes && config.attention_supervision > 0
+                                ? "supervised by the object boxes (weight " + std::to_string(config.attention_supervision) + ")"
+                                : std::string("learned from the captions alone (no object boxes supervised it)"))
+     << "; auxiliary heads " << (result.object_boxes && config.aux_weight > 0 ? "trained" : "not trained") << "\n";
+  if (result.best_metric.empty() || result.best_metric == "BLEU-4") {
+    md << "- Best validation BLEU-4 (greedy decoding): " << result.best_bleu4 << " at step " << result.best_step << "\n\n";
+  } else {
+    md << "- Best validation " << result.best_metric << " (greedy decoding; BLEU-4 stayed below 0.01): " << result.best_score
+       << " at step " << result.best_step << "\n\n";
+  }
   md << "## Hyperparameters (the full training config)\n\n```json\n" << to_json(config).dump(2) << "\n```\n";
   const auto text = md.str();
   write_file_atomically((std::filesystem::path(config.out_dir) / "MODEL_CARD.md").string(), text);

@@ -4,8 +4,11 @@
 /// refused with the holder's pid and host instead of both writing the same files. The lock ends
 /// with the process that holds it, however it ends (a kill -9 included); the file stays. On a
 /// file system without locks (some network mounts) the run goes on unguarded.
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "core/io/file_lock.h"
 
 namespace fovea {
 
@@ -30,7 +33,7 @@ class RunLock {
   static const char* file_name() { return ".fovea-run.lock"; }
 
  private:
-  int fd_ = -1;
+  std::unique_ptr<FileLock> lock_;
 };
 
 }  // namespace fovea

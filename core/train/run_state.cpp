@@ -14,7 +14,9 @@ nlohmann::json to_json(const RunState& s, const TrainConfig& c) {
           {"elapsed_s", s.elapsed_s},            {"stopped_early", s.stopped_early},
           {"pretrain_step", s.pretrain_step},    {"pretrain_held_out_accuracy", s.pretrain_held_out_accuracy},
           {"lr_scale", s.lr_scale},              {"rollbacks", s.rollbacks},
-          {"precision", s.precision},            {"precision_trial", to_json(s.precision_trial)}};
+          {"precision", s.precision},            {"precision_trial", to_json(s.precision_trial)},
+          {"best_metric", s.best_metric},        {"best_score", s.best_score},
+          {"object_boxes", s.object_boxes}};
 }
 
 RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
@@ -35,6 +37,10 @@ RunState run_state_from_json(const nlohmann::json& j, double baseline_decay) {
   s.rollbacks = j.value("rollbacks", std::int64_t(0));
   s.precision = j.value("precision", std::string());
   if (j.contains("precision_trial")) s.precision_trial = precision_trial_from_json(j.at("precision_trial"));
+  // Runs saved before these were kept chose by BLEU-4 and trained on the built-in scenes' boxes.
+  s.best_metric = j.value("best_metric", s.best_bleu4 >= 0 ? std::string("BLEU-4") : std::string());
+  s.best_score = j.value("best_score", s.best_bleu4);
+  s.object_boxes = j.value("object_boxes", true);
   return s;
 }
 

@@ -18,6 +18,10 @@ struct RunState {
   std::int64_t validated_epochs = 0;
   MovingBaseline baseline;
   double best_bleu4 = -1;
+  /// The score best.ckpt was chosen by (core/train/run_validation.h): its metric ("BLEU-4",
+  /// "CIDEr-D" or "validation NLL"; empty before the first validation) and value.
+  std::string best_metric;
+  double best_score = 0;
   std::int64_t best_step = 0;
   std::int64_t bad_epochs = 0;
   double elapsed_s = 0;
@@ -33,6 +37,9 @@ struct RunState {
   /// `--precision auto` on the CPU the times it was chosen by (core/train/precision_trial.h).
   std::string precision;
   PrecisionTrial precision_trial;
+  /// The training scenes came with object boxes, so attention supervision and the auxiliary
+  /// heads (when their weights are on) trained; without boxes both terms are 0.
+  bool object_boxes = false;
 };
 
 /// The checkpoint's "training" entry: the state and the run's full config.

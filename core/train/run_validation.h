@@ -13,6 +13,7 @@
 
 #include "core/data/scene_source.h"
 #include "core/decode/caption_result.h"
+#include "core/decode/split_annotations.h"
 #include "core/model/show_attend_tell.h"
 #include "core/train/run_state.h"
 #include "core/train/train_config.h"
@@ -22,8 +23,10 @@ namespace fovea {
 
 class RunValidation {
  public:
+  /// `message` says where the validation annotations come from when they are cached.
   RunValidation(const TrainConfig& config, CaptionModel& model, std::shared_ptr<const SceneSource> train,
-                std::shared_ptr<const SceneSource> val, torch::Device device);
+                std::shared_ptr<const SceneSource> val, torch::Device device,
+                std::function<void(const std::string&)> message = {});
 
   /// The validation images the snapshots caption: the first kSampleCount (fewer when there are not).
   std::size_t sample_count() const;
@@ -31,7 +34,9 @@ class RunValidation {
   SampleRecord snapshot(std::int64_t step, std::int64_t epoch);
   /// Scores the validation split after `epoch` and updates `state`'s best score, its step and the
   /// epochs without improvement (setting stopped_early after config.patience of them; `message`
-  /// says so). The record's `improved` says whether best.ckpt should now be written.
+  /// says so). The record's `improved` says whether best.ckpt should now be written: the score is
+  /// BLEU-4, or CIDEr-D when BLEU-4 is below 0.01, or the validation NLL when both are (record's
+  /// `metric`).
   ValidationRecord validate(std::int64_t epoch, RunState& state, const std::function<void(const std::string&)>& message);
 
  private:
@@ -39,13 +44,19 @@ class RunValidation {
   /// (core/train/batch_norm_calibration.h): the running averages lag behind the weights while
   /// the learning rate is high. A TorchScript backbone keeps its own statistics.
   void calibrate_batch_norm();
-  /// Greedy captions (expected α) of `images` with the current weights.
-  std::vector<CaptionResult> caption_greedy(const std::vector<RgbImage>& images);
+  /// Greedy captions (expected α) of validation scenes `indices` with the current weights.
+  std::vector<CaptionResult> caption_greedy(const std::vector<std::size_t>& indices);
+  /// Mean NLL per token of each validation scene's first reference caption, teacher-forced.
+  double validation_nll();
+  /// The validation split's annotations: from its cache when the encoder does not train.
+  SplitAnnotations& val_annotations();
 
   const TrainConfig& config_;
   CaptionModel& model_;
   std::shared_ptr<const SceneSource> train_, val_;
   torch::Device device_;
+  std::function<void(const std::string&)> message_;
+  std::unique_ptr<SplitAnnotations> val_annotations_;
 };
 
 }  // namespace fovea

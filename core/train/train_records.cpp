@@ -1,6 +1,7 @@
 #include "core/train/train_records.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -26,13 +27,24 @@ nlohmann::json to_json(const ValidationRecord& v) {
   nlohmann::json j = {{"kind", "val"},       {"step", v.step},         {"epoch", v.epoch},
                       {"bleu1", v.bleu[0]},  {"bleu2", v.bleu[1]},     {"bleu3", v.bleu[2]},
                       {"bleu4", v.bleu[3]},  {"cider", v.cider},       {"improved", v.improved},
-                      {"best_bleu4", v.best_bleu4}};
+                      {"best_bleu4", v.best_bleu4}, {"nll", v.nll},  {"metric", v.metric}};
   if (v.has_grounding) {
     j["pointing"] = v.pointing;
     j["alpha_in_box"] = v.alpha_in_box;
     j["absent_nouns"] = v.absent_nouns;
   }
   return j;
+}
+
+std::string improvement_note(const ValidationRecord& v) {
+  if (!v.improved) return {};
+  if (v.metric == "BLEU-4") return "best so far";
+  if (v.metric == "CIDEr-D") return "best so far by CIDEr-D, BLEU-4 being below 0.01";
+  return "best so far by validation NLL " + [&] {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", v.nll);
+    return std::string(b);
+  }() + ", BLEU-4 and CIDEr-D being below 0.01";
 }
 
 nlohmann::json to_json(const SampleRecord& s) {
@@ -122,6 +134,8 @@ ValidationRecord validation_record_from_json(const nlohmann::json& j) {
   v.absent_nouns = j.value("absent_nouns", 0.0);
   v.improved = j.value("improved", false);
   v.best_bleu4 = j.value("best_bleu4", 0.0);
+  v.nll = j.value("nll", 0.0);
+  v.metric = j.value("metric", std::string("BLEU-4"));
   return v;
 }
 

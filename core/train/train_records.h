@@ -35,9 +35,18 @@ struct ValidationRecord {
   double pointing = 0;          ///< noun-phrase pointing accuracy
   double alpha_in_box = 0;      ///< mean α mass inside the named object's box
   double absent_nouns = 0;      ///< share of generated nouns naming an object not in the scene
+  double nll = 0;               ///< mean NLL per token of the first reference caption (teacher-forced)
+  /// What best.ckpt is chosen by at this validation (core/train/run_validation.h): "BLEU-4",
+  /// "CIDEr-D" (BLEU-4 below 0.01) or "validation NLL" (both below 0.01).
+  std::string metric = "BLEU-4";
   bool improved = false;
   double best_bleu4 = 0;
 };
+
+/// What a validation line adds about best.ckpt: empty when the score did not improve; else "best
+/// so far", and the metric it was chosen by when that is not BLEU-4 ("best so far by CIDEr-D,
+/// BLEU-4 being below 0.01").
+std::string improvement_note(const ValidationRecord& v);
 
 /// A window of encoder pretraining steps (kind "pretrain"): before the first captioning step, so
 /// indexed by its own step count.

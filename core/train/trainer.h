@@ -48,7 +48,12 @@ struct TrainData {
 
 struct TrainResult {
   std::int64_t steps = 0, epochs_completed = 0;
-  double best_bleu4 = 0;
+  double best_bleu4 = 0;  ///< of best.ckpt
+  /// What best.ckpt was chosen by ("BLEU-4", "CIDEr-D" or "validation NLL"; empty: not validated)
+  /// and its value there.
+  std::string best_metric;
+  double best_score = 0;
+  bool object_boxes = false;  ///< the training scenes had object boxes (attention supervision applied)
   std::int64_t best_step = 0;
   bool stopped_early = false;  ///< early stopping on validation BLEU-4
   bool interrupted = false;    ///< the stop flag was set

@@ -46,7 +46,7 @@ TrainingSession::TrainingSession(TrainConfig config, const TrainCallbacks& cb, T
   if (group_ != nullptr) group_->on_stall(cb_.on_message);  // a peer stopped or stuck is said within a minute
   folder_ = std::make_unique<RunFolder>(config_.out_dir, writes_run(), cb_.on_message);
   step_ = std::make_unique<TrainingStep>(config_, model_, data_.train, group_, device_, precision, state_);
-  validation_ = std::make_unique<RunValidation>(config_, model_, data_.train, data_.val, device_);
+  validation_ = std::make_unique<RunValidation>(config_, model_, data_.train, data_.val, device_, cb_.on_message);
   guard_ = std::make_unique<NonFiniteGuard>(config_);
 }
 
@@ -67,6 +67,7 @@ void TrainingSession::start_new() {
   step_->make_optimizer();
   folder_->create(config_);
   folder_->write_sample_images(*data_.val, validation_->sample_count());
+  state_.object_boxes = has_object_boxes(*data_.train);
   message("model: " + std::to_string(model_.vocab.size()) + " words, " + std::to_string(parameter_count(model_)) +
           " parameters, grid " + std::to_string(model_.config.grid_h) + "x" + std::to_string(model_.config.grid_w) +
           "x" + std::to_string(model_.config.annotation_dim) + "; " + describe_runtime(device_) + ", " +
@@ -83,6 +84,7 @@ void TrainingSession::start_resumed(LoadedCheckpoint ckpt) {
   step_->make_optimizer();
   restore_training_state(ckpt, step_->optimizer(), device_);
   state_ = run_state_from_json(ckpt.training, kBaselineDecay);
+  state_.object_boxes = has_object_boxes(*data_.train);
   plan_steps();  // with the steps already taken
   saved_step_ = state_.step;
   folder_->reopen(config_, state_.step, state_.pretrain_step);
@@ -110,6 +112,9 @@ void TrainingSession::fill_result(TrainResult& result) const {
   result.steps = state_.step;
   result.epochs_completed = state_.validated_epochs;
   result.best_bleu4 = std::max(0.0, state_.best_bleu4);
+  result.best_metric = state_.best_metric;
+  result.best_score = state_.best_score;
+  result.object_boxes = state_.object_boxes;
   result.best_step = state_.best_step;
   result.stopped_early = state_.stopped_early;
   result.elapsed_s = state_.elapsed_s;
@@ -154,11 +159,27 @@ TrainResult TrainingSession::run() {
               " will not say when an image is unlike them");
     } else {
       message("measuring the training images, so captions of unlike images say so");
-      store_familiarity(result.best_checkpoint, *data_.train, *data_.val);
+      measure_familiarity_of_best(result.best_checkpoint);
     }
+  }
+  if (encoder_is_fixed(config_, model_)) {
+    message("the encoder ran on " + std::to_string(model_.net->encoder->images_encoded()) +
+            " images in this session (annotations cached once are read, not computed again)");
   }
   if (!result.interrupted) write_model_card(config_, model_, describe_training_scenes(config_, *data_.train), data_.val->describe(), result);
   return result;
+}
+
+void TrainingSession::measure_familiarity_of_best(const std::string& best) {
+  if (!encoder_is_fixed(config_, model_)) {  // best.ckpt's encoder is not the run's last one
+    store_familiarity(best, data_.train, data_.val);
+    return;
+  }
+  // The encoder did not train: best.ckpt's annotations are the run's, read from the caches.
+  FeatureOptions options;
+  options.on_message = cb_.on_message;
+  SplitAnnotations train(model_, data_.train, true, options), val(model_, data_.val, true, options);
+  store_familiarity(best, measure_familiarity(train, val));
 }
 
 bool TrainingSession::open_annotations() {
@@ -233,7 +254,7 @@ bool TrainingSession::train_step(std::int64_t epoch) {
   meter_.count_step(outcome.terms.tokens, outcome.terms.objective, state_.step, total_steps_, now, paused_s_);
   report_progress(epoch, false);
   if (state_.step % kLogEvery != 0 && state_.step != 1) return true;
-  const auto r = train_record(outcome, state_.step, epoch, lr_, meter_.window_tokens_per_s(),
+  const auto r = train_record(outcome, state_.step, epoch + 1, lr_, meter_.window_tokens_per_s(),
                               model_.config.attention == AttentionKind::Hard, now);
   folder_->append_metrics(to_json(r));
   if (cb_.on_record) cb_.on_record(r);
@@ -297,7 +318,7 @@ void TrainingSession::report_progress(std::int64_t epoch, bool paused) {
   TrainProgress p = meter_.last();
   p.step = state_.step;
   p.total_steps = total_steps_;
-  p.epoch = epoch;
+  p.epoch = epoch + 1;  // counted from 1, as every record and message counts them
   p.epochs = config_.epochs;
   p.paused = paused;
   cb_.on_progress(p);

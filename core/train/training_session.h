@@ -62,6 +62,8 @@ class TrainingSession {
   /// For an encoder that does not train: the training images' annotations, computed where missing
   /// (core/train/annotation_features.h), for the step to train from; false when stopped meanwhile.
   bool open_annotations();
+  /// Stores the familiarity statistics of the training and validation images in `best`.
+  void measure_familiarity_of_best(const std::string& best);
   /// The encoder's pretraining, the steps left of it; false when stopped.
   bool pretrain();
   /// The captioning steps, validations and checkpoints up to the run's end (or a stop); false when

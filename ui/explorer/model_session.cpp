@@ -57,7 +57,18 @@ QString model_card(const nlohmann::json& info, const QString& path) {
     const double seconds = info.value("saved_after_s", 0.0);
     if (seconds > 0) weights += QObject::tr(", after %1 min of training").arg(seconds / 60, 0, 'f', 0);
     card += row(QObject::tr("Weights"), weights);
-    card += row(QObject::tr("Validation BLEU-4"), QString::number(info.value("best_val_bleu4", 0.0), 'f', 3));
+    const auto best = info.value("best_val", nlohmann::json::object());
+    card += row(QObject::tr("Validation %1").arg(QString::fromStdString(best.value("metric", std::string("BLEU-4")))),
+                QString::number(best.value("value", info.value("best_val_bleu4", 0.0)), 'f', 3));
+  }
+  if (info.contains("backbone")) {
+    const auto& b = info["backbone"];
+    card += row(QObject::tr("Backbone"), QObject::tr("%1 (%2 MB, %3)%4")
+                                             .arg(QString::fromStdString(b.value("file", std::string())).toHtmlEscaped())
+                                             .arg(double(b.value("bytes", 0ULL)) / 1e6, 0, 'f', 1)
+                                             .arg(QString::fromStdString(b.value("digest", std::string())))
+                                             .arg(b.value("in_model_file", false) ? QObject::tr(", in the model file")
+                                                                                  : QObject::tr(", read from its file")));
   }
   QStringList words;
   for (const auto& w : info.value("vocabulary_sample", std::vector<std::string>())) words << QString::fromStdString(w).toHtmlEscaped();
@@ -104,9 +115,10 @@ ModelDescription describe(const fovea::Captioner& c, const QString& path) {
     parts << QStringLiteral("%1 attention").arg(d.attention);
   }
   parts << QStringLiteral("trained on %1").arg(QString::fromStdString(info.value("dataset", std::string("?"))));
-  if (info.contains("best_val_bleu4") && info.contains("saved_at_step"))
-    parts << QStringLiteral("val BLEU-4 %1 at step %2")
-                 .arg(info["best_val_bleu4"].get<double>(), 0, 'f', 3)
+  if (info.contains("best_val") && info.contains("saved_at_step"))
+    parts << QStringLiteral("val %1 %2 at step %3")
+                 .arg(QString::fromStdString(info["best_val"].value("metric", std::string("BLEU-4"))))
+                 .arg(info["best_val"].value("value", 0.0), 0, 'f', 3)
                  .arg(info["saved_at_step"].get<long long>());
   parts << QStringLiteral("%1 words").arg(info.value("vocabulary", 0));
   parts << QStringLiteral("grid %1x%2").arg(d.grid_h).arg(d.grid_w);

@@ -106,9 +106,9 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   connect(training_, &TrainingRun::validation, this, [this](const fovea::ValidationRecord& v) {
     dashboard_->addValidationRecord(live_dir_, v);
     live_best_bleu_ = std::max(live_best_bleu_, v.bleu[3]);
-    QString text = tr("validation after epoch %1: BLEU-4 %2, CIDEr-D %3").arg(v.epoch + 1).arg(v.bleu[3], 0, 'f', 3).arg(v.cider, 0, 'f', 3);
+    QString text = tr("validation after epoch %1: BLEU-4 %2, CIDEr-D %3").arg(v.epoch).arg(v.bleu[3], 0, 'f', 3).arg(v.cider, 0, 'f', 3);
     if (v.has_grounding) text += tr(", pointing %1%").arg(100 * v.pointing, 0, 'f', 1);
-    log(text + (v.improved ? tr(" (best so far)") : QString()));
+    log(text + (v.improved ? QStringLiteral(" (%1)").arg(QString::fromStdString(improvement_note(v))) : QString()));
   });
   connect(training_, &TrainingRun::pretrainRecord, this,
           [this](const fovea::PretrainRecord& p) { dashboard_->addPretrainRecord(live_dir_, p); });
@@ -270,7 +270,7 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
   status_->setText(tr("step %1/%2 · epoch %3/%4 · loss %5 · %6 words/s · elapsed %7 · ETA %8")
                        .arg(p.step)
                        .arg(p.total_steps)
-                       .arg(p.epoch + 1)
+                       .arg(p.epoch)
                        .arg(p.epochs)
                        .arg(p.loss, 0, 'f', 3)
                        .arg(p.tokens_per_s, 0, 'f', 0)
