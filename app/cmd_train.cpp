@@ -23,6 +23,7 @@
 #include "core/train/nonfinite.h"
 #include "core/train/run_lock.h"
 #include "core/train/trainer.h"
+#include "core/train/training_job.h"
 
 namespace fovea::cli {
 
@@ -168,40 +169,32 @@ Runner add_train_command(CLI::App& app) {
                       100 * v.pointing, 100 * v.alpha_in_box, 100 * v.absent_nouns);
         text += line;
       }
-      if (v.improved) text += " (best so far, saved best.ckpt)";
+      if (v.improved) text += " (" + improvement_note(v) + ", saved best.ckpt)";
       bar.message(text);
     };
     cb.stop = stop_on_interrupt();
 
-    TrainResult r;
     if (a->resume.empty() && a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
-    const std::string run_dir = a->resume.empty() ? a->config.out_dir : a->resume;
-    // Resumed, or new in a folder that held no run: the folder is this run's to mark as failed.
-    const bool owns_folder = reports && (!a->resume.empty() || !std::filesystem::exists(metrics_path(run_dir)));
-    try {  // a run that fails says so in its folder (fovea-studio lists it as failed, not resumable)
-      if (!a->resume.empty()) {
-        if (owns_folder) clear_run_failure(run_dir);
-        r = resume_training(a->resume, cb, data, given_settings(app, a->config, before_paper));
-      } else {
-        r = train(a->config, cb, data);
-      }
-    } catch (const RunFolderBusy&) {
-      throw;  // the folder is another run's: nothing of it is this run's to mark
-    } catch (const TrainingDiverged& e) {
+    TrainingRequest request;  // a run that fails says so in its folder (fovea-studio lists it as failed, not resumable)
+    request.config = a->config;
+    request.resume = a->resume;
+    if (!a->resume.empty()) request.given = given_settings(app, a->config, before_paper);
+    request.records = reports;
+    TrainResult r;
+    try {
+      r = run_training_job(request, cb, data);
+    } catch (const TrainingDiverged&) {
       if (!reports) return 1;  // every process stopped at the same step; the first one says why
-      if (owns_folder) record_run_failure(run_dir, e.what());
-      throw;
-    } catch (const std::exception& e) {
-      if (owns_folder) record_run_failure(run_dir, error_text(e));
       throw;
     }
     bar.finish();
     if (!reports) return r.interrupted ? 130 : 0;
     // Only the files there: a run stopped before its first validation has no best.ckpt (nor score) yet.
     const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
-    char best[96] = "; not validated yet";
+    char best[160] = "; not validated yet";
     if (there(r.best_checkpoint))
-      std::snprintf(best, sizeof best, "; best validation BLEU-4 %.4f (step %lld)", r.best_bleu4, (long long)r.best_step);
+      std::snprintf(best, sizeof best, "; best validation %s %.4f (step %lld)", r.best_metric.c_str(), r.best_score,
+                    (long long)r.best_step);
     std::fprintf(stderr, "%s after %lld steps in %s%s\n",
                  r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
                  format_duration(r.elapsed_s).c_str(), best);

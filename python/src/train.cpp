@@ -10,6 +10,7 @@
 #include "core/train/run_lock.h"
 #include "core/train/train_settings.h"
 #include "core/train/trainer.h"
+#include "core/train/training_job.h"
 #include "python/src/bindings.h"
 #include "python/src/convert.h"
 #include "python/src/core_call.h"
@@ -86,18 +87,18 @@ struct PythonCallbacks {
   }
 };
 
-/// Runs `body` without the GIL; a run that fails says so in its folder (when it owns it), as
-/// `fovea train` does, and the error reaches Python with the core's message.
-TrainResult run(const std::string& run_dir, bool owns_folder, PythonCallbacks& callbacks,
-                const std::function<TrainResult()>& body) {
+/// Runs the request without the GIL (core/train/training_job.h: a run that fails says so in its
+/// folder, as `fovea train`'s does); the error reaches Python with the core's message, or what a
+/// callback raised.
+TrainResult run(const TrainingRequest& request, PythonCallbacks& callbacks) {
+  const TrainCallbacks cb = callbacks.make();
   TrainResult r;
   try {
     CoreCall unlocked;
-    r = body();
+    r = run_training_job(request, cb);
   } catch (const RunFolderBusy&) {
     throw;
-  } catch (const std::exception& e) {
-    if (owns_folder) record_run_failure(run_dir, error_text(e));
+  } catch (const std::exception&) {
     callbacks.raise_pending();
     throw;
   }
@@ -112,7 +113,10 @@ void bind_train(pyb::module_& m) {
       .def_readonly("steps", &TrainResult::steps, "Captioning steps in all (a resumed run: with those before)")
       .def_readonly("epochs_completed", &TrainResult::epochs_completed)
       .def_readonly("best_bleu4", &TrainResult::best_bleu4, "The best validation BLEU-4")
-      .def_readonly("best_step", &TrainResult::best_step, "The step of best_bleu4 (best.ckpt)")
+      .def_readonly("best_step", &TrainResult::best_step, "The step of best.ckpt")
+      .def_readonly("best_metric", &TrainResult::best_metric,
+                    "What best.ckpt was chosen by: \"BLEU-4\", or \"CIDEr-D\" / \"validation NLL\" while BLEU-4 was below 0.01")
+      .def_readonly("best_score", &TrainResult::best_score, "best.ckpt's score in best_metric")
       .def_readonly("stopped_early", &TrainResult::stopped_early, "Early stopping on validation BLEU-4")
       .def_readonly("interrupted", &TrainResult::interrupted, "Stopped by the progress callback (last.ckpt holds the step)")
       .def_readonly("elapsed_s", &TrainResult::elapsed_s)
@@ -126,26 +130,24 @@ void bind_train(pyb::module_& m) {
 
   m.def("_train", [](const std::string& out_dir, const pyb::dict& settings, bool paper, pyb::object progress, pyb::object messages) {
     if (out_dir.empty()) throw pyb::value_error("out_dir: give the run folder to write");
-    TrainConfig config = train_config_from_python(settings);
-    config.out_dir = out_dir;
-    if (paper) apply_paper_objective(config);
+    TrainingRequest request;
+    request.config = train_config_from_python(settings);
+    request.config.out_dir = out_dir;
+    if (paper) apply_paper_objective(request.config);
     PythonCallbacks callbacks{std::move(progress), std::move(messages)};
-    const TrainCallbacks cb = callbacks.make();
-    const bool owns_folder = !std::filesystem::exists(metrics_path(out_dir));
-    return run(out_dir, owns_folder, callbacks, [&] { return train(config, cb); });
+    return run(request, callbacks);
   });
 
   m.def("_resume", [](const std::string& run_dir, const pyb::dict& settings, pyb::object progress, pyb::object messages) {
-    std::map<std::string, SettingValue> given;
+    TrainingRequest request;
+    request.resume = run_dir;
     const TrainConfig changed = train_config_from_python(settings);
     for (const auto& kv : settings) {
       const auto& s = train_setting(pyb::str(kv.first).cast<std::string>());
-      given[s.key] = s.get(changed);
+      request.given[s.key] = s.get(changed);
     }
     PythonCallbacks callbacks{std::move(progress), std::move(messages)};
-    const TrainCallbacks cb = callbacks.make();
-    clear_run_failure(run_dir);
-    return run(run_dir, true, callbacks, [&] { return resume_training(run_dir, cb, TrainData{}, given); });
+    return run(request, callbacks);
   });
 }
 

@@ -10,8 +10,7 @@
 
 #include "app/launch/local_processes.h"
 #include "core/runtime/error_text.h"
-#include "core/train/run_lock.h"
-#include "core/train/trainer.h"
+#include "core/train/training_job.h"
 #include "ui/common/user_message.h"
 #include "ui/training/thread_priority.h"
 
@@ -41,23 +40,15 @@ class TrainingRun::Worker : public QObject {
     return cb;
   }
 
-  /// `owns_folder`: the folder is this run's (resumed, or new and empty before it started), so a
-  /// failure is recorded there; a run refused because the folder held another is not.
-  void run(const QString& run_dir, const std::function<fovea::TrainResult()>& job, bool owns_folder) {
+  /// Runs the request (core/train/training_job.h: a failed run says so in its folder) and reports
+  /// how it ended.
+  void run(const fovea::TrainingRequest& request, const fovea::TrainCallbacks& cb) {
+    const auto run_dir = QString::fromStdString(fovea::training_folder(request));
     try {
-      const auto r = job();
+      const auto r = fovea::run_training_job(request, cb);
       const auto text = summary(r);
       post([run_dir, r, text](TrainingRun* t) { t->ended(run_dir, r.interrupted, text, false); });
     } catch (const std::exception& e) {
-      // The run folder says it failed, and why: the run list then offers no Resume for it.
-      try {
-        // Refused because another process writes the folder: it is not this run's to mark.
-        if (owns_folder && dynamic_cast<const fovea::RunFolderBusy*>(&e) == nullptr) {
-          fovea::record_run_failure(run_dir.toStdString(), fovea::error_text(e));
-        }
-      } catch (const std::exception&) {
-        // a folder that cannot be written to: the failure is still reported below
-      }
       post([run_dir, error = user_text(e)](TrainingRun* t) { t->ended(run_dir, false, error, true); });
     }
   }
@@ -71,11 +62,12 @@ class TrainingRun::Worker : public QObject {
 
   static QString summary(const fovea::TrainResult& r) {
     if (r.interrupted) return TrainingRun::tr("Stopped at step %1; a checkpoint was written, resume it from the run list.").arg(r.steps);
-    return TrainingRun::tr("Finished after %1 steps (%2 epochs) in %3 min; best validation BLEU-4 %4 at step %5%6.")
+    return TrainingRun::tr("Finished after %1 steps (%2 epochs) in %3 min; best validation %4 %5 at step %6%7.")
         .arg(r.steps)
         .arg(r.epochs_completed)
         .arg(r.elapsed_s / 60.0, 0, 'f', 1)
-        .arg(r.best_bleu4, 0, 'f', 3)
+        .arg(QString::fromStdString(r.best_metric.empty() ? std::string("BLEU-4") : r.best_metric))
+        .arg(r.best_metric.empty() ? r.best_bleu4 : r.best_score, 0, 'f', 3)
         .arg(r.best_step)
         .arg(r.stopped_early ? TrainingRun::tr(" (early stopping)") : QString());
   }
@@ -144,27 +136,22 @@ bool TrainingRun::launch(const QString& run_dir, const std::function<void(Worker
 bool TrainingRun::start(const fovea::TrainConfig& config, int processes) {
   const auto dir = QString::fromStdString(config.out_dir);
   const auto tool = (tool_program_.isEmpty() ? QCoreApplication::applicationDirPath() + "/fovea" : tool_program_).toStdString();
-  return launch(dir, [this, config, dir, processes, tool](Worker* w) {
-    const auto cb = w->callbacks(&stop_, &pause_);
-    const bool fresh = !QFileInfo::exists(QString::fromStdString(fovea::metrics_path(config.out_dir)));
-    w->run(
-        dir,
-        [config, cb, processes, tool] {
-          fovea::FoveaToolLauncher launcher(tool);
-          return fovea::train_with_local_processes(config, cb, processes, launcher);
-        },
-        fresh);
+  return launch(dir, [this, config, processes, tool](Worker* w) {
+    fovea::FoveaToolLauncher launcher(tool);
+    fovea::TrainingRequest request;
+    request.config = config;
+    request.processes = processes;
+    request.launcher = &launcher;
+    w->run(request, w->callbacks(&stop_, &pause_));
   });
 }
 
 bool TrainingRun::resume(const QString& run_dir) {
   const auto dir = run_dir.toStdString();
-  return launch(run_dir, [this, dir, run_dir](Worker* w) {
-    const auto cb = w->callbacks(&stop_, &pause_);
-    w->run(run_dir, [dir, cb] {
-      fovea::clear_run_failure(dir);
-      return fovea::resume_training(dir, cb);
-    }, true);
+  return launch(run_dir, [this, dir](Worker* w) {
+    fovea::TrainingRequest request;
+    request.resume = dir;
+    w->run(request, w->callbacks(&stop_, &pause_));
   });
 }
 
