@@ -21,6 +21,7 @@
 #include "core/train/process_group.h"
 #include "core/train/train_settings.h"
 #include "core/train/nonfinite.h"
+#include "core/train/resume_settings.h"
 #include "core/train/run_lock.h"
 #include "core/train/trainer.h"
 
@@ -187,6 +188,8 @@ Runner add_train_command(CLI::App& app) {
       }
     } catch (const RunFolderBusy&) {
       throw;  // the folder is another run's: nothing of it is this run's to mark
+    } catch (const ResumeRefused&) {
+      throw;  // nothing was started: the run stays resumable, not marked as failed
     } catch (const TrainingDiverged& e) {
       if (!reports) return 1;  // every process stopped at the same step; the first one says why
       if (owns_folder) record_run_failure(run_dir, e.what());

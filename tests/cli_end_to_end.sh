@@ -80,6 +80,11 @@ ls run/*.tmp-* 2>/dev/null && fail "temporary checkpoint files left behind after
 jq -s -e '[.[] | select(.kind=="train") | .step] as $s | ($s | length) > 10 and ($s == ($s | sort | unique)) and ($s[-1] == 200)' \
   run/metrics.jsonl > /dev/null || fail "metrics.jsonl steps are not a clean sequence up to 200"
 [ -f run/best.ckpt ] && [ -f run/MODEL_CARD.md ] || fail "missing best.ckpt or MODEL_CARD.md"
+# A step limit the run has passed is refused, naming the step reached; the run stays as it was.
+cp run/config.json config-before.json
+expect_error "run: the run has reached step 200, past --max-steps 40" "$FOVEA" train --resume run --max-steps 40
+cmp -s run/config.json config-before.json || fail "a refused resume rewrote config.json"
+[ -f run/failed.json ] && { cat run/failed.json; fail "a refused resume marked the run as failed"; }
 # The config's keys are the help's options, less --resume, --paper, --processes and --help.
 config_keys=$(jq -r 'del(.version) | keys[] | gsub("_"; "-")' run/config.json | sort)
 [ "$config_keys" = "$(echo "$options" | grep -v -x -E 'resume|paper|processes|help')" ] \

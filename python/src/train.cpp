@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/runtime/error_text.h"
+#include "core/train/resume_settings.h"
 #include "core/train/run_lock.h"
 #include "core/train/train_settings.h"
 #include "core/train/trainer.h"
@@ -96,6 +97,8 @@ TrainResult run(const std::string& run_dir, bool owns_folder, PythonCallbacks& c
     r = body();
   } catch (const RunFolderBusy&) {
     throw;
+  } catch (const ResumeRefused&) {
+    throw;  // nothing was started: the run stays resumable
   } catch (const std::exception& e) {
     if (owns_folder) record_run_failure(run_dir, error_text(e));
     callbacks.raise_pending();

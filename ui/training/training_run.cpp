@@ -10,6 +10,7 @@
 
 #include "app/launch/local_processes.h"
 #include "core/runtime/error_text.h"
+#include "core/train/resume_settings.h"
 #include "core/train/run_lock.h"
 #include "core/train/trainer.h"
 #include "ui/common/user_message.h"
@@ -51,8 +52,10 @@ class TrainingRun::Worker : public QObject {
     } catch (const std::exception& e) {
       // The run folder says it failed, and why: the run list then offers no Resume for it.
       try {
-        // Refused because another process writes the folder: it is not this run's to mark.
-        if (owns_folder && dynamic_cast<const fovea::RunFolderBusy*>(&e) == nullptr) {
+        // Refused because another process writes the folder: it is not this run's to mark; a
+        // resume refused before it started leaves the run as it was, resumable.
+        if (owns_folder && dynamic_cast<const fovea::RunFolderBusy*>(&e) == nullptr &&
+            dynamic_cast<const fovea::ResumeRefused*>(&e) == nullptr) {
           fovea::record_run_failure(run_dir.toStdString(), fovea::error_text(e));
         }
       } catch (const std::exception&) {
