@@ -285,6 +285,17 @@ expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "
 "$FOVEA" data fashion-scenes --video --out cut --count 1 --split val --seconds 0.4 --fps 10 --frame-size 160x120 --video-format mkv > /dev/null
 head -c "$(( $(stat -c %s cut/val_00000.mkv) / 2 ))" cut/val_00000.mkv > half.mkv && mv half.mkv cut/val_00000.mkv
 expect_error "cut/val_00000.mkv: the video ends after" "$FOVEA" eval --model "$SOFT" --video cut
+# Annotations that make no sense, or a video outside the clip's folder, are refused by entry, in plain words.
+mkdir -p escape nonsense
+jq '.video = "../../../etc/passwd"' clips/val_00000.json > escape/val_00000.json
+expect_error 'escape/val_00000.json: not a clip annotation file ("video": "../../../etc/passwd" lies outside the clip' \
+  "$FOVEA" eval --model "$SOFT" --video escape
+cp clips/val_00000.mp4 nonsense/
+jq '.fps = 0 | del(.width)' clips/val_00000.json > nonsense/val_00000.json
+expect_error 'nonsense/val_00000.json: not a clip annotation file ("fps": a frame rate of 0' "$FOVEA" eval --model "$SOFT" --video nonsense
+jq 'del(.width)' clips/val_00000.json > nonsense/val_00000.json
+expect_error 'nonsense/val_00000.json: not a clip annotation file ("width": no "width")' "$FOVEA" eval --model "$SOFT" --video nonsense
+grep -q "json.exception" err.txt && { cat err.txt; fail "the JSON library's own code reached the user"; }
 expect_error "a video is exported as a video" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out frame.png
 # A full disk (here a file-size limit: writes past 4 KiB fail, SIGXFSZ ignored) cuts the video
 # short without OpenCV saying so: the export fails, names the file, and the video there is kept.
