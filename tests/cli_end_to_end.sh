@@ -279,6 +279,10 @@ jq -s -e '.[1].frame == 2 and .[1].time == 0.2 and (.[0].words[0].alpha | length
 jq -e '.clips == 2 and .frames == 8 and .phrases > 0 and .changes_per_second >= 0' video_eval.json > /dev/null \
   || { cat video_eval.json; fail "eval --video"; }
 expect_error "missing.mp4: file not found" "$FOVEA" caption --model "$SOFT" missing.mp4
+# FFmpeg's own log lines ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x...] moov atom not found") stay out of what the user reads.
+head -c "$(( $(stat -c %s clips/val_00000.mp4) / 2 ))" clips/val_00000.mp4 > half.mp4
+"$FOVEA" caption --model "$SOFT" half.mp4 > half.out 2> half.err || true
+grep -q "@ 0x" half.err && { cat half.err; fail "FFmpeg's log reached the user"; }
 expect_error "/dev/video97: no such camera" "$FOVEA" caption --model "$SOFT" /dev/video97
 expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "$SOFT" --video scenes
 # A clip cut short (half its file) is not scored as if whole: eval names the video and fails.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -32,6 +33,21 @@ int camera_number(const std::string& path) {
   for (std::size_t i = prefix.size(); i < path.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(path[i]))) return -1;
   return std::stoi(path.substr(prefix.size()));
+}
+
+/// FFmpeg logs what it meets in its own terms ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55fa...] moov atom not
+/// found") before Fovea's error says it in the user's: OpenCV's FFmpeg backend, which reads
+/// OPENCV_FFMPEG_LOGLEVEL each time it opens a file, is told to keep quiet (-8, AV_LOG_QUIET),
+/// unless FOVEA_VERBOSE is set or the user set OpenCV's own variables.
+void quiet_ffmpeg() {
+  static const bool done = [] {
+    if (std::getenv("FOVEA_VERBOSE") == nullptr && std::getenv("OPENCV_FFMPEG_LOGLEVEL") == nullptr &&
+        std::getenv("OPENCV_FFMPEG_DEBUG") == nullptr) {
+      ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+    }
+    return true;
+  }();
+  (void)done;
 }
 
 /// BGR (OpenCV's order) into an RgbImage, reusing its buffer.
@@ -117,6 +133,7 @@ VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>
   }
   bool got = false;
   try {
+    quiet_ffmpeg();
     got = m.cap.read(m.mat) && !m.mat.empty();
   } catch (const cv::Exception&) {
   }
@@ -242,6 +259,7 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
     } catch (const cv::Exception&) {
     }
   }
+  quiet_ffmpeg();
   if (m.codec.empty()) {
     fs::remove(m.temporary, ec);
     throw std::runtime_error(path + ": no encoder for " + extension + " in OpenCV's FFmpeg backend (or the folder is not writable)");

@@ -122,3 +122,17 @@ def test_the_command_lines_limits_hold_here_too(cli, model, samples):
         said = subprocess.run([cli, "probe", image, "--model", model.path, "--region", region], capture_output=True, text=True)
         assert said.returncode != 0 and said.stderr.strip() == f"fovea: error: {e.value}", said.stderr
 
+
+def test_arguments_of_the_wrong_type_are_named_not_the_cores_signatures(model, samples):
+    image = samples + "/test_00000.png"
+    calls = {"caption": lambda: model.score(image, 42),
+             "caption:": lambda: model.saliency(image, 42),
+             "prefix": lambda: model.probe(image, (0, 0, 10, 10), 42),
+             "top": lambda: model.probe(image, (0, 0, 10, 10), top="5"),
+             "region": lambda: model.probe(image, ("a", "b")),
+             "caption: text": lambda: model.take_away(image, 0, caption=3),
+             "device": lambda: fovea.load(device=0)}
+    for name, call in calls.items():
+        with pytest.raises(TypeError, match=name) as e:
+            call()
+        assert "incompatible function arguments" not in str(e.value) and "Unable to cast" not in str(e.value), str(e.value)
