@@ -289,6 +289,12 @@ expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "
 "$FOVEA" data fashion-scenes --video --out cut --count 1 --split val --seconds 0.4 --fps 10 --frame-size 160x120 --video-format mkv > /dev/null
 head -c "$(( $(stat -c %s cut/val_00000.mkv) / 2 ))" cut/val_00000.mkv > half.mkv && mv half.mkv cut/val_00000.mkv
 expect_error "cut/val_00000.mkv: the video ends after" "$FOVEA" eval --model "$SOFT" --video cut
+# Captioned or exported, it goes as far as it can, with a warning naming it and where it ends.
+for command in "caption cut/val_00000.mkv" "export cut/val_00000.mkv --out cut.avi"; do
+  "$FOVEA" $command --model "$SOFT" > cut.out 2> cut.err || { cat cut.err; fail "$command: a clip cut short was refused"; }
+  grep -q "^fovea: warning: cut/val_00000.mkv: the video ends after [0-9]* of the 4 frames its header gives" cut.err \
+    || { cat cut.err; fail "$command: a clip cut short was not said to be"; }
+done
 # Annotations that make no sense, or a video outside the clip's folder, are refused by entry, in plain words.
 mkdir -p escape nonsense
 jq '.video = "../../../etc/passwd"' clips/val_00000.json > escape/val_00000.json

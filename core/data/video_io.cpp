@@ -99,6 +99,14 @@ struct VideoReader::Impl {
   long long count = -1, next = 0;
   int width = 0, height = 0;
   int misses = 0;
+  bool ended_early = false;
+
+  /// A file's frames ran out at `next`: before its header's count (by more than the one frame an
+  /// estimate from its duration may be off)?
+  bool ended() {
+    ended_early = count > 0 && next + 1 < count;
+    return false;
+  }
 };
 
 VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -125,6 +133,7 @@ VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>
     if (!fs::exists(path, ec)) throw std::runtime_error(path + ": file not found");
     if (fs::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, expected a video file");
     if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": is not a regular file, expected a video file");
+    quiet_ffmpeg();
     try {
       m.cap.open(path, cv::CAP_FFMPEG);
     } catch (const cv::Exception&) {
@@ -133,7 +142,6 @@ VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>
   }
   bool got = false;
   try {
-    quiet_ffmpeg();
     got = m.cap.read(m.mat) && !m.mat.empty();
   } catch (const cv::Exception&) {
   }
@@ -159,7 +167,7 @@ bool VideoReader::read(RgbImage& frame) {
     }
     if (!got) {
       if (m.camera) throw std::runtime_error(m.path + ": the camera stopped delivering frames");
-      return false;
+      return m.ended();
     }
   }
   m.pending = false;
@@ -174,7 +182,7 @@ bool VideoReader::skip() {
     m.pending = false;
   } else if (!m.cap.grab()) {
     if (m.camera) throw std::runtime_error(m.path + ": the camera stopped delivering frames");
-    return false;
+    return m.ended();
   }
   ++m.next;
   return true;
@@ -194,6 +202,7 @@ bool VideoReader::is_camera() const { return impl_->camera; }
 double VideoReader::fps() const { return impl_->fps; }
 long long VideoReader::frame_count() const { return impl_->count; }
 long long VideoReader::next_index() const { return impl_->next; }
+bool VideoReader::ended_early() const { return impl_->ended_early; }
 int VideoReader::width() const { return impl_->width; }
 int VideoReader::height() const { return impl_->height; }
 
@@ -250,6 +259,7 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw std::invalid_argument(path + ": is a folder, cannot write a video there");
   m.temporary = (p.parent_path() / (p.stem().string() + ".tmp-" + std::to_string(::getpid()) + extension)).string();
+  quiet_ffmpeg();
   for (const auto& c : codecs) {
     try {
       if (m.writer.open(m.temporary, cv::CAP_FFMPEG, cv::VideoWriter::fourcc(c[0], c[1], c[2], c[3]), fps, cv::Size(width, height))) {
@@ -259,7 +269,6 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
     } catch (const cv::Exception&) {
     }
   }
-  quiet_ffmpeg();
   if (m.codec.empty()) {
     fs::remove(m.temporary, ec);
     throw std::runtime_error(path + ": no encoder for " + extension + " in OpenCV's FFmpeg backend (or the folder is not writable)");
