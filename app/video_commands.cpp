@@ -20,6 +20,12 @@ namespace fovea::cli {
 
 namespace {
 
+/// A video whose frames ran out before its header's count is said to be cut short, where it ends.
+void warn_cut_short(const std::string& video, long long frames, long long declared) {
+  std::cerr << "fovea: warning: " << video << ": the video ends after " << frames << " of the " << declared
+            << " frames its header gives (cut short or damaged?); only those were captioned\n";
+}
+
 void note_glimpses(const CaptionChoices& c, const Captioner& captioner) {
   if (c.sample_glimpses && captioner.config().attention != AttentionKind::Hard)
     std::cerr << "fovea: note: --sample-glimpses applies to hard models; this soft model shows its expected alpha\n";
@@ -68,6 +74,7 @@ int caption_video(const std::string& video, const CaptionChoices& choices, bool 
     }
   }
   std::cout.flush();
+  if (reader.ended_early()) warn_cut_short(video, reader.next_index(), reader.frame_count());
   return 0;
 }
 
@@ -88,6 +95,7 @@ int export_video(const std::string& video, const std::string& out, const Caption
   const auto s = export_annotated_video(video, out, live, o, [&](long long, const LiveCaption&) { return !(stop && stop->load()); });
   std::cout << "wrote " << out << " (" << s.frames << " frames, " << s.width << "x" << s.height << ", " << s.fps
             << " frames/s, codec " << s.codec << "; the shown caption changed " << s.changes << " times)\n";
+  if (s.declared_frames >= 0) warn_cut_short(video, s.frames, s.declared_frames);
   return 0;
 }
 

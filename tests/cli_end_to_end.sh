@@ -80,6 +80,11 @@ ls run/*.tmp-* 2>/dev/null && fail "temporary checkpoint files left behind after
 jq -s -e '[.[] | select(.kind=="train") | .step] as $s | ($s | length) > 10 and ($s == ($s | sort | unique)) and ($s[-1] == 200)' \
   run/metrics.jsonl > /dev/null || fail "metrics.jsonl steps are not a clean sequence up to 200"
 [ -f run/best.ckpt ] && [ -f run/MODEL_CARD.md ] || fail "missing best.ckpt or MODEL_CARD.md"
+# A step limit the run has passed is refused, naming the step reached; the run stays as it was.
+cp run/config.json config-before.json
+expect_error "run: the run has reached step 200, past --max-steps 40" "$FOVEA" train --resume run --max-steps 40
+cmp -s run/config.json config-before.json || fail "a refused resume rewrote config.json"
+[ -f run/failed.json ] && { cat run/failed.json; fail "a refused resume marked the run as failed"; }
 # The config's keys are the help's options, less --resume, --paper, --processes and --help.
 config_keys=$(jq -r 'del(.version) | keys[] | gsub("_"; "-")' run/config.json | sort)
 [ "$config_keys" = "$(echo "$options" | grep -v -x -E 'resume|paper|processes|help')" ] \
@@ -274,12 +279,33 @@ jq -s -e '.[1].frame == 2 and .[1].time == 0.2 and (.[0].words[0].alpha | length
 jq -e '.clips == 2 and .frames == 8 and .phrases > 0 and .changes_per_second >= 0' video_eval.json > /dev/null \
   || { cat video_eval.json; fail "eval --video"; }
 expect_error "missing.mp4: file not found" "$FOVEA" caption --model "$SOFT" missing.mp4
+# FFmpeg's own log lines ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x...] moov atom not found") stay out of what the user reads.
+head -c "$(( $(stat -c %s clips/val_00000.mp4) / 2 ))" clips/val_00000.mp4 > half.mp4
+"$FOVEA" caption --model "$SOFT" half.mp4 > half.out 2> half.err || true
+grep -q "@ 0x" half.err && { cat half.err; fail "FFmpeg's log reached the user"; }
 expect_error "/dev/video97: no such camera" "$FOVEA" caption --model "$SOFT" /dev/video97
 expect_error "captions.json: not a clip annotation file" "$FOVEA" eval --model "$SOFT" --video scenes
 # A clip cut short (half its file) is not scored as if whole: eval names the video and fails.
 "$FOVEA" data fashion-scenes --video --out cut --count 1 --split val --seconds 0.4 --fps 10 --frame-size 160x120 --video-format mkv > /dev/null
 head -c "$(( $(stat -c %s cut/val_00000.mkv) / 2 ))" cut/val_00000.mkv > half.mkv && mv half.mkv cut/val_00000.mkv
 expect_error "cut/val_00000.mkv: the video ends after" "$FOVEA" eval --model "$SOFT" --video cut
+# Captioned or exported, it goes as far as it can, with a warning naming it and where it ends.
+for command in "caption cut/val_00000.mkv" "export cut/val_00000.mkv --out cut.avi"; do
+  "$FOVEA" $command --model "$SOFT" > cut.out 2> cut.err || { cat cut.err; fail "$command: a clip cut short was refused"; }
+  grep -q "^fovea: warning: cut/val_00000.mkv: the video ends after [0-9]* of the 4 frames its header gives" cut.err \
+    || { cat cut.err; fail "$command: a clip cut short was not said to be"; }
+done
+# Annotations that make no sense, or a video outside the clip's folder, are refused by entry, in plain words.
+mkdir -p escape nonsense
+jq '.video = "../../../etc/passwd"' clips/val_00000.json > escape/val_00000.json
+expect_error 'escape/val_00000.json: not a clip annotation file ("video": "../../../etc/passwd" lies outside the clip' \
+  "$FOVEA" eval --model "$SOFT" --video escape
+cp clips/val_00000.mp4 nonsense/
+jq '.fps = 0 | del(.width)' clips/val_00000.json > nonsense/val_00000.json
+expect_error 'nonsense/val_00000.json: not a clip annotation file ("fps": a frame rate of 0' "$FOVEA" eval --model "$SOFT" --video nonsense
+jq 'del(.width)' clips/val_00000.json > nonsense/val_00000.json
+expect_error 'nonsense/val_00000.json: not a clip annotation file ("width": no "width")' "$FOVEA" eval --model "$SOFT" --video nonsense
+grep -q "json.exception" err.txt && { cat err.txt; fail "the JSON library's own code reached the user"; }
 expect_error "a video is exported as a video" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out frame.png
 # A full disk (here a file-size limit: writes past 4 KiB fail, SIGXFSZ ignored) cuts the video
 # short without OpenCV saying so: the export fails, names the file, and the video there is kept.

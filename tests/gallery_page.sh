@@ -34,6 +34,15 @@ echo "not a picture" > broken/notes.png
 "$FOVEA" export broken --format html --out broken.html > broken.log 2> broken.err && fail "a folder with a broken image exported without an error"
 grep -q "notes.png" broken.err || { cat broken.err; fail "the broken image was not named"; }
 grep -q "2 images" broken.log && grep -q "1 left out" broken.log || { cat broken.log; fail "the page of the readable images was not written"; }
+# Markup in a file name or a reference caption ("<!--" then "<script") is text on the page, alone
+# and compared: every card and chip is still there (checked in the browser below).
+mkdir -p hostile
+cp scenes/test_00000.png 'hostile/x<!--<script>.png'
+cp scenes/test_00001.png hostile/
+printf '[{"file": "x<!--<script>.png", "captions": ["<!-- c", "<script>x"]}, {"file": "test_00001.png", "captions": ["<!-- d", "<script>y"]}]\n' > hostile/captions.json
+"$FOVEA" export hostile --format html --out hostile.html > hostile.log || { cat hostile.log; fail "export of a folder with markup in its names"; }
+"$FOVEA" export hostile --format html --out hostile-compare.html --compare "$HARD" > hostile-compare.log \
+  || { cat hostile-compare.log; fail "--compare of a folder with markup in its names"; }
 
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$BROWSER" ]; then echo "skipped the browser checks: no chromium"; exit 0; fi
@@ -58,4 +67,13 @@ both=$(dom compare.html "item=1&word=1")
 [ "$(grep -o '<figure class="card"' <<<"$both" | wc -l)" -eq 4 ] || fail "the compared page does not show 4 cards"
 [ "$(grep -o 'class="who"' <<<"$both" | wc -l)" -eq 8 ] || fail "the compared page does not show two models per card"
 grep -q "$(basename "$HARD")" <<<"$both" || fail "the second model is not named"
+for hostile in hostile.html hostile-compare.html; do
+  shown=$(dom "$hostile" "")
+  [ "$(grep -o '<figure class="card"' <<<"$shown" | wc -l)" -eq 2 ] || fail "$hostile: markup in a name blanked the page's cards"
+  words=$(grep -o '"text":"[^"]*"' "$hostile" | sed 's/"text":"//; s/"$//' | wc -w)
+  chips=$(grep -o '<button' <<<"$shown" | wc -l)
+  [ "$chips" -gt 0 ] && [ "$chips" -eq "$words" ] || fail "$hostile: $chips chips for captions of $words words"
+  [ "$(grep -o '<li>' <<<"$shown" | wc -l)" -eq 4 ] || fail "$hostile: the reference captions are not all shown"
+  grep -q 'x&lt;!--&lt;script&gt;.png' <<<"$shown" || fail "$hostile: the file name is not shown as text"
+done
 echo "ok: the gallery page shows a folder's captions and attention offline"

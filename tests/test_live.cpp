@@ -7,6 +7,10 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/data/video_io.h"
 #include "core/datasets/moving_scenes.h"
@@ -143,6 +147,51 @@ TEST(MovingScenes, ItemsMoveAtConstantSpeedAndTheirBoxesFollow) {
   EXPECT_EQ(truth.frames[1].objects[0].x0, b.objects[0].x0);
   EXPECT_EQ(truth.frames[1].captions, b.captions);
   EXPECT_THROW(read_clip_truth(video), std::runtime_error);
+}
+
+// A clip's annotations are checked as they are read: a nonsense entry is refused, naming the file
+// and the entry, in plain words (not the JSON library's), and the video stays in the clip's folder.
+TEST(MovingScenes, AnnotationsThatMakeNoSenseAreRefusedByEntry) {
+  test::TempDir dir("clip-truth");
+  const auto json = dir / "c.json";
+  const nlohmann::json good = {
+      {"video", "c.mp4"}, {"fps", 10}, {"width", 160}, {"height", 120},
+      {"frames", {{{"index", 0}, {"time", 0.0}, {"captions", {"a red bag"}},
+                   {"objects", {{{"noun", "bag"}, {"colour", "red"}, {"class_id", 8}, {"box", {10, 20, 40, 60}}}}}}}}};
+  const auto message = [&](const std::function<void(nlohmann::json&)>& change) {
+    auto j = good;
+    change(j);
+    std::ofstream(json) << j.dump();
+    return test::error_message([&] { read_clip_truth(json); });
+  };
+  std::ofstream(json) << good.dump();
+  EXPECT_EQ(read_clip_truth(json).video, dir / "c.mp4");
+  const auto box = [](nlohmann::json& j) -> nlohmann::json& { return j["frames"][0]["objects"][0]["box"]; };
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& j) { j["fps"] = 0; }, "\"fps\": a frame rate of 0"},
+      {[](nlohmann::json& j) { j["fps"] = -25; }, "\"fps\": a frame rate of -25"},
+      {[](nlohmann::json& j) { j["fps"] = "fast"; }, "\"fps\": expected a number, not string"},
+      {[&](nlohmann::json& j) { box(j) = {40, 20, 10, 60}; }, "frames[0].objects[0].box: [40,20,10,60] is inverted or empty"},
+      {[&](nlohmann::json& j) { box(j) = {10, 20, 10, 60}; }, "frames[0].objects[0].box: [10,20,10,60] is inverted or empty"},
+      {[&](nlohmann::json& j) { box(j) = {10, 20, 400, 60}; }, "reaches outside the 160x120 frame"},
+      {[&](nlohmann::json& j) { box(j) = {10, 20}; }, "a box is [x0, y0, x1, y1], not 2 numbers"},
+      {[](nlohmann::json& j) { j["frames"][0]["captions"] = nlohmann::json::array(); }, "frames[0].captions: no reference captions"},
+      {[](nlohmann::json& j) { j["frames"] = nlohmann::json::array(); }, "\"frames\": no frames described"},
+      {[](nlohmann::json& j) { j["video"] = "../../../etc/passwd"; }, "\"video\": \"../../../etc/passwd\" lies outside the clip's folder"},
+      {[](nlohmann::json& j) { j["video"] = "/etc/passwd"; }, "\"video\": \"/etc/passwd\" lies outside the clip's folder"},
+      {[](nlohmann::json& j) { j.erase("width"); }, "\"width\": no \"width\""},
+      {[](nlohmann::json& j) { j = nlohmann::json::array({1, 2}); }, "expected an object {...}, not array"},
+  };
+  for (const auto& [change, expected] : cases) {
+    const auto said = message(change);
+    EXPECT_EQ(said.rfind(json + ": not a clip annotation file (", 0), 0u) << said;
+    EXPECT_NE(said.find(expected), std::string::npos) << "expected \"" << expected << "\" in: " << said;
+    EXPECT_EQ(said.find("json.exception"), std::string::npos) << said;
+  }
+  std::ofstream(json) << "{\"video\": \"c.mp4\", \"fps\": ";  // cut short
+  const auto cut = test::error_message([&] { read_clip_truth(json); });
+  EXPECT_NE(cut.find(json + ": not valid JSON at byte"), std::string::npos) << cut;
+  EXPECT_EQ(cut.find("json.exception"), std::string::npos) << cut;
 }
 
 // The shipped soft model on a clip of one item gliding across: α's peak follows it.

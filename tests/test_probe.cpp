@@ -1,6 +1,7 @@
 // "Look here": the α a probe forces for a region or a point, and how regions are read.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "core/decode/probe.h"
@@ -32,8 +33,16 @@ TEST(Probe, ARectangleSpreadsAttentionOverTheCellsItCoversByArea) {
   EXPECT_EQ(whole[2 * 5 + 2], 1.0f);
   const auto lower_right = forced_alpha({20, 20, 40, 40, false}, 40, 40, 4, 4, AttentionKind::Hard);
   EXPECT_EQ(lower_right[2 * 4 + 2] + lower_right[2 * 4 + 3] + lower_right[3 * 4 + 2] + lower_right[3 * 4 + 3], 1.0f);
-  // Corners given in any order, parts outside the image clipped.
-  EXPECT_EQ(forced_alpha({30, 25, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft), a);
+  // Corners in reverse order, or a rectangle without area, are refused (as every entry point
+  // checks them, check_probe_region); parts outside the image are clipped.
+  EXPECT_NE(test::error_message([] { forced_alpha({30, 25, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft); })
+                .find("region 30,25,10,10: inverted (x1 is left of x0)"),
+            std::string::npos);
+  EXPECT_NE(test::error_message([] { parse_probe_region("10,25,30,25"); }).find("region 10,25,30,25: covers no area (y0 = y1)"),
+            std::string::npos);
+  EXPECT_NE(test::error_message([] { forced_alpha({std::nan(""), 0, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft); })
+                .find("region nan,0,10,10: nan is not a pixel position"),
+            std::string::npos);
   const auto clipped = forced_alpha({-50, -50, 10, 10, false}, 40, 40, 4, 4, AttentionKind::Soft);
   EXPECT_NEAR(clipped[0], 1.0f, 1e-6);
 }

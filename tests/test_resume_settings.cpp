@@ -64,6 +64,12 @@ TEST(ResumeSettings, AResumedRunRecordsItsChangesAndRefusesACheckpointOfAnotherM
   EXPECT_EQ(recorded["patience"], 3);
   EXPECT_EQ(recorded["max_steps"], 4);
 
+  // A step limit below the step reached is refused, naming that step; config.json keeps its own.
+  const auto passed = test::error_message([&] { resume_training(config.out_dir, callbacks, {}, {{"max_steps", std::int64_t(3)}}); });
+  EXPECT_NE(passed.find(config.out_dir + ": the run has reached step 4, past --max-steps 3"), std::string::npos) << passed;
+  EXPECT_THROW(resume_training(config.out_dir, callbacks, {}, {{"max_steps", std::int64_t(1)}}), ResumeRefused);
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(config.out_dir + "/config.json"))["max_steps"], 4);
+
   // Another model's last.ckpt copied into the folder: refused, naming what differs.
   auto other = test::tiny_training(dir / "other");
   other.model.hidden_dim = 32;

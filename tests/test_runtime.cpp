@@ -56,3 +56,18 @@ TEST(Runtime, ErrorTextLeavesLibTorchsBacktraceOut) {
   }
   EXPECT_EQ(fovea::error_text(std::runtime_error("plain")), "plain");
 }
+
+TEST(Runtime, ErrorTextLeavesLibrarySourceLocationsOut) {
+  // What a process of a group says when its peer died: Gloo's own source location is not the user's.
+  try {
+    TORCH_CHECK(false, "[./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:41234");
+  } catch (const std::exception& e) {
+    EXPECT_EQ(fovea::error_text(e), "Connection closed by peer [127.0.0.1]:41234");
+  }
+  const std::runtime_error wrapped(
+      "process 0 of 2: an all-reduce failed: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out");
+  EXPECT_EQ(fovea::error_text(wrapped), "process 0 of 2: an all-reduce failed: Timed out");
+  // Brackets that are no source location stay.
+  for (const std::string kept : {"runs/[a]: no last.ckpt", "x [12:30] y", "[a b.cc:3] z", "[file.cc:] w", "[x.json:3] v"})
+    EXPECT_EQ(fovea::error_text(std::runtime_error(kept)), kept);
+}

@@ -4,8 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
 #include "core/data/image_io.h"
+#include "core/render/gallery_page.h"
 #include "core/render/web_page.h"
+#include "tests/test_support.h"
 
 using namespace fovea;
 
@@ -98,4 +104,75 @@ TEST(WebPage, RefusesAlphaThatDoesNotFitItsGrid) {
   caption.words[0].alpha.pop_back();
   EXPECT_THROW(web_page(RgbImage(4, 4), caption), std::invalid_argument);
   EXPECT_THROW(web_page(RgbImage(), two_words()), std::invalid_argument);
+}
+
+namespace {
+
+/// Words that break a page whose JSON escapes only "</": "<!--" then "<script" makes the HTML
+/// parser read the data block on into the page's own script ("script data double escaped").
+CaptionResult hostile_words() {
+  auto c = two_words();
+  c.words[0].word = "<!-- c";
+  c.words[1].word = "<script>x & y\u2028z\u2029";
+  return c;
+}
+
+std::string data_block(const std::string& html) {
+  return between(html, "<script type=\"application/json\" id=\"fovea-data\">", "</script>");
+}
+
+/// What headless Chromium's DOM holds once the page's script ran, or "" without Chromium.
+std::string rendered(const std::string& html, const test::TempDir& dir) {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) return {};
+  const auto page = dir / "page.html";
+  std::ofstream(page) << html;
+  const std::string command = "timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+                              "--disable-background-networking --disable-component-update --disable-sync --user-data-dir=" +
+                              (dir / "profile") + " --virtual-time-budget=5000 --dump-dom file://" + page + " 2>/dev/null";
+  std::string dom;
+  if (FILE* out = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (const auto got = std::fread(buffer, 1, sizeof buffer, out)) dom.append(buffer, got);
+    pclose(out);
+  }
+  return dom;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(WebPage, MarkupInTheDataCannotTurnThePageIntoScript) {
+  // Every page kind embeds its data through the same escaping: the single page (and the notebook's
+  // view of it) and the gallery, alone or comparing two models.
+  RgbImage image(8, 6, 120);
+  GalleryEntry entry{"x<!--<script>.png", image, {hostile_words(), hostile_words()}, {"<!-- c", "<script>x"}};
+  GalleryOptions two;
+  two.models = {"a<!--", "<script>b"};
+  const std::vector<std::string> pages = {web_page(image, hostile_words()), gallery_page({entry}, two)};
+  for (const auto& html : pages) {
+    const auto block = data_block(html);
+    ASSERT_FALSE(block.empty());
+    for (const std::string bad : {"<", ">", "&", "\u2028", "\u2029"})
+      EXPECT_EQ(block.find(bad), std::string::npos) << "\"" << bad << "\" raw in: " << block;
+  }
+  const auto single = nlohmann::json::parse(data_block(pages[0]));  // the escapes read back as the words
+  EXPECT_EQ(single["words"][0]["word"], "<!-- c");
+  EXPECT_EQ(single["words"][1]["word"], "<script>x & y\u2028z\u2029");
+  const auto gallery = nlohmann::json::parse(data_block(pages[1]));
+  EXPECT_EQ(gallery["items"][0]["name"], "x<!--<script>.png");
+  EXPECT_EQ(gallery["items"][0]["refs"], nlohmann::json({"<!-- c", "<script>x"}));
+  EXPECT_EQ(gallery["models"][1], "<script>b");
+
+  // In a browser the page's script runs: the single page shows both words as chips.
+  test::TempDir dir("web-page-markup");
+  const auto dom = rendered(pages[0], dir);
+  if (dom.empty()) GTEST_SKIP() << "no chromium: the page was not opened in a browser";
+  const auto chips = between(dom, "<div id=\"fovea-chips\">", "</div>");
+  EXPECT_EQ(count(chips, "<button"), 2u) << dom;
+  EXPECT_NE(chips.find("&lt;!-- c"), std::string::npos) << chips;
 }

@@ -46,11 +46,14 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }
 
 std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WIFSIGNALED(status)) {
+    const char* name = ::strsignal(WTERMSIG(status));
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + (name != nullptr ? " (" + std::string(name) + ")" : "");
+  }
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
-int exit_code_of(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
+int exit_code_of(int status) { return WIFSIGNALED(status) ? kProcessDiedExitCode : WEXITSTATUS(status); }
 
 /// The last SIGINT, SIGTERM or SIGHUP this process received while a group runs (0: none since taken).
 volatile std::sig_atomic_t g_received = 0;

@@ -10,8 +10,12 @@
 
 namespace fovea {
 
+/// The exit status of `fovea train --processes N` when one of its processes was killed by a signal
+/// or crashed (not 128 + the signal: the launcher itself was not killed).
+constexpr int kProcessDiedExitCode = 3;
+
 struct LocalGroupResult {
-  int exit_code = 0;    ///< 0 when every process finished; else the first failure's code (128 + signal when killed)
+  int exit_code = 0;    ///< 0 when every process finished; else the first failure's code (kProcessDiedExitCode when killed)
   std::string failure;  ///< "process 1 of 2 (pid 1234) was killed by signal 9", empty on success
 };
 

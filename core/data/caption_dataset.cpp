@@ -35,8 +35,7 @@ class Confinement {
 
   /// images_dir / relative, or "" (noted) when `relative` is absolute or climbs out of the folder.
   std::string inside(const fs::path& relative, const std::string& where) {
-    const auto normal = relative.lexically_normal();
-    if (!relative.has_root_path() && !normal.empty() && *normal.begin() != "..") return (fs::path(dir_) / relative).string();
+    if (stays_inside_folder(relative.string())) return (fs::path(dir_) / relative).string();
     if (refused_.size() < 3) refused_.push_back(where + " \"" + relative.string() + "\"");
     ++count_;
     return {};
@@ -60,6 +59,12 @@ class Confinement {
 };
 
 }  // namespace
+
+bool stays_inside_folder(const std::string& relative) {
+  const fs::path path(relative);
+  const auto normal = path.lexically_normal();
+  return !path.has_root_path() && !normal.empty() && *normal.begin() != "..";
+}
 
 std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, const std::string& images_dir) {
   const auto j = read_json_file(json_path);

@@ -25,6 +25,11 @@ std::vector<CaptionedImage> read_karpathy_dataset(const std::string& json_path, 
 /// [{"image_id","caption"}]}); every image gets split "all". Same errors.
 std::vector<CaptionedImage> read_coco_dataset(const std::string& json_path, const std::string& images_dir);
 
+/// Whether `relative`, a path a data file gives, names something inside the folder it is read
+/// from: relative and, lexically, not climbing out of it ("../x", "a/../../x"). Symbolic links
+/// inside the folder are the user's own and are followed.
+bool stays_inside_folder(const std::string& relative);
+
 /// The images of one split: "train" also takes "restval"; "all" takes everything.
 std::vector<CaptionedImage> select_split(const std::vector<CaptionedImage>& images, const std::string& split);
 

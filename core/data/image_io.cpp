@@ -19,16 +19,17 @@
 
 namespace fovea {
 
+void check_image_size(const std::string& what, long long width, long long height, long long max_pixels) {
+  if (width * height <= max_pixels) return;
+  throw std::runtime_error(what + ": image of " + std::to_string(width) + "x" + std::to_string(height) +
+                           " pixels is larger than the limit of " + std::to_string(max_pixels) + " pixels");
+}
+
 #ifdef FOVEA_WITH_OPENCV
 
 bool image_io_available() { return true; }
 
 namespace {
-
-[[noreturn]] void too_large(const std::string& path, long long width, long long height, long long max_pixels) {
-  throw std::runtime_error(path + ": image of " + std::to_string(width) + "x" + std::to_string(height) +
-                           " pixels is larger than the limit of " + std::to_string(max_pixels) + " pixels");
-}
 
 /// The bytes of the image file `path`. Opened without blocking and checked to be a regular file
 /// before anything is read: a named pipe, a device or a socket would otherwise hang the reader.
@@ -69,7 +70,7 @@ RgbImage read_image(const std::string& path, long long max_pixels) {
   // The size the header declares is checked before decoding, so a small file that claims a huge
   // image cannot make the decoder allocate it; a file cut short is refused here too.
   const ImageHeader header = inspect_image(path, bytes.data(), bytes.size());
-  if (header.width * header.height > max_pixels) too_large(path, header.width, header.height, max_pixels);
+  check_image_size(path, header.width, header.height, max_pixels);
   cv::Mat img;
   try {
     img = cv::imdecode(cv::Mat(1, int(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data())), cv::IMREAD_COLOR);
@@ -81,7 +82,7 @@ RgbImage read_image(const std::string& path, long long max_pixels) {
     throw std::runtime_error(path + ": cannot decode image (" + e.err + ")");
   }
   if (img.empty()) throw std::runtime_error(path + ": not a readable image (unknown format or corrupt data)");
-  if (static_cast<long long>(img.cols) * img.rows > max_pixels) too_large(path, img.cols, img.rows, max_pixels);
+  check_image_size(path, img.cols, img.rows, max_pixels);
   cv::Mat rgb;
   cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB);
   RgbImage out(rgb.cols, rgb.rows);

@@ -8,10 +8,17 @@
 
 namespace fovea {
 
+/// The most pixels an image may have, wherever it comes from (a file, an array from Python).
+constexpr long long kMaxImagePixels = 100'000'000LL;
+
+/// Throws std::runtime_error "WHAT: image of WxH pixels is larger than the limit of N pixels" when
+/// a width x height image has more than `max_pixels`.
+void check_image_size(const std::string& what, long long width, long long height, long long max_pixels = kMaxImagePixels);
+
 /// Throws std::runtime_error naming the file when it is missing, not a regular file (a named
 /// pipe is refused, never opened for a blocking read), unreadable, cut short, not an image, or
 /// larger than `max_pixels` (PNG, JPEG and BMP: checked from the header, before decoding).
-RgbImage read_image(const std::string& path, long long max_pixels = 100'000'000LL);
+RgbImage read_image(const std::string& path, long long max_pixels = kMaxImagePixels);
 
 /// Writes a PNG through a temporary file and a rename.
 void write_png(const std::string& path, const RgbImage& image);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -32,6 +33,21 @@ int camera_number(const std::string& path) {
   for (std::size_t i = prefix.size(); i < path.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(path[i]))) return -1;
   return std::stoi(path.substr(prefix.size()));
+}
+
+/// FFmpeg logs what it meets in its own terms ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55fa...] moov atom not
+/// found") before Fovea's error says it in the user's: OpenCV's FFmpeg backend, which reads
+/// OPENCV_FFMPEG_LOGLEVEL each time it opens a file, is told to keep quiet (-8, AV_LOG_QUIET),
+/// unless FOVEA_VERBOSE is set or the user set OpenCV's own variables.
+void quiet_ffmpeg() {
+  static const bool done = [] {
+    if (std::getenv("FOVEA_VERBOSE") == nullptr && std::getenv("OPENCV_FFMPEG_LOGLEVEL") == nullptr &&
+        std::getenv("OPENCV_FFMPEG_DEBUG") == nullptr) {
+      ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+    }
+    return true;
+  }();
+  (void)done;
 }
 
 /// BGR (OpenCV's order) into an RgbImage, reusing its buffer.
@@ -83,6 +99,14 @@ struct VideoReader::Impl {
   long long count = -1, next = 0;
   int width = 0, height = 0;
   int misses = 0;
+  bool ended_early = false;
+
+  /// A file's frames ran out at `next`: before its header's count (by more than the one frame an
+  /// estimate from its duration may be off)?
+  bool ended() {
+    ended_early = count > 0 && next + 1 < count;
+    return false;
+  }
 };
 
 VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -109,6 +133,7 @@ VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>
     if (!fs::exists(path, ec)) throw std::runtime_error(path + ": file not found");
     if (fs::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, expected a video file");
     if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": is not a regular file, expected a video file");
+    quiet_ffmpeg();
     try {
       m.cap.open(path, cv::CAP_FFMPEG);
     } catch (const cv::Exception&) {
@@ -142,7 +167,7 @@ bool VideoReader::read(RgbImage& frame) {
     }
     if (!got) {
       if (m.camera) throw std::runtime_error(m.path + ": the camera stopped delivering frames");
-      return false;
+      return m.ended();
     }
   }
   m.pending = false;
@@ -157,7 +182,7 @@ bool VideoReader::skip() {
     m.pending = false;
   } else if (!m.cap.grab()) {
     if (m.camera) throw std::runtime_error(m.path + ": the camera stopped delivering frames");
-    return false;
+    return m.ended();
   }
   ++m.next;
   return true;
@@ -177,6 +202,7 @@ bool VideoReader::is_camera() const { return impl_->camera; }
 double VideoReader::fps() const { return impl_->fps; }
 long long VideoReader::frame_count() const { return impl_->count; }
 long long VideoReader::next_index() const { return impl_->next; }
+bool VideoReader::ended_early() const { return impl_->ended_early; }
 int VideoReader::width() const { return impl_->width; }
 int VideoReader::height() const { return impl_->height; }
 
@@ -233,6 +259,7 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw std::invalid_argument(path + ": is a folder, cannot write a video there");
   m.temporary = (p.parent_path() / (p.stem().string() + ".tmp-" + std::to_string(::getpid()) + extension)).string();
+  quiet_ffmpeg();
   for (const auto& c : codecs) {
     try {
       if (m.writer.open(m.temporary, cv::CAP_FFMPEG, cv::VideoWriter::fourcc(c[0], c[1], c[2], c[3]), fps, cv::Size(width, height))) {

@@ -42,6 +42,10 @@ class VideoReader {
   bool is_camera() const;
   double fps() const;               ///< frames per second the file or camera declares (25 if unknown)
   long long frame_count() const;    ///< frames in a file (an estimate from its header); -1 for a camera
+  /// Whether a file's frames ran out (read() or skip() returned false) two or more frames before
+  /// the count its header gives: the file was cut short or is damaged. next_index() is then the
+  /// number of frames it held.
+  bool ended_early() const;
   long long next_index() const;     ///< index of the frame the next read() returns
   int width() const;
   int height() const;

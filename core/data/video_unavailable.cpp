@@ -36,6 +36,7 @@ bool VideoReader::is_camera() const { return false; }
 double VideoReader::fps() const { return 25; }
 long long VideoReader::frame_count() const { return 0; }
 long long VideoReader::next_index() const { return 0; }
+bool VideoReader::ended_early() const { return false; }
 int VideoReader::width() const { return 0; }
 int VideoReader::height() const { return 0; }
 

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "core/data/video_io.h"
+#include "core/data/caption_dataset.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_file.h"
 
 namespace fovea {
 
@@ -150,39 +150,102 @@ std::string write_clip(const Clip& clip, const std::string& video_path, const st
   return writer.codec();
 }
 
+namespace {
+
+/// The number `j` holds, as a finite double; throws saying what it holds instead.
+double finite_number(const nlohmann::json& j) {
+  if (!j.is_number()) throw std::runtime_error(std::string("expected a number, not ") + j.type_name());
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) throw std::runtime_error("expected a finite number");
+  return v;
+}
+
+/// `j` as an int; throws unless it is a whole number within int's range.
+int whole_number(const nlohmann::json& j) {
+  const double v = finite_number(j);
+  if (v != std::floor(v) || std::abs(v) > 1e9) throw std::runtime_error("expected a whole number, not " + j.dump());
+  return int(v);
+}
+
+std::string text(const nlohmann::json& j) {
+  if (!j.is_string()) throw std::runtime_error(std::string("expected text, not ") + j.type_name());
+  return j.get<std::string>();
+}
+
+/// `key` of the object `j`; throws naming the key when it is missing.
+const nlohmann::json& field(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) throw std::runtime_error(std::string("expected an object {...}, not ") + j.type_name());
+  if (!j.contains(key)) throw std::runtime_error(std::string("no \"") + key + "\"");
+  return j[key];
+}
+
+const nlohmann::json& list(const nlohmann::json& j) {
+  if (!j.is_array()) throw std::runtime_error(std::string("expected a list [...], not ") + j.type_name());
+  return j;
+}
+
+SceneObject clip_object(const nlohmann::json& o, int width, int height, std::string& where) {
+  SceneObject so;
+  const std::string at = where;
+  where = at + ".noun", so.noun = text(field(o, "noun"));
+  where = at + ".colour", so.colour = text(field(o, "colour"));
+  where = at + ".class_id", so.class_id = whole_number(field(o, "class_id"));
+  where = at + ".box";
+  const auto& box = list(field(o, "box"));
+  if (box.size() != 4) throw std::runtime_error("a box is [x0, y0, x1, y1], not " + std::to_string(box.size()) + " numbers");
+  so.x0 = whole_number(box[0]), so.y0 = whole_number(box[1]), so.x1 = whole_number(box[2]), so.y1 = whole_number(box[3]);
+  if (so.x1 <= so.x0 || so.y1 <= so.y0) {
+    throw std::runtime_error(box.dump() + " is inverted or empty (a box is [x0, y0, x1, y1] with x0 < x1 and y0 < y1)");
+  }
+  if (so.x0 < 0 || so.y0 < 0 || so.x1 > width || so.y1 > height) {
+    throw std::runtime_error(box.dump() + " reaches outside the " + std::to_string(width) + "x" + std::to_string(height) + " frame");
+  }
+  return so;
+}
+
+}  // namespace
+
 ClipTruth read_clip_truth(const std::string& json_path) {
-  std::ifstream in(json_path);
-  if (!in) throw std::runtime_error(json_path + ": cannot read the clip's annotations");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const auto j = read_json_file(json_path);  // missing, a folder, unreadable, not JSON: named
   ClipTruth t;
+  std::string where = "the file";
   try {
-    const auto j = nlohmann::json::parse(ss.str());
-    t.video = (std::filesystem::path(json_path).parent_path() / j.at("video").get<std::string>()).string();
-    t.fps = j.at("fps").get<double>();
-    t.width = j.at("width").get<int>();
-    t.height = j.at("height").get<int>();
-    for (const auto& f : j.at("frames")) {
+    field(j, "video");
+    where = "\"video\"";
+    const std::string video = text(j["video"]);
+    if (!stays_inside_folder(video)) {
+      throw std::runtime_error("\"" + video + "\" lies outside the clip's folder; the video must be named by a path inside it");
+    }
+    t.video = (std::filesystem::path(json_path).parent_path() / video).string();
+    where = "\"fps\"", t.fps = finite_number(field(j, "fps"));
+    if (!(t.fps > 0 && t.fps <= 1000)) throw std::runtime_error("a frame rate of " + field(j, "fps").dump() + " (expected more than 0, at most 1000)");
+    where = "\"width\"", t.width = whole_number(field(j, "width"));
+    where = "\"height\"", t.height = whole_number(field(j, "height"));
+    where = "\"width\" and \"height\"";
+    if (t.width < 1 || t.height < 1) throw std::runtime_error("a frame of " + std::to_string(t.width) + "x" + std::to_string(t.height) + " pixels");
+    where = "\"frames\"";
+    const auto& frames = list(field(j, "frames"));
+    if (frames.empty()) throw std::runtime_error("no frames described");
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      const auto& f = frames[i];
+      const std::string at = "frames[" + std::to_string(i) + "]";
       ClipFrameTruth ft;
-      ft.index = f.at("index").get<int>();
-      ft.time = f.at("time").get<double>();
-      ft.captions = f.at("captions").get<std::vector<std::string>>();
-      for (const auto& o : f.at("objects")) {
-        SceneObject so;
-        so.noun = o.at("noun").get<std::string>();
-        so.colour = o.at("colour").get<std::string>();
-        so.class_id = o.at("class_id").get<int>();
-        const auto box = o.at("box").get<std::vector<int>>();
-        if (box.size() != 4) throw std::runtime_error("a box needs 4 numbers");
-        so.x0 = box[0], so.y0 = box[1], so.x1 = box[2], so.y1 = box[3];
-        ft.objects.push_back(so);
+      where = at + ".index", ft.index = whole_number(field(f, "index"));
+      where = at + ".time", ft.time = finite_number(field(f, "time"));
+      where = at + ".captions";
+      for (const auto& c : list(field(f, "captions"))) ft.captions.push_back(text(c));
+      if (ft.captions.empty()) throw std::runtime_error("no reference captions (the list is empty)");
+      const auto& objects = list(field(f, "objects"));
+      for (std::size_t k = 0; k < objects.size(); ++k) {
+        where = at + ".objects[" + std::to_string(k) + "]";
+        ft.objects.push_back(clip_object(objects[k], t.width, t.height, where));
       }
       t.frames.push_back(std::move(ft));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(json_path + ": not a clip annotation file (" + e.what() + ")");
+    throw std::runtime_error(json_path + ": not a clip annotation file (" + where + ": " + json_error_text(e) + ")");
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(json_path + ": not a clip annotation file (" + e.what() + ")");
+    throw std::runtime_error(json_path + ": not a clip annotation file (" + where + ": " + e.what() + ")");
   }
   return t;
 }

@@ -85,12 +85,32 @@ ProbeRegion parse_probe_region(const std::string& text) {
   } else {
     throw std::invalid_argument("region '" + text + "': expected x0,y0,x1,y1 (a rectangle) or x,y (a point) in pixels");
   }
+  check_probe_region(r);
   return r;
+}
+
+void check_probe_region(const ProbeRegion& r) {
+  const std::string expected = "; expected x0,y0,x1,y1 (a rectangle, x0 < x1 and y0 < y1) or x,y (a point) within the image, in pixels";
+  for (const double v : {r.x0, r.y0, r.x1, r.y1}) {
+    if (!std::isfinite(v) || std::abs(v) > 1e9) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%g", v);
+      throw std::invalid_argument("region " + describe(r) + ": " + shown + " is not a pixel position" + expected);
+    }
+  }
+  if (r.point) return;
+  if (r.x1 < r.x0 || r.y1 < r.y0) {
+    throw std::invalid_argument("region " + describe(r) + ": inverted (" + (r.x1 < r.x0 ? "x1 is left of x0" : "y1 is above y0") + ")" + expected);
+  }
+  if (r.x1 == r.x0 || r.y1 == r.y0) {
+    throw std::invalid_argument("region " + describe(r) + ": covers no area (" + (r.x1 == r.x0 ? "x0 = x1" : "y0 = y1") + ")" + expected);
+  }
 }
 
 std::vector<float> forced_alpha(const ProbeRegion& region, int width, int height, int grid_h, int grid_w,
                                 AttentionKind kind) {
   if (width <= 0 || height <= 0 || grid_h <= 0 || grid_w <= 0) throw std::invalid_argument("forced_alpha: empty image or grid");
+  check_probe_region(region);
   const std::string where = "region " + describe(region) + " of the " + std::to_string(width) + "x" +
                             std::to_string(height) + " image";
   const double cw = double(width) / grid_w, ch = double(height) / grid_h;

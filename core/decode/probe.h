@@ -20,8 +20,15 @@ struct ProbeRegion {
   bool point = false;
 };
 
-/// "x0,y0,x1,y1" or, for a point, "x,y"; throws std::invalid_argument saying the expected form.
+/// "x0,y0,x1,y1" or, for a point, "x,y"; throws std::invalid_argument saying the expected form,
+/// or as check_probe_region does.
 ProbeRegion parse_probe_region(const std::string& text);
+
+/// Throws std::invalid_argument naming the region when a coordinate is no pixel position (NaN,
+/// infinite, beyond a billion) or a rectangle is inverted (x1 < x0, y1 < y0) or empty (x0 = x1,
+/// y0 = y1). Every way a region comes in (the command line, fovea-studio, Python) is checked by
+/// this, in these words.
+void check_probe_region(const ProbeRegion& region);
 
 /// The forced α (grid_h * grid_w, row-major, sum 1) for `region` of a width x height image. The
 /// image is stretched onto the grid as the encoder sees it. Throws std::invalid_argument naming

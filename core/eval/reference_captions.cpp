@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/data/tokenizer.h"
+#include "core/io/json_file.h"
 #include "core/eval/caption_metrics.h"
 
 namespace fovea {
@@ -25,7 +26,7 @@ ReferenceCaptions ReferenceCaptions::read_folder(const std::string& dir) {
       r.captions_.push_back(entry.at("captions").get<std::vector<std::string>>());
     }
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not a list of {\"file\", \"captions\"}: " + e.what());
+    throw std::runtime_error(path + ": not a list of {\"file\", \"captions\"}: " + json_error_text(e));
   }
   return r;
 }

@@ -8,6 +8,12 @@
 
 namespace fovea {
 
+std::string json_error_text(const nlohmann::json::exception& e) {
+  std::string what = e.what();
+  if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what.erase(0, what.find("] ") + 2);
+  return what;
+}
+
 nlohmann::json read_json_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": file not found");
@@ -17,7 +23,7 @@ nlohmann::json read_json_file(const std::string& path) {
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(path + ": not valid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
+    throw std::runtime_error(path + ": not valid JSON at byte " + std::to_string(e.byte) + " (" + json_error_text(e) + ")");
   }
 }
 

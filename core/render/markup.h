@@ -39,10 +39,26 @@ inline std::string base64(const std::vector<std::uint8_t>& bytes) {
   return out;
 }
 
-/// JSON text made safe inside a <script> element ("</" cannot close it).
-inline std::string script_safe(std::string text) {
-  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
-  return text;
+/// JSON text made safe inside a <script> element: <, > and & written as \u003c, \u003e and
+/// \u0026, so no "</script" closes the element and no "<!--" with "<script" turns the rest of the
+/// page into script data; U+2028 and U+2029 as \u2028 and \u2029 (line ends to older JavaScript).
+/// These characters only occur inside JSON strings, where the escapes read back the same.
+inline std::string script_safe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace fovea

@@ -62,6 +62,7 @@ VideoExportSummary export_annotated_video(const std::string& video, const std::s
       break;
     }
   }
+  if (reader.ended_early()) s.declared_frames = reader.frame_count();
   if (!writer) throw std::runtime_error(video + ": no frame to export");
   writer->close();
   return s;

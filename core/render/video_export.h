@@ -23,6 +23,7 @@ struct VideoExportSummary {
   int width = 0, height = 0;
   double fps = 0;
   std::string codec;
+  long long declared_frames = -1;  ///< the frames the input's header gives, when it ended well before them (cut short)
 };
 
 /// Called after each frame with its index and the caption shown on it; return false to stop (the

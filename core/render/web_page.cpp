@@ -15,7 +15,7 @@ namespace fovea {
 
 namespace {
 
-/// The page's data as JSON, safe inside a <script> element ("</" cannot close it).
+/// The page's data as JSON, safe inside a <script> element (markup.h's script_safe).
 std::string page_data(const CaptionResult& caption) {
   nlohmann::json words = nlohmann::json::array();
   for (const auto& w : caption.words) {

@@ -58,13 +58,23 @@ TrainConfig apply_resume_settings(const TrainConfig& stored, const std::map<std:
   if (!refused.empty()) {
     std::vector<std::string> allowed;
     for (const auto& key : changeable()) allowed.push_back(train_setting(key).cli_name());
-    throw std::invalid_argument(run_dir + ": a resumed run keeps its own settings; cannot change " + list(refused) +
+    throw ResumeRefused(run_dir + ": a resumed run keeps its own settings; cannot change " + list(refused) +
                                 ". A resume may change " + list(allowed) +
                                 "; to train with other settings, start a new run (--out NEW_DIR, --init-from " + run_dir +
                                 "/last.ckpt to start from its weights)");
   }
   if (applied) *applied = changes;
   return config;
+}
+
+void check_steps_not_passed(const TrainConfig& config, std::int64_t steps, std::int64_t pretrain_steps,
+                            const std::string& run_dir) {
+  const std::int64_t reached = steps + pretrain_steps;
+  if (config.max_steps <= 0 || config.max_steps >= reached) return;
+  throw ResumeRefused(run_dir + ": the run has reached step " + std::to_string(reached) +
+                      (pretrain_steps > 0 && steps > 0 ? " (" + std::to_string(pretrain_steps) + " of them pretraining the encoder)" : "") +
+                      ", past --max-steps " + std::to_string(config.max_steps) + "; to train on, give a --max-steps above " +
+                      std::to_string(reached));
 }
 
 void check_checkpoint_matches_run(const std::string& checkpoint, const TrainConfig& in_checkpoint,

@@ -149,6 +149,8 @@ TrainResult resume_training(const std::string& run_dir, const TrainCallbacks& ca
   if (const auto folder_config = read_folder_config(folder_config_path)) check_checkpoint_matches_run(path, stored, *folder_config);
   std::vector<std::string> changes;
   TrainConfig config = apply_resume_settings(stored, given, run_dir, &changes);
+  check_steps_not_passed(config, header["training"].value("step", std::int64_t(0)),
+                         header["training"].value("pretrain_step", std::int64_t(0)), run_dir);
   config.out_dir = run_dir;
   if (!changes.empty() && callbacks.on_message && (!data.group || data.group->rank() == 0)) {
     std::string said;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/runtime/error_text.h"
+#include "core/train/resume_settings.h"
 #include "core/train/run_lock.h"
 #include "core/train/run_log.h"
 
@@ -27,6 +28,8 @@ TrainResult run_training_job(const TrainingRequest& request, const TrainCallback
     return resume_training(request.resume, callbacks, std::move(data), request.given);
   } catch (const RunFolderBusy&) {
     throw;  // the folder is another run's: nothing of it is this run's to mark
+  } catch (const ResumeRefused&) {
+    throw;  // refused before anything was touched: the run stays as it was, resumable
   } catch (const std::exception& e) {
     if (owns_folder) {
       try {

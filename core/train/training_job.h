@@ -33,7 +33,8 @@ std::string training_folder(const TrainingRequest& request);
 
 /// Starts or resumes the run as asked. A run that fails (an exception, a divergence) is recorded in
 /// its folder when the folder is the run's (resumed, or new in a folder that held no run) and
-/// `records`; then the exception goes on to the caller. RunFolderBusy leaves the folder alone.
+/// `records`; then the exception goes on to the caller. RunFolderBusy (another process writes
+/// the folder) and ResumeRefused (a resume refused before it touched anything) leave it alone.
 TrainResult run_training_job(const TrainingRequest& request, const TrainCallbacks& callbacks, TrainData data = {});
 
 }  // namespace fovea

@@ -66,6 +66,14 @@ def _is_batch(image):
     return isinstance(image, (list, tuple))
 
 
+def _checked(name, value, kind):
+    """value when it is a kind (str or int); else a TypeError naming the argument, where the
+    compiled core's own would list its C++ signatures."""
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{name}: {'text (str)' if kind is str else 'a whole number (int)'}, not {type(value).__name__}")
+    return value
+
+
 class Model(_core._Model):
     """A captioning model loaded from a checkpoint or shipped model file (fovea.load makes one).
 
@@ -84,15 +92,17 @@ class Model(_core._Model):
         return self._caption([_image(image)], _settings.table_keys(settings))[0]
 
     def score(self, image, caption):
-        return super().score(_image(image), caption)
+        return super().score(_image(image), _checked("caption", caption, str))
 
     def saliency(self, image, caption):
-        return super().saliency(_image(image), caption)
+        return super().saliency(_image(image), _checked("caption", caption, str))
 
     def probe(self, image, region, prefix="", top=5):
-        return super().probe(_image(image), region, prefix, top)
+        return super().probe(_image(image), region, _checked("prefix", prefix, str), _checked("top", top, int))
 
     def take_away(self, image, word, caption=None, **settings):
+        if caption is not None:
+            _checked("caption", caption, str)
         return self._take_away(_image(image), word, caption, settings)
 
     def __repr__(self):
@@ -131,7 +141,7 @@ def load(path=None, device="cpu"):
     path: the file (default: $FOVEA_MODEL, else the shipped soft model, as `fovea caption` without
     --model); device: "auto", "cpu" or "cuda". Raises fovea.Error naming the file when it is
     missing or not a model."""
-    return Model(_os.fspath(path) if path is not None else default_model_path(), device)
+    return Model(_os.fspath(path) if path is not None else default_model_path(), _checked("device", device, str))
 
 
 def _to_html(self, title="", style="spotlight"):

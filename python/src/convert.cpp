@@ -68,6 +68,7 @@ RgbImage image_from_python(const pyb::handle& o, std::string* path) {
   if (info.shape[0] < 1 || info.shape[1] < 1 || info.shape[0] > 100000 || info.shape[1] > 100000)
     throw pyb::value_error("an image array must be 1 to 100000 pixels on each side; this one is " +
                            std::string(pyb::str(array.attr("shape"))));
+  check_image_size("image array", info.shape[1], info.shape[0]);  // the limit files have, before any copy
   RgbImage image(int(info.shape[1]), int(info.shape[0]));
   const auto* base = static_cast<const std::uint8_t*>(info.ptr);
   for (pyb::ssize_t y = 0; y < info.shape[0]; ++y)

@@ -29,10 +29,19 @@ std::shared_ptr<PyResult> wrap(CaptionResult r, RgbImage image, std::string path
 
 ProbeRegion region_from_python(const pyb::handle& o) {
   if (pyb::isinstance<pyb::str>(o)) return parse_probe_region(o.cast<std::string>());
-  const auto v = o.cast<std::vector<double>>();
-  if (v.size() == 2) return ProbeRegion{v[0], v[1], v[0], v[1], true};
-  if (v.size() == 4) return ProbeRegion{v[0], v[1], v[2], v[3], false};
-  throw pyb::value_error("a region is (x0, y0, x1, y1), a rectangle in the image's pixels, or (x, y), a point");
+  std::vector<double> v;
+  try {
+    v = o.cast<std::vector<double>>();
+  } catch (const pyb::cast_error&) {
+    throw pyb::type_error("region: (x0, y0, x1, y1), a rectangle in the image's pixels, or (x, y), a point, as numbers; not " +
+                          std::string(pyb::repr(o)));
+  }
+  ProbeRegion r;
+  if (v.size() == 2) r = ProbeRegion{v[0], v[1], v[0], v[1], true};
+  else if (v.size() == 4) r = ProbeRegion{v[0], v[1], v[2], v[3], false};
+  else throw pyb::value_error("a region is (x0, y0, x1, y1), a rectangle in the image's pixels, or (x, y), a point");
+  check_probe_region(r);  // as the command line checks it, in the same words
+  return r;
 }
 
 /// take_away()'s word: its index in the caption (negative from the end) or the word itself

@@ -1,4 +1,7 @@
 """Bad input raises Python exceptions carrying the core's message, never a crash or a backtrace."""
+import subprocess
+import time
+
 import numpy as np
 import pytest
 
@@ -98,3 +101,38 @@ def test_training_again_into_a_run_says_how_to_resume_it(tmp_path):
     (tmp_path / "run" / "last.ckpt").write_bytes(b"x")
     with pytest.raises(fovea.Error, match=r"fovea\.resume\("):
         fovea.train(tmp_path / "run")
+
+
+def test_the_command_lines_limits_hold_here_too(cli, model, samples):
+    # An image over the command line's pixel limit, refused before any work in the same words (it
+    # was once captioned, in 30 s and 8.7 GB). np.zeros leaves its pages untouched: no memory spent.
+    started = time.monotonic()
+    with pytest.raises(fovea.Error, match="image array: image of 20000x20000 pixels is larger than the limit of 100000000 pixels"):
+        model.caption(np.zeros((20000, 20000, 3), np.uint8))
+    assert time.monotonic() - started < 5
+    image = samples + "/test_00000.png"
+    with pytest.raises(ValueError, match="region nan,0,10,10: nan is not a pixel position"):
+        model.probe(image, (float("nan"), 0, 10, 10))
+    with pytest.raises(ValueError, match="region 0,0,inf,10: inf is not a pixel position"):
+        model.probe(image, (0, 0, float("inf"), 10))
+    # An inverted or empty rectangle: refused here as by `fovea probe`, in its very words.
+    for region, why in (("40,0,10,10", "inverted"), ("10,0,10,10", "covers no area")):
+        with pytest.raises(ValueError, match=why) as e:
+            model.probe(image, tuple(float(v) for v in region.split(",")))
+        said = subprocess.run([cli, "probe", image, "--model", model.path, "--region", region], capture_output=True, text=True)
+        assert said.returncode != 0 and said.stderr.strip() == f"fovea: error: {e.value}", said.stderr
+
+
+def test_arguments_of_the_wrong_type_are_named_not_the_cores_signatures(model, samples):
+    image = samples + "/test_00000.png"
+    calls = {"caption": lambda: model.score(image, 42),
+             "caption:": lambda: model.saliency(image, 42),
+             "prefix": lambda: model.probe(image, (0, 0, 10, 10), 42),
+             "top": lambda: model.probe(image, (0, 0, 10, 10), top="5"),
+             "region": lambda: model.probe(image, ("a", "b")),
+             "caption: text": lambda: model.take_away(image, 0, caption=3),
+             "device": lambda: fovea.load(device=0)}
+    for name, call in calls.items():
+        with pytest.raises(TypeError, match=name) as e:
+            call()
+        assert "incompatible function arguments" not in str(e.value) and "Unable to cast" not in str(e.value), str(e.value)

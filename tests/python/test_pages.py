@@ -3,6 +3,7 @@ file to share, and what a notebook shows for a Result."""
 import html
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -58,3 +59,29 @@ def test_a_notebook_shows_the_page_in_its_own_frame(model, samples):
     assert frame, "not one sandboxed frame"
     inner = html.unescape(frame.group(1))
     assert [w["word"] for w in page_data(inner)["words"]] == [w.word for w in result.words]
+
+
+def test_markup_in_a_file_name_or_reference_caption_stays_text_in_a_notebook(model, samples, tmp_path):
+    # "<!--" then "<script" in data a page embeds once turned the rest of the page into script data.
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    name = "x<!--<script>.png"
+    (folder / name).write_bytes(open(samples + "/test_00001.png", "rb").read())
+    (folder / "captions.json").write_text(json.dumps([{"file": name, "captions": ["<!-- c", "<script>x"]}]))
+    result = model.caption(str(folder / name))
+    frame = re.fullmatch(r'<iframe [^>]*srcdoc="([^"]*)"></iframe>', result._repr_html_())
+    inner = html.unescape(frame.group(1))
+    block = re.search(r'<script type="application/json" id="fovea-data">(.*?)</script>', inner, re.S).group(1)
+    assert not set("<>&\u2028\u2029") & set(block), block
+    assert "<li>&lt;!-- c</li>" in inner and "<li>&lt;script&gt;x</li>" in inner
+    browser = shutil.which("chromium")
+    if browser is None:
+        pytest.skip("no chromium: the notebook's page was not opened in a browser")
+    page = tmp_path / "inner.html"
+    page.write_text(inner, encoding="utf-8")
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom",
+                          page.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    chips = re.search(r'<div id="fovea-chips">(.*?)</div>', dom, re.S).group(1)
+    assert chips.count("<button") == len(result.words) > 0, dom
