@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"fovea: image captioning with visual attention (Show, Attend and Tell)", "fovea"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fovea 0.1.0");
+  app.set_version_flag("--version", "fovea " FOVEA_VERSION);
   std::map<CLI::App*, fovea::cli::Runner> runners;
   auto add = [&](const char* name, const char* help, fovea::cli::Runner (*fn)(CLI::App&)) {
     auto* sub = app.add_subcommand(name, help);

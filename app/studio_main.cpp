@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Fovea"));
   QApplication::setApplicationName(QStringLiteral("fovea-studio"));
-  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  QApplication::setApplicationVersion(QStringLiteral(FOVEA_VERSION));
 
   QCommandLineParser cli;
   cli.setApplicationDescription(QStringLiteral("Fovea Studio: captions and where the model looks, word by word"));

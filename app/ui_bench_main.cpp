@@ -1,4 +1,4 @@
-// fovea-ui-bench: the `ui_latency` case of `fovea bench` (issue 6). How long is fovea-studio's GUI
+// fovea-ui-bench: the `ui_latency` case of `fovea bench`. How long is fovea-studio's GUI
 // thread blocked while a training run trains (dashboards and snapshots updating live) and a caption
 // animates? A 1 ms precise timer on the GUI thread records the gaps between its ticks; the longest
 // gap minus the interval is the longest block. Prints one JSON line like the other cases.

@@ -1,6 +1,6 @@
 #pragma once
 /// fovea-ui-bench --case runs_folder: the GUI thread's longest block while the training window
-/// opens a runs folder of many long runs (issue 62, item 5).
+/// opens a runs folder of many long runs.
 #include <QApplication>
 
 namespace fovea::ui_bench {

@@ -1,6 +1,6 @@
 #pragma once
 /// fovea-ui-bench --case video: the GUI thread's longest block while fovea-studio plays a 640x480
-/// clip, captioned live (issue 65).
+/// clip, captioned live.
 #include <QApplication>
 
 namespace fovea::ui_bench {

@@ -23,7 +23,6 @@ class Vocabulary {
   std::int64_t index(const std::string& word) const;  ///< kUnk when unknown
   const std::string& word(std::int64_t index) const;
   const std::vector<std::string>& words() const { return words_; }
-  bool is_special(std::int64_t index) const { return index >= 0 && index <= kUnk; }
 
   /// <start> w1 .. wn <end>
   std::vector<std::int64_t> encode(const std::vector<std::string>& tokens) const;

@@ -1,4 +1,4 @@
-// fovea-studio's live source (issue 65) on a generated clip, offscreen: frames arrive captioned,
+// fovea-studio's live source on a generated clip, offscreen: frames arrive captioned,
 // α's peak lies in the moving item's box on most frames, pause/step/seek work, closing while it
 // plays stops cleanly, and a camera that is not there is named in the message.
 #include <QApplication>

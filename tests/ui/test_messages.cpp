@@ -1,6 +1,6 @@
 // What a user reads when something fails: never a C++ backtrace or a library's source path, and
 // never a dialog taller than the screen. The error text is what LibTorch's c10::Error::what()
-// gives for the sampling of a hard-attention run whose α went NaN (issue 64, bug 1).
+// gives for the sampling of a hard-attention run whose α went NaN.
 #include <QApplication>
 #include <QMessageBox>
 #include <QScreen>

@@ -1,4 +1,4 @@
-// The New run dialog (issue 64, snags 7-9 and 21): the folder it names follows the attention
+// The New run dialog: the folder it names follows the attention
 // chosen, Quick test sets every field it names, an absurd learning rate is refused with the
 // field's name (not a CLI flag), and the Processes field says its limit.
 #include <QApplication>

@@ -1,5 +1,5 @@
 // A run that failed is listed as failed, with its reason and no Resume (resuming would fail the
-// same way), and New run like this is offered instead (issue 64, bug 6).
+// same way), and New run like this is offered instead.
 #include <QApplication>
 #include <QDir>
 #include <QFile>

@@ -1,4 +1,4 @@
-// The run list's summaries are read incrementally on a worker (issue 62, item 5): a second read
+// The run list's summaries are read incrementally on a worker: a second read
 // of a log reads only the lines added since, a log cut back by a resumed run is read again, and
 // the figures agree with reading the whole folder (core/train/run_log.h).
 #include <QDir>

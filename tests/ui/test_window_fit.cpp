@@ -1,5 +1,5 @@
 // Every top-level window opens inside the screen it opens on, with room for a window manager's
-// frame (issue 64, bug 5). Run once per screen size: ctest sets QT_QPA_PLATFORM to an offscreen
+// frame. Run once per screen size: ctest sets QT_QPA_PLATFORM to an offscreen
 // screen of FOVEA_TEST_SCREEN (tests/ui/screens/WxH.json).
 #include <QApplication>
 #include <QMessageBox>

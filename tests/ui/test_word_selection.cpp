@@ -1,4 +1,4 @@
-// Choosing a word in the caption explorer (issue 64, bugs 2-4, snags 14-15): a click selects,
+// Choosing a word in the caption explorer: a click selects,
 // hover only previews; in compare mode a click on either strip selects in both and nothing
 // jumps; at 1024x700 every chip shows and both images are the same size; a probe's or a
 // take-away's line takes no space from the image; Escape or a right-click dismisses a probe; a

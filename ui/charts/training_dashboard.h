@@ -32,7 +32,6 @@ class TrainingDashboard : public QWidget {
   /// arrive later, from a reading thread, keep the colours of the order the user ticked them in.
   void reserveColour(const QString& id);
   bool hasRun(const QString& id) const { return runs_.contains(id); }
-  QStringList runIds() const { return runs_.keys(); }
   /// Replaces a run's curves with what its folder holds.
   void loadRun(const fovea::RunLog& log);
   /// The same from curves built beforehand (ui/charts/run_curves.h: on the thread that read the log).

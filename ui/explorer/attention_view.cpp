@@ -2,7 +2,6 @@
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QElapsedTimer>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
@@ -201,8 +200,6 @@ void AttentionView::rebuild() {
     frame_image_ = *it;
     return;
   }
-  QElapsedTimer timer;
-  timer.start();
   if (removal_active_) {
     frame_ = to_rgb(removal_image_.scaled(r.size(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation));
   } else if (probe_active_ && probe_alpha_.size() == std::size_t(caption_.grid_h) * std::size_t(caption_.grid_w)) {
@@ -216,7 +213,6 @@ void AttentionView::rebuild() {
                      .convertToFormat(QImage::Format_RGB32);
   if (frames_.size() >= 64) frames_.clear();
   frames_.insert(key, frame_image_);
-  last_render_ms_ = timer.nsecsElapsed() / 1e6;
 }
 
 QImage AttentionView::renderedFrame() {

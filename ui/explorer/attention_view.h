@@ -51,8 +51,6 @@ class AttentionView : public QWidget {
   const fovea::OverlayStyle& overlayStyle() const { return style_; }
   /// What is on screen now (image area only), for tests and "export view".
   QImage renderedFrame();
-  /// Milliseconds the last overlay took to compute (for the benchmark and the status bar).
-  double lastRenderMs() const { return last_render_ms_; }
 
   QSize sizeHint() const override { return {480, 480}; }
 
@@ -103,7 +101,6 @@ class AttentionView : public QWidget {
   QPointF press_image_;  ///< where the drag began, in image pixels (the layout may move the image meanwhile)
   QSize size_limit_;
   bool dragging_ = false;
-  double last_render_ms_ = 0;
 };
 
 }  // namespace fovea::ui

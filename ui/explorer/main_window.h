@@ -81,7 +81,6 @@ class MainWindow : public QMainWindow {
   WordPlayer* player() const { return player_; }
   ThumbnailStrip* thumbnails() const { return thumbs_; }
   QString errorText() const;
-  QString currentImagePath() const { return image_path_; }
   QStringList recentFiles() const;
   /// Help ▸ Quick Start's text, and Help ▸ Keyboard Shortcuts' table (from the actions' shortcuts).
   QString quickStartText() const;

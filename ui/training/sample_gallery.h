@@ -32,7 +32,6 @@ class SampleGallery : public QWidget {
   void clear();
 
   int snapshotCount() const { return int(history_.size()); }
-  int shownSnapshot() const { return shown_; }
   void showSnapshot(int index);
   /// The captions on screen, one per image.
   QStringList captions() const;

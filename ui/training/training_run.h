@@ -38,7 +38,6 @@ class TrainingRun : public QObject {
 
   bool isRunning() const { return running_; }
   bool isPaused() const { return pause_.load(); }
-  QString runDir() const { return run_dir_; }
 
  Q_SIGNALS:
   void started(const QString& run_dir);

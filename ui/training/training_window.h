@@ -70,7 +70,6 @@ class TrainingWindow : public QMainWindow {
   QString statusText() const;
   /// The last progress report of the live run (step 0 before the first).
   fovea::TrainProgress lastProgress() const { return last_progress_; }
-  QString liveRunDir() const { return live_dir_; }
   QString logText() const;
 
  Q_SIGNALS:
