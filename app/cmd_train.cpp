@@ -193,8 +193,8 @@ Runner add_train_command(CLI::App& app) {
     const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
     char best[160] = "; not validated yet";
     if (there(r.best_checkpoint))
-      std::snprintf(best, sizeof best, "; best validation %s %.4f (step %lld)", r.best_metric.c_str(), r.best_score,
-                    (long long)r.best_step);
+      std::snprintf(best, sizeof best, "; best.ckpt from step %lld (%s%s %.4f)", (long long)r.best_step,
+                    r.best_metric == "validation NLL" ? "" : "validation ", r.best_metric.c_str(), r.best_score);
     std::fprintf(stderr, "%s after %lld steps in %s%s\n",
                  r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
                  format_duration(r.elapsed_s).c_str(), best);

@@ -313,6 +313,11 @@ cp annotated.avi kept.avi
 expect_error "kept.avi: write failed" bash -c "trap '' XFSZ; ulimit -f 4; exec \"$FOVEA\" export --model \"$SOFT\" clips/val_00000.mp4 --out kept.avi"
 cmp -s annotated.avi kept.avi || fail "a failed export replaced the video it was to overwrite"
 ls kept.tmp-* 2> /dev/null && fail "a failed export left its temporary file"
+# A run on a full disk fails naming the first file it could not write (the checkpoint), and its
+# folder says so where there is room (failed.json), rather than naming failed.json.
+expect_error "fullrun/last.ckpt: write failed" bash -c "trap '' XFSZ; ulimit -f 40; exec \"$FOVEA\" train --out fullrun ${TINY[*]} --max-steps 2"
+grep -q "failed.json" err.txt && { cat err.txt; fail "the error names the failure record, not what failed first"; }
+jq -e '.error | test("last.ckpt: write failed")' fullrun/failed.json > /dev/null || fail "the failed run's folder does not say why"
 mkdir folder.mp4
 expect_error "folder.mp4: is a folder" "$FOVEA" export --model "$SOFT" clips/val_00000.mp4 --out folder.mp4
 echo "cli end-to-end: all good"

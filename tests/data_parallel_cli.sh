@@ -95,6 +95,14 @@ jq -e '(.message.message | test("not-a-run: no last.ckpt")) and (.message.extraI
   || { cat error.json; fail "the error file does not give the reason"; }
 
 if command -v torchrun > /dev/null; then
+  echo "== docs/distributed.md's torchrun command as written (with this build's fovea and tiny settings after it)"
+  docs="$(cd "$(dirname "$0")/.." && pwd)/docs/distributed.md"
+  written=$(grep -m1 '^torchrun --standalone' "$docs" | sed 's/ *#.*//')
+  [ -n "$written" ] || fail "docs/distributed.md has no standalone torchrun command"
+  read -r -a words <<< "${written/ fovea train / $FOVEA train }"
+  "${words[@]}" "${TINY[@]}" --max-steps 4 > documented.log 2>&1 || { cat documented.log; fail "the documented command fails: $written"; }
+  [ -f runs/d2/best.ckpt ] && grep -q "finished after 4 steps" documented.log || { cat documented.log; fail "the documented command did not train"; }
+
   echo "== torchrun --max_restarts 1: a killed worker restarts the group, which resumes from last.ckpt"
   # --redirects 1 --tee 1: Debian 12's torchrun (PyTorch 1.13, Python 3.11) fails on its defaults (0).
   torchrun --standalone --nnodes 1 --nproc_per_node 2 --max_restarts 1 --redirects 1 --tee 1 --no_python "$FOVEA" train --out trun "${TINY[@]}" \
