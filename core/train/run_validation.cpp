@@ -27,29 +27,21 @@ RunValidation::RunValidation(const TrainConfig& config, CaptionModel& model, std
     : config_(config), model_(model), train_(std::move(train)), val_(std::move(val)), device_(device),
       message_(std::move(message)) {}
 
-double RunValidation::validation_nll() {
-  torch::NoGradGuard no_grad;
-  const bool was_training = model_.net->is_training();
-  model_.net->eval();
-  double sum = 0;
-  std::int64_t tokens = 0;
-  for (std::size_t start = 0; start < val_->size(); start += 100) {
-    std::vector<std::size_t> indices;
-    std::vector<std::vector<std::int64_t>> captions;
-    for (std::size_t i = start; i < std::min(val_->size(), start + 100); ++i) {
-      const auto scene = val_->get_without_image(i);
-      if (scene.captions.empty()) continue;
-      indices.push_back(i);
-      captions.push_back(model_.vocab.encode(tokenize(scene.captions.front())));
-    }
-    if (indices.empty()) continue;
-    auto [tok, len] = pad_captions(captions);
-    const auto out = model_.net->decoder->forward(val_annotations().read(indices), tok.to(device_), len.to(device_));
-    sum -= out.token_log_probs.sum().item<double>();
-    tokens += out.token_log_probs.numel();
+void RunValidation::add_nll(const std::vector<std::size_t>& indices, const torch::Tensor& annotations, NllSum& nll) {
+  std::vector<std::int64_t> rows;
+  std::vector<std::vector<std::int64_t>> captions;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const auto scene = val_->get_without_image(indices[k]);
+    if (scene.captions.empty()) continue;
+    rows.push_back(std::int64_t(k));
+    captions.push_back(model_.vocab.encode(tokenize(scene.captions.front())));
   }
-  model_.net->train(was_training);
-  return tokens > 0 ? sum / double(tokens) : 0;
+  if (rows.empty()) return;
+  auto [tok, len] = pad_captions(captions);
+  const auto chosen = annotations.index_select(0, torch::tensor(rows).to(annotations.device()));
+  const auto out = model_.net->decoder->forward(chosen, tok.to(device_), len.to(device_));
+  nll.sum -= out.token_log_probs.sum().item<double>();
+  nll.tokens += out.token_log_probs.numel();
 }
 
 SplitAnnotations& RunValidation::val_annotations() {
@@ -82,7 +74,7 @@ void RunValidation::calibrate_batch_norm() {
   });
 }
 
-std::vector<CaptionResult> RunValidation::caption_greedy(const std::vector<std::size_t>& indices) {
+std::vector<CaptionResult> RunValidation::caption_greedy(const std::vector<std::size_t>& indices, NllSum* nll) {
   DecodeOptions opts;
   opts.beam = 1;
   torch::NoGradGuard no_grad;
@@ -91,6 +83,7 @@ std::vector<CaptionResult> RunValidation::caption_greedy(const std::vector<std::
   model_.net->eval();  // no dropout while decoding
   std::vector<CaptionResult> out;
   for (const auto& d : decode_annotations(*model_.net, annotations, opts)) out.push_back(to_caption_result(d, model_));
+  if (nll != nullptr) add_nll(indices, annotations, *nll);  // the same annotations, read once
   model_.net->train(was_training);
   return out;
 }
@@ -111,8 +104,10 @@ ValidationRecord RunValidation::validate(std::int64_t epoch, RunState& state,
                                          const std::function<void(const std::string&)>& message) {
   calibrate_batch_norm();  // best.ckpt is saved with these statistics too
   auto& annotations = val_annotations();
-  const auto e = evaluate_scenes([this](const std::vector<std::size_t>& indices, const std::vector<Scene>&) { return caption_greedy(indices); },
-                                 *val_, 100, {}, !annotations.cached());
+  NllSum nll;
+  const auto e = evaluate_scenes(
+      [this, &nll](const std::vector<std::size_t>& indices, const std::vector<Scene>&) { return caption_greedy(indices, &nll); },
+      *val_, 100, {}, !annotations.cached());
   ValidationRecord v;
   v.step = state.step;
   v.epoch = epoch + 1;  // counted from 1
@@ -122,7 +117,7 @@ ValidationRecord RunValidation::validate(std::int64_t epoch, RunState& state,
   v.pointing = e.grounding.phrase.pointing();
   v.alpha_in_box = e.grounding.phrase.precision();
   v.absent_nouns = e.grounding.absent_noun_rate();
-  v.nll = validation_nll();
+  v.nll = nll.tokens > 0 ? nll.sum / double(nll.tokens) : 0;
   // best.ckpt is chosen by a score that moves: BLEU-4 near 0 (a young model, a hard corpus) ranks
   // noise, so CIDEr-D then, and the validation NLL when both are near 0. A later validation whose
   // BLEU-4 moves ranks above any chosen by the others.

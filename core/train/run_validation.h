@@ -44,10 +44,17 @@ class RunValidation {
   /// (core/train/batch_norm_calibration.h): the running averages lag behind the weights while
   /// the learning rate is high. A TorchScript backbone keeps its own statistics.
   void calibrate_batch_norm();
-  /// Greedy captions (expected α) of validation scenes `indices` with the current weights.
-  std::vector<CaptionResult> caption_greedy(const std::vector<std::size_t>& indices);
-  /// Mean NLL per token of each validation scene's first reference caption, teacher-forced.
-  double validation_nll();
+  /// The NLL of validation captions, summed, and their tokens.
+  struct NllSum {
+    double sum = 0;
+    std::int64_t tokens = 0;
+  };
+  /// Greedy captions (expected α) of validation scenes `indices` with the current weights; with
+  /// `nll`, also adds the teacher-forced NLL of each scene's first reference caption to it.
+  std::vector<CaptionResult> caption_greedy(const std::vector<std::size_t>& indices, NllSum* nll = nullptr);
+  /// Adds the teacher-forced NLL of the first reference caption of scenes `indices`, given their
+  /// annotations (B, L, D), to `nll`.
+  void add_nll(const std::vector<std::size_t>& indices, const torch::Tensor& annotations, NllSum& nll);
   /// The validation split's annotations: from its cache when the encoder does not train.
   SplitAnnotations& val_annotations();
 
