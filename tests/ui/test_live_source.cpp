@@ -1,7 +1,9 @@
 // fovea-studio's live source (issue 65) on a generated clip, offscreen: frames arrive captioned,
 // α's peak lies in the moving item's box on most frames, pause/step/seek work, closing while it
-// plays stops cleanly, and a camera that is not there is named in the message.
+// plays stops cleanly, a camera that is not there is named in the message, and a model that
+// fails to load leaves videos with the model loaded before.
 #include <QApplication>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -23,6 +25,7 @@ using namespace fovea::ui;
 
 namespace {
 const QString kSoft = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-soft.ckpt";
+const QString kHard = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-hard.ckpt";
 const QString kSample = QStringLiteral(FOVEA_SOURCE_DIR) + "/resources/samples/test_00001.png";
 constexpr int kWait = 60000;
 }  // namespace
@@ -121,6 +124,37 @@ class LiveSourceTest : public QObject {
     QVERIFY(w->close());
     QVERIFY(!w->liveSource()->isOpen());
     delete w;
+  }
+
+  void aModelThatFailsToLoadLeavesVideosWithTheModelBefore() {
+    const QString truncated = dir_.filePath("truncated.ckpt");
+    {
+      QFile in(kSoft), out(truncated);
+      QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+      out.write(in.read(in.size() / 2));
+    }
+    MainWindow w;
+    w.show();
+    w.loadModel(kSoft);
+    QTRY_VERIFY_WITH_TIMEOUT(w.primaryPanel()->session()->hasModel(), kWait);
+    w.loadModel(truncated);
+    QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("truncated.ckpt")), kWait);
+    QCOMPARE(w.primaryPanel()->modelPath(), kSoft);  // the panel keeps the model it had
+    // A video opened now is captioned with that model, and nothing brings the old error back.
+    QVERIFY(w.openVideo(clip_));
+    QTRY_VERIFY_WITH_TIMEOUT(w.liveSource()->latest().index >= 3 && w.primaryPanel()->hasCaption(), kWait);
+    QVERIFY(!w.liveSource()->latest().caption.words.empty());
+    QVERIFY(w.liveSource()->isPlaying());
+    QVERIFY2(w.errorText().isEmpty(), qPrintable(w.errorText()));
+    // Failing again while it plays leaves it playing; a model that loads takes the error away.
+    w.loadModel(truncated);
+    QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("truncated.ckpt")), kWait);
+    QVERIFY(w.liveSource()->isOpen());
+    QVERIFY(w.liveSource()->isPlaying());
+    w.loadModel(kHard);
+    QTRY_COMPARE_WITH_TIMEOUT(w.primaryPanel()->modelPath(), kHard, kWait);
+    QVERIFY2(w.errorText().isEmpty(), qPrintable(w.errorText()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.liveSource()->isPlaying() && !w.liveSource()->latest().caption.words.empty(), kWait);
   }
 
   void aMissingCameraIsNamedAndTheWindowGoesBackToItsImage() {

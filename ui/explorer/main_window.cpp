@@ -115,10 +115,22 @@ MainWindow::MainWindow(QWidget* parent)
       compare_->previewWord(i);
     });
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
-    connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel](const ModelDescription& m) {
+    // A model that failed to load is named until another loads in its panel; the panel goes on
+    // with the one it had, and so does the video source (it is given only models that loaded).
+    auto load_error = std::make_shared<QString>();
+    connect(panel, &ExplorerPanel::modelFailed, this, [this, load_error](const QString& message) {
+      *load_error = message;
+      showError(message);
+    });
+    connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel, load_error](const ModelDescription& m) {
+      withdrawError(*load_error);
+      load_error->clear();
       statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
       updateGlimpseSwitch();
-      if (panel == primary_) rememberModel(m.path);
+      if (panel != primary_) return;
+      rememberModel(m.path);
+      live_source_->setModel(m.path);  // the next video or camera opened is captioned with it
+      if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
     });
   }
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
@@ -284,9 +296,7 @@ int MainWindow::openFolder(const QString& dir) {
 }
 
 void MainWindow::loadModel(const QString& path) {
-  primary_->loadModel(path);
-  live_source_->setModel(path);  // the next video or camera opened is captioned with it
-  if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
+  primary_->loadModel(path);  // the video source gets it once it has loaded (modelLoaded)
 }
 
 void MainWindow::loadCompareModel(const QString& path) {
@@ -334,6 +344,13 @@ void MainWindow::showError(const QString& message) {
   error_label_->setToolTip(m.details.isEmpty() ? m.summary : m.details);
   error_bar_->show();
   statusBar()->showMessage(m.summary.section(QLatin1Char('\n'), 0, 0), 10000);
+}
+
+void MainWindow::withdrawError(const QString& message) {
+  if (message.isEmpty() || errors_.removeAll(user_message(message).summary) == 0) return;
+  if (errors_.isEmpty()) return clearError();
+  error_label_->setText(errors_.join(QLatin1Char('\n')));
+  error_label_->setToolTip(errors_.first());
 }
 
 void MainWindow::clearError() {
