@@ -217,15 +217,20 @@ void MainWindow::captionArrived() {
   showReferences();
   const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
                          !compare_->isHidden() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
+  QStringList words;
+  for (const auto& w : primary_->caption().words) words << QString::fromStdString(w.word);
   if (live_) {
-    // Live captions: keep showing the current word's position, don't restart the animation.
+    // Live captions: keep showing the current word's position, don't restart the animation. A
+    // paused video stepped or sought stays on the word being studied, playing or paused as it was
+    // (following its α from frame to frame is what stepping is for).
+    const int keep = word_to_keep(shown_words_, player_->current(), words);
+    shown_image_ = image_path_, shown_words_ = words;
     if (player_->count() != n) player_->setCount(n);
-    player_->play();
+    if (live_source_->isPlaying()) player_->play();
+    else player_->setCurrent(keep);
     return;
   }
   // Another caption of the same image (beam, greedy, model): stay on the word being studied.
-  QStringList words;
-  for (const auto& w : primary_->caption().words) words << QString::fromStdString(w.word);
   const bool same_image = shown_image_ == image_path_;
   const int keep = word_to_keep(shown_words_, player_->current(), words);
   shown_image_ = image_path_, shown_words_ = words;
