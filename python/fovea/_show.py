@@ -1,4 +1,6 @@
 """fovea.show: alpha over the image with matplotlib (Debian: python3-matplotlib)."""
+import functools
+import weakref
 
 
 def _word_index(result, word):
@@ -13,6 +15,35 @@ def _word_index(result, word):
     raise ValueError(f"word {word!r} is not in the caption \"{result.text}\"")
 
 
+def _drawn_once(fig):
+    """`fig`, drawn once per notebook cell: when it ends a cell, IPython's display hook draws it
+    and the inline backend, drawing pyplot's figures as the cell ends, would draw it again."""
+    fig._ipython_display_ = functools.partial(_display_once_per_cell, fig)
+    return fig
+
+
+_drawn_in = weakref.WeakKeyDictionary()  # figure -> the cell (its ExecutionResult) that drew it
+
+
+def _display_once_per_cell(fig):
+    from IPython import get_ipython
+    from IPython.display import display
+    shell = get_ipython()
+    # The cell running (the display hook's), else the one that just ran (the inline backend's).
+    cell = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    cell = cell or getattr(shell, "last_execution_result", None)
+    drawn = _drawn_in.get(fig)
+    if cell is not None and drawn is not None and drawn() is cell:
+        return
+    if cell is not None:
+        _drawn_in[fig] = weakref.ref(cell)
+    hook = fig.__dict__.pop("_ipython_display_")  # display the figure itself, as IPython would have
+    try:
+        display(fig)
+    finally:
+        fig._ipython_display_ = hook
+
+
 def show(result, word=None, ax=None, opacity=0.55, cmap="inferno"):
     """Draw where the model looked for a word: its alpha over the image, with matplotlib.
 
@@ -21,7 +52,8 @@ def show(result, word=None, ax=None, opacity=0.55, cmap="inferno"):
     ax: the matplotlib Axes to draw one word in (default: a new figure). alpha is stretched over
     the whole image, as the encoder sees it, and drawn with `opacity` in colour map `cmap`; a hard
     model's sampled glimpse (sample_glimpses=True) is outlined on it.
-    Returns the matplotlib Figure. Raises ImportError saying what to install without matplotlib."""
+    Returns the matplotlib Figure (in a notebook, drawn once when it ends a cell). Raises
+    ImportError saying what to install without matplotlib."""
     try:
         import matplotlib.pyplot as plt
     except ImportError as e:
@@ -40,12 +72,12 @@ def show(result, word=None, ax=None, opacity=0.55, cmap="inferno"):
                 a.axis("off")
         fig.suptitle(result.text)
         fig.tight_layout()
-        return fig
+        return _drawn_once(fig)
     index = _word_index(result, 0 if word is None else word)
     if ax is None:
         fig, ax = plt.subplots(figsize=(4, 4.3))
     _draw(ax, image, result.words[index], width, height, opacity, cmap)
-    return ax.figure
+    return _drawn_once(ax.figure)
 
 
 def _draw(ax, image, w, width, height, opacity, cmap):

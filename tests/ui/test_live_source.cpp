@@ -1,7 +1,9 @@
 // fovea-studio's live source on a generated clip, offscreen: frames arrive captioned,
 // α's peak lies in the moving item's box on most frames, pause/step/seek work, closing while it
-// plays stops cleanly, and a camera that is not there is named in the message.
+// plays stops cleanly, a camera that is not there is named in the message, a model that fails to
+// load leaves videos with the model loaded before, and stepping a paused video holds the word.
 #include <QApplication>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,11 +20,13 @@
 #include "ui/explorer/image_convert.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
+#include "ui/explorer/word_player.h"
 
 using namespace fovea::ui;
 
 namespace {
 const QString kSoft = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-soft.ckpt";
+const QString kHard = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-hard.ckpt";
 const QString kSample = QStringLiteral(FOVEA_SOURCE_DIR) + "/resources/samples/test_00001.png";
 constexpr int kWait = 60000;
 }  // namespace
@@ -121,6 +125,70 @@ class LiveSourceTest : public QObject {
     QVERIFY(w->close());
     QVERIFY(!w->liveSource()->isOpen());
     delete w;
+  }
+
+  void aModelThatFailsToLoadLeavesVideosWithTheModelBefore() {
+    const QString truncated = dir_.filePath("truncated.ckpt");
+    {
+      QFile in(kSoft), out(truncated);
+      QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+      out.write(in.read(in.size() / 2));
+    }
+    MainWindow w;
+    w.show();
+    w.loadModel(kSoft);
+    QTRY_VERIFY_WITH_TIMEOUT(w.primaryPanel()->session()->hasModel(), kWait);
+    w.loadModel(truncated);
+    QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("truncated.ckpt")), kWait);
+    QCOMPARE(w.primaryPanel()->modelPath(), kSoft);  // the panel keeps the model it had
+    // A video opened now is captioned with that model, and nothing brings the old error back.
+    QVERIFY(w.openVideo(clip_));
+    QTRY_VERIFY_WITH_TIMEOUT(w.liveSource()->latest().index >= 3 && w.primaryPanel()->hasCaption(), kWait);
+    QVERIFY(!w.liveSource()->latest().caption.words.empty());
+    QVERIFY(w.liveSource()->isPlaying());
+    QVERIFY2(w.errorText().isEmpty(), qPrintable(w.errorText()));
+    // Failing again while it plays leaves it playing; a model that loads takes the error away.
+    w.loadModel(truncated);
+    QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("truncated.ckpt")), kWait);
+    QVERIFY(w.liveSource()->isOpen());
+    QVERIFY(w.liveSource()->isPlaying());
+    w.loadModel(kHard);
+    QTRY_COMPARE_WITH_TIMEOUT(w.primaryPanel()->modelPath(), kHard, kWait);
+    QVERIFY2(w.errorText().isEmpty(), qPrintable(w.errorText()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.liveSource()->isPlaying() && !w.liveSource()->latest().caption.words.empty(), kWait);
+  }
+
+  void steppingAPausedVideoHoldsTheWordStudied() {
+    MainWindow w;
+    w.show();
+    w.loadModel(kSoft);
+    QVERIFY(w.openVideo(clip_));
+    ExplorerPanel* panel = w.primaryPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && panel->caption().words.size() >= 2, kWait);
+    w.liveSource()->pause();
+    QTest::qWait(400);  // a frame read as it paused comes in now
+    w.player()->pause();
+    const int chosen = int(panel->caption().words.size()) - 1;  // the last word: the item's name
+    const std::string word = panel->caption().words[std::size_t(chosen)].word;
+    Q_EMIT panel->wordClicked(chosen);
+    QCOMPARE(w.player()->current(), chosen);
+    const long long held = w.liveSource()->latest().index;
+    w.liveSource()->step();
+    QTRY_COMPARE_WITH_TIMEOUT(w.liveSource()->latest().index, held + 1, kWait);
+    QTest::qWait(200);
+    QVERIFY(!w.player()->isPlaying());
+    // The stepped frame's caption says more before the word: the player stays on that word, paused.
+    fovea::CaptionResult longer = panel->caption();
+    fovea::WordAttention extra = longer.words.front();
+    extra.word = "purple";
+    longer.words.insert(longer.words.begin(), extra);
+    panel->showLiveFrame(w.liveSource()->latest().image, longer);
+    QVERIFY(!w.player()->isPlaying());
+    QCOMPARE(w.player()->count(), int(longer.words.size()));
+    QCOMPARE(panel->caption().words[std::size_t(w.player()->current())].word, word);
+    QTest::qWait(1200);  // two words' time at the player's pace
+    QVERIFY(!w.player()->isPlaying());
+    QCOMPARE(panel->caption().words[std::size_t(w.player()->current())].word, word);
   }
 
   void aMissingCameraIsNamedAndTheWindowGoesBackToItsImage() {

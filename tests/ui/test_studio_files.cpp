@@ -263,6 +263,27 @@ class StudioFilesTest : public QObject {
     QVERIFY(w->imagePath().endsWith(QStringLiteral("a_scene.png")));
   }
 
+  void aFolderWithoutImagesLeavesTheStripAsItWas() {
+    auto w = captioned();
+    auto* strip = w->thumbnails();
+    const QStringList files = strip->files();
+    const QString folder = strip->folder();
+    QVERIFY(!files.isEmpty());
+    QDir empty(tmp_.filePath("no-images"));
+    QVERIFY(empty.mkpath("."));
+    QFile notes(empty.filePath("notes.txt"));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("no pixels here");
+    notes.close();
+    QCOMPARE(w->openFolder(empty.path()), 0);
+    QVERIFY(w->errorText().contains(QStringLiteral("no image files in this folder")));
+    QCOMPARE(strip->files(), files);  // the strip still shows where the image shown is
+    QCOMPARE(strip->count(), int(files.size()));
+    QCOMPARE(strip->folder(), folder);
+    QCOMPARE(strip->currentRow(), int(files.indexOf(w->imagePath())));
+    QVERIFY(strip->currentRow() >= 0);
+  }
+
   void aTypedWordTheModelDoesNotKnowSaysSo() {
     auto w = captioned();
     w->setUserCaption("a zebra bag");

@@ -56,7 +56,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
     else title_->setText(tr("<b>No model</b> (the last one failed to load)"));
     // The core's messages start with the file's path: say it once.
     const QString why = error.startsWith(path + QStringLiteral(": ")) ? error.mid(path.size() + 2) : error;
-    Q_EMIT errorOccurred(tr("Could not load %1 %2: %3").arg(model_role_, path, why));
+    Q_EMIT modelFailed(tr("Could not load %1 %2: %3").arg(model_role_, path, why));
   });
   connect(session_, &ModelSession::captionReady, this, &ExplorerPanel::showReply);
   connect(session_, &ModelSession::probeReady, this, &ExplorerPanel::showProbe);

@@ -90,6 +90,8 @@ class ExplorerPanel : public QWidget {
   /// A probe or a take-away of the selected word began: the word (and a playing video) should stay.
   void wordHeld();
   void errorOccurred(const QString& message);
+  /// A model did not load (the message names it); the panel goes on with the one it had.
+  void modelFailed(const QString& message);
   void modelLoaded(const fovea::ui::ModelDescription& model);
 
  private:

@@ -115,10 +115,22 @@ MainWindow::MainWindow(QWidget* parent)
       compare_->previewWord(i);
     });
     connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
-    connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel](const ModelDescription& m) {
+    // A model that failed to load is named until another loads in its panel; the panel goes on
+    // with the one it had, and so does the video source (it is given only models that loaded).
+    auto load_error = std::make_shared<QString>();
+    connect(panel, &ExplorerPanel::modelFailed, this, [this, load_error](const QString& message) {
+      *load_error = message;
+      showError(message);
+    });
+    connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel, load_error](const ModelDescription& m) {
+      withdrawError(*load_error);
+      load_error->clear();
       statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
       updateGlimpseSwitch();
-      if (panel == primary_) rememberModel(m.path);
+      if (panel != primary_) return;
+      rememberModel(m.path);
+      live_source_->setModel(m.path);  // the next video or camera opened is captioned with it
+      if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
     });
   }
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
@@ -205,15 +217,20 @@ void MainWindow::captionArrived() {
   showReferences();
   const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
                          !compare_->isHidden() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
+  QStringList words;
+  for (const auto& w : primary_->caption().words) words << QString::fromStdString(w.word);
   if (live_) {
-    // Live captions: keep showing the current word's position, don't restart the animation.
+    // Live captions: keep showing the current word's position, don't restart the animation. A
+    // paused video stepped or sought stays on the word being studied, playing or paused as it was
+    // (following its α from frame to frame is what stepping is for).
+    const int keep = word_to_keep(shown_words_, player_->current(), words);
+    shown_image_ = image_path_, shown_words_ = words;
     if (player_->count() != n) player_->setCount(n);
-    player_->play();
+    if (live_source_->isPlaying()) player_->play();
+    else player_->setCurrent(keep);
     return;
   }
   // Another caption of the same image (beam, greedy, model): stay on the word being studied.
-  QStringList words;
-  for (const auto& w : primary_->caption().words) words << QString::fromStdString(w.word);
   const bool same_image = shown_image_ == image_path_;
   const int keep = word_to_keep(shown_words_, player_->current(), words);
   shown_image_ = image_path_, shown_words_ = words;
@@ -284,9 +301,7 @@ int MainWindow::openFolder(const QString& dir) {
 }
 
 void MainWindow::loadModel(const QString& path) {
-  primary_->loadModel(path);
-  live_source_->setModel(path);  // the next video or camera opened is captioned with it
-  if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
+  primary_->loadModel(path);  // the video source gets it once it has loaded (modelLoaded)
 }
 
 void MainWindow::loadCompareModel(const QString& path) {
@@ -334,6 +349,13 @@ void MainWindow::showError(const QString& message) {
   error_label_->setToolTip(m.details.isEmpty() ? m.summary : m.details);
   error_bar_->show();
   statusBar()->showMessage(m.summary.section(QLatin1Char('\n'), 0, 0), 10000);
+}
+
+void MainWindow::withdrawError(const QString& message) {
+  if (message.isEmpty() || errors_.removeAll(user_message(message).summary) == 0) return;
+  if (errors_.isEmpty()) return clearError();
+  error_label_->setText(errors_.join(QLatin1Char('\n')));
+  error_label_->setToolTip(errors_.first());
 }
 
 void MainWindow::clearError() {

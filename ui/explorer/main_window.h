@@ -112,6 +112,8 @@ class MainWindow : public QMainWindow {
   void buildControls();
   void showError(const QString& message);
   void clearError();
+  /// Takes `message` off the error bar (hidden when nothing is left): it no longer applies.
+  void withdrawError(const QString& message);
   void applyDecoding();
   /// Offers sampled glimpses only while a hard-attention model is shown.
   void updateGlimpseSwitch();

@@ -66,6 +66,8 @@ int ThumbnailStrip::setFolder(const QString& dir) {
     paths << d.absoluteFilePath(name);
     if (paths.size() >= kMaxFiles) break;
   }
+  // A folder without images leaves the strip as it was: it goes on showing where the image shown is.
+  if (paths.isEmpty()) return 0;
   folder_ = d.absolutePath();
   setFiles(paths);
   return int(paths.size());

@@ -18,7 +18,7 @@ class ThumbnailStrip : public QListWidget {
   ~ThumbnailStrip() override;
 
   /// Lists the folder's image files (sorted by name); returns how many. Does not select one. The
-  /// thumbnails come a moment later, read on a worker thread.
+  /// thumbnails come a moment later, read on a worker thread. A folder without images changes nothing.
   int setFolder(const QString& dir);
   void setFiles(const QStringList& paths);
   QString folder() const { return folder_; }
