@@ -18,6 +18,7 @@ PACKAGES=(
   jq xvfb xauth
   python3-torch python3-torchvision  # torchrun and tools/export_backbone.py, and their tests
   python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib  # the Python module (python/) and its tests
+  python3-ipython  # a notebook cell run in a real IPython shell (tests/python/test_show.py)
   desktop-file-utils appstream help2man
   chromium  # tests open the exported web pages in it, headless and offline
   "$@"
