@@ -325,20 +325,4 @@ std::shared_ptr<const SceneSource> captions_only(std::shared_ptr<const SceneSour
   return std::make_shared<CaptionsOnly>(std::move(source));
 }
 
-std::string file_digest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read it to key the annotation cache");
-  std::vector<char> buffer(1 << 22);
-  std::uint32_t c = 0;
-  std::uint64_t size = 0;
-  while (in) {
-    in.read(buffer.data(), std::streamsize(buffer.size()));
-    const auto n = in.gcount();
-    if (n <= 0) break;
-    c = crc32_update(c, buffer.data(), std::size_t(n));
-    size += std::uint64_t(n);
-  }
-  return content_digest(c, size);
-}
-
 }  // namespace fovea

@@ -79,8 +79,4 @@ class AnnotationCache {
 /// run that trains from cached annotations.
 std::shared_ptr<const SceneSource> captions_only(std::shared_ptr<const SceneSource> source);
 
-/// A digest of a file's bytes (CRC-32 and size, as hex), for cache keys; throws naming the file
-/// when it cannot be read.
-std::string file_digest(const std::string& path);
-
 }  // namespace fovea

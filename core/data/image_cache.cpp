@@ -74,20 +74,11 @@ bool stat_identity(const std::string& path, FileIdentity& id) {
   return true;
 }
 
-/// The CRC-32 of the bytes of `path`; 0 when it cannot be read or is not a plain file (a named
-/// pipe is never opened: that would wait for a writer).
+/// The CRC-32 of the bytes of `path`; 0 when it cannot be read or is not a plain file.
 std::uint32_t file_crc(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> buffer(1 << 20);
-  std::uint32_t c = 0;
-  while (in) {
-    in.read(buffer.data(), std::streamsize(buffer.size()));
-    if (in.gcount() <= 0) break;
-    c = crc32_update(c, buffer.data(), std::size_t(in.gcount()));
-  }
-  return c;
+  std::uint32_t crc = 0;
+  std::uint64_t size = 0;
+  return crc32_of_file(path, crc, size) ? crc : 0;
 }
 
 std::string hex(std::size_t v) {
