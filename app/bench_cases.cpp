@@ -347,7 +347,7 @@ void bench_render(const BenchArgs* a, const torch::Device& device, const std::fu
 const std::vector<std::string>& bench_case_names() {
   static const std::vector<std::string> names{
       "sgemm", "decoder_train_step", "decoder_train_step_hard", "beam_search", "greedy_batch",
-      "caption_end_to_end", "encoder_train_step", "train_epoch_builtin", "corpus_epoch", "op_count", "heatmap_render",
+      "caption_end_to_end", "encoder_train_step", "train_epoch_builtin", "self_critical_step", "corpus_epoch", "op_count", "heatmap_render",
       "figure_export", "ui_latency", "live"};
   return names;
 }
@@ -390,6 +390,7 @@ int run_bench(const BenchArgs& args) {
   if (wanted("caption_end_to_end")) bench_caption(a, device);
   if (wanted("encoder_train_step")) bench_encoder_train_step(a, device);
   if (wanted("train_epoch_builtin")) bench_train_epoch(a, device);
+  if (wanted("self_critical_step")) bench_self_critical_step(a);
   if (wanted("corpus_epoch")) bench_corpus_epoch(a);
   if (wanted("op_count")) bench_op_count(a->device);
   if (wanted("heatmap_render") || wanted("figure_export")) bench_render(a, device, wanted);

@@ -24,6 +24,8 @@ struct BenchArgs {
 
 /// corpus_epoch (app/bench_corpus.cpp): a Flickr8k-sized epoch trained from cached annotations.
 void bench_corpus_epoch(const BenchArgs* a);
+/// self_critical_step (app/bench_self_critical.cpp): a self-critical step beside a cross-entropy one.
+void bench_self_critical_step(const BenchArgs* a);
 /// op_count (app/bench_op_count.cpp): kernel-launching operators per word on the device-generic path.
 void bench_op_count(const std::string& device);
 

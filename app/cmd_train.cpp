@@ -169,6 +169,11 @@ Runner add_train_command(CLI::App& app) {
                       100 * v.pointing, 100 * v.alpha_in_box, 100 * v.absent_nouns);
         text += line;
       }
+      if (v.has_faithfulness) {
+        std::snprintf(line, sizeof line, ", faithful nouns %.0f%% (p falls %.0f%% with the attended cells removed, %.0f%% with others)",
+                      100 * v.faithful_rate, 100 * v.attended_drop, 100 * v.control_drop);
+        text += line;
+      }
       if (v.improved) text += " (" + improvement_note(v) + ", saved best.ckpt)";
       bar.message(text);
     };

@@ -33,8 +33,8 @@ TEST(TrainSettings, EverySettingSurvivesTheJsonRoundTrip) {
   c.model.init_state = InitState::Zero;
   c.objective.reduction = PenaltyReduction::Sum;
   c.objective.lambda_e = 0.25;
-  c.expected_context_prob = 0.125;
   c.init_from = "a.ckpt";
+  c.self_critical = "samples";
   c.seed = 7;
   const auto back = train_config_from_json(to_json(c));
   for (const auto& s : train_settings()) EXPECT_EQ(s.get(back), s.get(c)) << s.key;
@@ -70,8 +70,12 @@ TEST(TrainSettings, ValidationNamesTheSettingAndItsRange) {
   c.lr = 0;
   EXPECT_NE(test::error_message([&] { c.validate(); }).find("lr must be > 0"), std::string::npos);
   c = test::tiny_training("runs/x");
-  c.expected_context_prob = 1.5;
-  EXPECT_NE(test::error_message([&] { c.validate(); }).find("expected_prob"), std::string::npos);
+  c.self_critical = "sometimes";
+  EXPECT_NE(test::error_message([&] { c.validate(); }).find("self_critical must be one of off, greedy, samples"),
+            std::string::npos);
+  c = test::tiny_training("runs/x");
+  c.self_critical = "greedy";  // from scratch: nothing to sample from
+  EXPECT_NE(test::error_message([&] { c.validate(); }).find("needs a model to start from (init_from"), std::string::npos);
   c = test::tiny_training("runs/x");
   c.precision = "fp8";
   EXPECT_NE(test::error_message([&] { c.validate(); }).find("precision must be one of auto, fp32, bf16"), std::string::npos);
@@ -111,7 +115,7 @@ TEST(TrainSettings, ARunSavedBeforeTheTableIsReadThroughOneMigration) {
   EXPECT_EQ(c.model.image_size, 48);
   EXPECT_FALSE(c.model.use_beta);
   EXPECT_EQ(c.batch_size, 16);
-  EXPECT_DOUBLE_EQ(c.expected_context_prob, 0.25);
+  EXPECT_EQ(c.self_critical, "off") << "a run from before self-critical training trained with cross-entropy";
   EXPECT_EQ(c.objective.reduction, PenaltyReduction::Sum);
   EXPECT_EQ(c.min_count, 2);
   EXPECT_EQ(c.out_dir, "runs/old");

@@ -100,25 +100,33 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
     }
   }
   if (word_boxes && grid_h > 0 && grid_w > 0) {
-    const auto B = std::int64_t(scenes.size());
-    const auto T = b.tokens.size(1) - 1;
-    const auto L = grid_h * grid_w;
-    b.word_boxes = torch::zeros({B, T, L}, torch::kFloat);
-    b.word_has_box = torch::zeros({B, T}, torch::kBool);
-    auto boxes = b.word_boxes.accessor<float, 3>();
-    auto has = b.word_has_box.accessor<bool, 2>();
-    for (std::int64_t i = 0; i < B; ++i) {
-      const Scene& s = scenes[std::size_t(i)];
-      const auto named = named_objects(s, words[std::size_t(i)]);
-      for (std::size_t t = 0; t < named.size() && std::int64_t(t) < T; ++t) {
-        if (named[t] < 0) continue;
-        const auto cells = object_cells(s.objects[std::size_t(named[t])], s.image.width, s.image.height, int(grid_h), int(grid_w));
-        has[i][std::int64_t(t)] = true;
-        for (std::int64_t l = 0; l < L; ++l) boxes[i][std::int64_t(t)][l] = cells[std::size_t(l)] ? 1.0f : 0.0f;
-      }
-    }
+    std::vector<const Scene*> of;
+    for (const auto& s : scenes) of.push_back(&s);
+    std::tie(b.word_boxes, b.word_has_box) = word_box_targets(of, words, b.tokens.size(1) - 1, grid_h, grid_w);
   }
   return b;
+}
+
+std::pair<torch::Tensor, torch::Tensor> word_box_targets(const std::vector<const Scene*>& scenes,
+                                                         const std::vector<std::vector<std::string>>& words, std::int64_t T,
+                                                         std::int64_t grid_h, std::int64_t grid_w) {
+  const auto B = std::int64_t(scenes.size());
+  const auto L = grid_h * grid_w;
+  auto word_boxes = torch::zeros({B, T, L}, torch::kFloat);
+  auto word_has_box = torch::zeros({B, T}, torch::kBool);
+  auto boxes = word_boxes.accessor<float, 3>();
+  auto has = word_has_box.accessor<bool, 2>();
+  for (std::int64_t i = 0; i < B; ++i) {
+    const Scene& s = *scenes[std::size_t(i)];
+    const auto named = named_objects(s, words[std::size_t(i)]);
+    for (std::size_t t = 0; t < named.size() && std::int64_t(t) < T; ++t) {
+      if (named[t] < 0) continue;
+      const auto cells = object_cells(s.objects[std::size_t(named[t])], s.image.width, s.image.height, int(grid_h), int(grid_w));
+      has[i][std::int64_t(t)] = true;
+      for (std::int64_t l = 0; l < L; ++l) boxes[i][std::int64_t(t)][l] = cells[std::size_t(l)] ? 1.0f : 0.0f;
+    }
+  }
+  return {word_boxes, word_has_box};
 }
 
 std::vector<int> named_objects(const Scene& scene, const std::vector<std::string>& words) {

@@ -24,6 +24,9 @@ struct Batch {
   torch::Tensor word_boxes;  ///< (B, T, L) 1 on the cells of the object word t names (colour and noun words), else 0
   torch::Tensor word_has_box;  ///< (B, T) bool: word t names an object of the scene
   std::vector<std::size_t> indices;
+  /// The scenes, their pixels dropped (captions, objects, image size): for self-critical training's
+  /// rewards; empty otherwise.
+  std::vector<Scene> scenes;
 };
 
 /// Per-cell labels of a scene on a grid_h x grid_w grid: cells whose centre lies in an object's
@@ -41,6 +44,12 @@ bool cell_labels(const Scene& scene, std::int64_t grid_h, std::int64_t grid_w, c
 /// Returns one entry per word: the object's index in scene.objects, or -1.
 std::vector<int> named_objects(const Scene& scene, const std::vector<std::string>& words);
 
+/// Attention supervision's targets for captions `words` (one per scene, at most T words): (B, T, L)
+/// marking the cells of the object each word names (named_objects, object_cells) and (B, T) bool
+/// saying which words name one.
+std::pair<torch::Tensor, torch::Tensor> word_box_targets(const std::vector<const Scene*>& scenes,
+                                                         const std::vector<std::vector<std::string>>& words, std::int64_t T,
+                                                         std::int64_t grid_h, std::int64_t grid_w);
 /// Cells of a grid_h x grid_w grid that the object's box overlaps (cell centre inside the box
 /// dilated by half a cell): the cells grounding counts as "inside", row-major.
 std::vector<bool> object_cells(const SceneObject& object, int image_width, int image_height, int grid_h, int grid_w);

@@ -73,6 +73,12 @@ Captioner::Captioner(const std::string& model_path, const std::string& device) :
   impl_->path = model_path;
 }
 
+Captioner::Captioner(const CaptionModel& model, const std::string& name) : impl_(std::make_unique<Impl>()) {
+  impl_->ckpt.model = model;
+  impl_->ckpt.path = name;
+  impl_->path = name;
+}
+
 Captioner::~Captioner() = default;
 Captioner::Captioner(Captioner&&) noexcept = default;
 Captioner& Captioner::operator=(Captioner&&) noexcept = default;

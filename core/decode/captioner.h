@@ -21,10 +21,15 @@
 
 namespace fovea {
 
+struct CaptionModel;
+
 class Captioner {
  public:
   /// Loads a checkpoint or shipped model. device: auto|cpu|cuda. Throws naming the file.
   explicit Captioner(const std::string& model_path, const std::string& device = "cpu");
+  /// A captioner of a model in memory, its weights shared (a training run's, to measure it as it
+  /// trains); `name` stands for the file in what it reports. The model is left in eval mode.
+  Captioner(const CaptionModel& model, const std::string& name);
   ~Captioner();
   Captioner(Captioner&&) noexcept;
   Captioner& operator=(Captioner&&) noexcept;

@@ -102,27 +102,36 @@ std::vector<double> rouge_l(const std::vector<Tokens>& candidates, const std::ve
   return scores;
 }
 
+CiderD::CiderD(const std::vector<std::vector<Tokens>>& corpus) : images_(corpus.size()) {
+  for (const auto& refs : corpus) {
+    std::map<Ngram, bool> seen;
+    for (const auto& r : refs) {
+      for (const auto& [g, c] : ngram_counts(r)) seen[g] = true;
+    }
+    for (const auto& [g, _] : seen) df_[g] += 1;
+  }
+}
+
+std::vector<double> CiderD::score(const std::vector<Tokens>& candidates, const std::vector<Tokens>& references) const {
+  constexpr double sigma = 6.0;
+  const double log_images = std::log(double(std::max<std::size_t>(1, images_)));
+  std::vector<TfIdf> refs;
+  for (const auto& r : references) refs.push_back(to_vector(ngram_counts(r), df_, log_images));
+  std::vector<double> scores;
+  for (const auto& c : candidates) {
+    const auto hyp = to_vector(ngram_counts(c), df_, log_images);
+    double s = 0;
+    for (const auto& ref : refs) s += similarity(hyp, ref, sigma);
+    scores.push_back(refs.empty() ? 0.0 : s / double(refs.size()) * 10.0);
+  }
+  return scores;
+}
+
 std::vector<double> cider_d(const std::vector<Tokens>& candidates, const std::vector<std::vector<Tokens>>& references) {
   check_sizes("CIDEr-D", candidates.size(), references.size());
-  constexpr double sigma = 6.0;
-  std::map<Ngram, double> df;
-  std::vector<std::vector<Counts>> ref_counts(references.size());
-  for (std::size_t i = 0; i < references.size(); ++i) {
-    std::map<Ngram, bool> seen;
-    for (const auto& r : references[i]) {
-      ref_counts[i].push_back(ngram_counts(r));
-      for (const auto& [g, c] : ref_counts[i].back()) seen[g] = true;
-    }
-    for (const auto& [g, _] : seen) df[g] += 1;
-  }
-  const double log_images = std::log(double(references.size()));
+  const CiderD scorer(references);
   std::vector<double> scores;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const auto hyp = to_vector(ngram_counts(candidates[i]), df, log_images);
-    double s = 0;
-    for (const auto& rc : ref_counts[i]) s += similarity(hyp, to_vector(rc, df, log_images), sigma);
-    scores.push_back(ref_counts[i].empty() ? 0.0 : s / double(ref_counts[i].size()) * 10.0);
-  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) scores.push_back(scorer.score({candidates[i]}, references[i])[0]);
   return scores;
 }
 

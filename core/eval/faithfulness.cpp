@@ -92,7 +92,7 @@ std::vector<int> control_cells(const Scene& scene, const SceneObject& object, co
 }
 
 void accumulate_faithfulness(Captioner& captioner, const Scene& scene, const CaptionResult& caption,
-                             FaithfulnessReport& report) {
+                             FaithfulnessReport& report, bool with_saliency) {
   if (scene.objects.empty() || caption.words.empty()) return;
   const std::string text = caption.text();
   const CaptionResult original = captioner.score(scene.image, text);
@@ -112,10 +112,10 @@ void accumulate_faithfulness(Captioner& captioner, const Scene& scene, const Cap
         relative_drop(before, captioner.score(remove_cells(scene.image, attended, gh, gw), text).words[t].log_prob);
     const double control_drop =
         relative_drop(before, captioner.score(remove_cells(scene.image, control, gh, gw), text).words[t].log_prob);
-    if (saliency.empty()) saliency = captioner.saliency(scene.image, text);
+    if (saliency.empty() && with_saliency) saliency = captioner.saliency(scene.image, text);
     const auto box = object_cells(*object, scene.image.width, scene.image.height, gh, gw);
-    const std::size_t salient = argmax(saliency[t]);
-    const bool agrees = salient == argmax(alpha);
+    const std::size_t salient = with_saliency ? argmax(saliency[t]) : argmax(alpha);
+    const bool agrees = with_saliency && salient == argmax(alpha);
     const double box_fraction = double(std::count(box.begin(), box.end(), true)) / grid;
     const double removed = double(attended.size()) / grid;
     add(report.all, attended_drop, control_drop, removed, agrees, box[salient], box_fraction);

@@ -46,8 +46,10 @@ std::vector<int> control_cells(const Scene& scene, const SceneObject& object, co
                                int grid_h, int grid_w);
 
 /// Adds the scene's nouns to the report: `caption` is the model's caption of `scene.image`.
+/// Without `with_saliency` the removals alone (the saliency figures stay 0): what a training run
+/// measures as it validates, its frozen encoder blocks running without autograd.
 void accumulate_faithfulness(Captioner& captioner, const Scene& scene, const CaptionResult& caption,
-                             FaithfulnessReport& report);
+                             FaithfulnessReport& report, bool with_saliency = true);
 
 /// {"kind", "count", "attended_drop", "control_drop", "faithful_rate", "removed_fraction",
 ///  "saliency": {"peak_agrees", "in_box", "chance"}, "per_class": {...}}

@@ -32,6 +32,7 @@ struct Part {
   DecoderOutput out;
   ObjectiveTerms terms;
   AttentionSupervisionSum supervision;
+  torch::Tensor weights;      ///< the part's caption weights (self-critical), or undefined
 };
 
 /// Rows of each part: captions sorted by length and dealt out back and forth (0, 1, 1, 0, 0, 1,
@@ -325,7 +326,9 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     compat::CpuBf16Autocast bf16(options.bf16 && n == 1);
     const auto pick = [&](const torch::Tensor& t) { return n == 1 ? t : select_rows(t, p.rows); };
     p.out = decoder->forward(p.annotations, pick(in.tokens), pick(in.lengths), pick(in.sample));
-    p.terms = options.hard ? hard_objective(p.out, options.objective, baseline_value) : soft_objective(p.out, options.objective);
+    p.weights = pick(in.caption_weights);
+    p.terms = options.hard ? hard_objective(p.out, options.objective, baseline_value, p.weights)
+                           : soft_objective(p.out, options.objective, p.weights);
     if (supervise) p.supervision = attention_supervision_sum(p.out, pick(in.word_boxes), pick(in.word_has_box));
   };
   run_parts(n, forward);
@@ -336,7 +339,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   if (options.hard && totals.terms.sampled > 0 && !baseline->initialised) {
     // First sampled batch: start the baseline at its rewards instead of 0, then recompute.
     baseline->update(totals.terms.reward);
-    for (auto& p : parts) p.terms = hard_objective(p.out, options.objective, baseline->value);
+    for (auto& p : parts) p.terms = hard_objective(p.out, options.objective, baseline->value, p.weights);
     totals = batch_totals(parts, B, baseline->value, options);
   }
   result.terms = totals.terms;

@@ -19,6 +19,8 @@ struct DecoderPassInput {
   torch::Tensor tokens, lengths;          ///< teacher-forced captions (pad_captions)
   torch::Tensor sample;                   ///< hard attention: (B) bool, rows that sample glimpses; else undefined
   torch::Tensor word_boxes, word_has_box; ///< attention supervision targets (B, T, L), (B, T); or undefined
+  /// Self-critical training: (B) each caption's advantage, weighting its −log p (objectives.h); or undefined
+  torch::Tensor caption_weights;
 };
 
 struct DecoderPassOptions {

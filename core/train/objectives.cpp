@@ -31,10 +31,11 @@ std::vector<double> read_figures(const std::vector<torch::Tensor>& scalars) {
 
 }  // namespace
 
-ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt) {
+ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt, const torch::Tensor& caption_weights) {
   ObjectiveTerms t;
   const auto& lp = out.token_log_probs;
   auto per_caption_nll = -caption_log_probs(out, lp);
+  if (caption_weights.defined()) per_caption_nll = per_caption_nll * caption_weights.to(per_caption_nll.options());
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
   t.loss = (per_caption_nll + penalty).mean();
   t.tokens = lp.size(0);
@@ -45,7 +46,8 @@ ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& 
   return t;
 }
 
-ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline) {
+ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline,
+                              const torch::Tensor& caption_weights) {
   ObjectiveTerms t;
   const auto& lp = out.token_log_probs;
   auto log_p_y = caption_log_probs(out, lp);  // (B), log p(y|s̃,a)
@@ -54,7 +56,8 @@ ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& 
   auto advantage = (t.rewards - baseline) * sampled;
   auto reinforce = opt.lambda_r * advantage * out.log_p_glimpses;
   auto penalty = opt.lambda * doubly_stochastic_penalty(out.alpha_sum, opt.reduction);
-  t.loss = (-log_p_y - reinforce - opt.lambda_e * out.entropy + penalty).mean();
+  const auto caption_term = caption_weights.defined() ? log_p_y * caption_weights.to(log_p_y.options()) : log_p_y;
+  t.loss = (-caption_term - reinforce - opt.lambda_e * out.entropy + penalty).mean();
   t.tokens = lp.size(0);
   const auto figures = read_figures({(-t.rewards + penalty.detach()).mean(), -lp.detach().mean(),
                                      penalty.detach().mean(), out.entropy.detach().sum() / double(t.tokens),

@@ -6,6 +6,11 @@
 
 namespace fovea {
 
+/// Hard attention: the chance that a training sequence uses the expected context instead of
+/// sampled glimpses (the paper's 0.5, §4.1): such sequences contribute their NLL, entropy and
+/// penalty terms, no REINFORCE term.
+inline constexpr double kExpectedContextProb = 0.5;
+
 /// Per-caption doubly stochastic penalty (B): Σ_i or mean_i of (1 − Σ_t α_ti)², with α summed
 /// over each caption's valid steps only.
 torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyReduction reduction);
@@ -25,12 +30,20 @@ struct ObjectiveTerms {
   std::int64_t sampled = 0;
 };
 
-ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt);
+/// `caption_weights` (B), for self-critical training (core/train/self_critical.h): each caption's
+/// −log p(y|·) is weighted by its advantage, so the gradient is the REINFORCE estimate of the
+/// reward's; undefined: cross-entropy (every weight 1).
+ObjectiveTerms soft_objective(const DecoderOutput& out, const ObjectiveOptions& opt,
+                              const torch::Tensor& caption_weights = {});
 
 /// REINFORCE surrogate whose gradient is the Monte-Carlo estimate of docs/design.md §2.2:
 ///   ∂log p(y|s̃,a) + λ_r (log p(y|s̃,a) − b) ∂log p(s̃|a) + λ_e ∂H, averaged over the batch.
 /// Sequences that used the expected context contribute their NLL (and entropy) only.
-ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline);
+/// With `caption_weights` the caption's own term is weighted as soft_objective's; the glimpses'
+/// REINFORCE term and the entropy bonus stay as they are, their reward log p(y|s̃,a) of the
+/// caption given.
+ObjectiveTerms hard_objective(const DecoderOutput& out, const ObjectiveOptions& opt, double baseline,
+                              const torch::Tensor& caption_weights = {});
 
 /// Attention supervision (Liu et al. 2017): mean over supervised words of KL(u_t || α_t), where
 /// u_t spreads evenly over the cells of the object word t names: word_boxes (B, T, L) marks those

@@ -39,15 +39,39 @@ namespace {
 /// Copies the weights of another checkpoint with the same architecture and vocabulary.
 void initialise_from(CaptionModel& model, const LoadedCheckpoint& source) {
   const auto& path = source.path;
-  if (source.model.vocab.words() != model.vocab.words()) {
-    throw std::runtime_error(path + ": its vocabulary differs from the one built from this run's training data");
-  }
   auto a = to_json(source.model.config), b = to_json(model.config);
   a.erase("attention"), b.erase("attention");
   if (a != b) {
     throw std::runtime_error(path + ": its architecture differs from this run's (" + a.dump() + " vs " + b.dump() + ")");
   }
   copy_matching_state(*model.net, *source.model.net);
+}
+
+/// A new run's vocabulary: the words of the training captions seen at least `min_count` times, or
+/// those of the model the run starts from (`start`), which its weights go with: the training
+/// words it lacks read as <unk>, and the run says how many.
+Vocabulary training_vocabulary(const SceneSource& train, int min_count, const Vocabulary* start,
+                               const std::function<void(const std::string&)>& say) {
+  say("building the vocabulary from " + train.describe());
+  std::vector<std::vector<std::string>> captions;
+  for (std::size_t i = 0; i < train.size(); ++i) {
+    for (const auto& c : train.get(i).captions) captions.push_back(tokenize(c));
+  }
+  auto vocab = Vocabulary::build(captions, min_count);
+  if (start != nullptr) {
+    std::int64_t missing = 0;
+    for (const auto& w : vocab.words()) missing += start->index(w) == Vocabulary::kUnk ? 1 : 0;
+    say("vocabulary: the " + std::to_string(start->size() - 4) + " words of the model it starts from" +
+        (missing > 0 ? "; " + std::to_string(missing) + " words of these captions are not among them and read as <unk>"
+                     : std::string()));
+    return *start;
+  }
+  if (vocab.size() <= 4) {  // only the special tokens: the decoder would have no word to say
+    throw std::invalid_argument(train.describe() + ": its " + std::to_string(captions.size()) +
+                                " training captions give no word seen at least " + std::to_string(min_count) +
+                                " time(s) (min_count): are its sentences empty? Captions need words to learn from");
+  }
+  return vocab;
 }
 
 }  // namespace
@@ -57,19 +81,9 @@ CaptionModel build_new_model(TrainConfig& config, const SceneSource& train, torc
   auto say = [&](const std::string& m) {
     if (message) message(m);
   };
-  say("building the vocabulary from " + train.describe());
-  std::vector<std::vector<std::string>> captions;
-  for (std::size_t i = 0; i < train.size(); ++i) {
-    for (const auto& c : train.get(i).captions) captions.push_back(tokenize(c));
-  }
-  auto vocab = Vocabulary::build(captions, config.min_count);
-  if (vocab.size() <= 4) {  // only the special tokens: the decoder would have no word to say
-    throw std::invalid_argument(train.describe() + ": its " + std::to_string(captions.size()) +
-                                " training captions give no word seen at least " + std::to_string(config.min_count) +
-                                " time(s) (min_count): are its sentences empty? Captions need words to learn from");
-  }
   std::optional<LoadedCheckpoint> source;
   if (!config.init_from.empty()) source = load_checkpoint(config.init_from);
+  auto vocab = training_vocabulary(train, config.min_count, source ? &source->model.vocab : nullptr, say);
   const bool encoder_file = !config.backbone.empty() && is_encoder_file(config.backbone);
   config.model.backbone_path = encoder_file ? std::string() : config.backbone;
   auto model = CaptionModel::create(config.model, std::move(vocab), device);

@@ -20,8 +20,8 @@ TrainData open_train_data(const TrainConfig& config, TrainData data, const std::
 /// The device the config names; in a group on CUDA without an index, one GPU a process by LOCAL_RANK.
 torch::Device training_device(const TrainConfig& config, const ProcessGroup* group);
 
-/// A new run's model: the vocabulary from the training captions, the weights fresh, from
-/// config.init_from (same architecture and vocabulary) or with the encoder of config.backbone.
+/// A new run's model: the vocabulary from the training captions and the weights fresh or with the
+/// encoder of config.backbone; or the weights and vocabulary of config.init_from (same architecture).
 /// Sets config.model to the architecture built. Draws from LibTorch's generator (seed it first).
 CaptionModel build_new_model(TrainConfig& config, const SceneSource& train, torch::Device device,
                              const std::function<void(const std::string&)>& message);

@@ -1,5 +1,8 @@
 #include "core/train/run_validation.h"
 
+#include "core/decode/captioner.h"
+#include "core/eval/faithfulness.h"
+
 #include "core/data/batching.h"
 #include "core/data/image_tensor.h"
 #include "core/data/tokenizer.h"
@@ -118,11 +121,16 @@ ValidationRecord RunValidation::validate(std::int64_t epoch, RunState& state,
   v.alpha_in_box = e.grounding.phrase.precision();
   v.absent_nouns = e.grounding.absent_noun_rate();
   v.nll = nll.tokens > 0 ? nll.sum / double(nll.tokens) : 0;
+  // Captions tuned to a consensus metric may stop looking at what they name: a self-critical run
+  // measures whether α still explains the nouns, every time it validates.
+  if (config_.self_critical != "off" && e.has_boxes) add_faithfulness(v);
   // best.ckpt is chosen by a score that moves: BLEU-4 near 0 (a young model, a hard corpus) ranks
   // noise, so CIDEr-D then, and the validation NLL when both are near 0. A later validation whose
   // BLEU-4 moves ranks above any chosen by the others.
-  const double score = v.bleu[3] >= kScoreThatMoves ? v.bleu[3] : e.cider >= kScoreThatMoves ? e.cider : v.nll;
-  v.metric = v.bleu[3] >= kScoreThatMoves ? "BLEU-4" : e.cider >= kScoreThatMoves ? "CIDEr-D" : "validation NLL";
+  // A self-critical run optimises CIDEr-D: it is chosen by it.
+  const bool by_bleu = v.bleu[3] >= kScoreThatMoves && config_.self_critical == "off";
+  const double score = by_bleu ? v.bleu[3] : e.cider >= kScoreThatMoves ? e.cider : v.nll;
+  v.metric = by_bleu ? "BLEU-4" : e.cider >= kScoreThatMoves ? "CIDEr-D" : "validation NLL";
   const int rank = metric_rank(v.metric), best_rank = state.best_metric.empty() ? -1 : metric_rank(state.best_metric);
   v.improved = rank > best_rank || (rank == best_rank && (v.metric == "validation NLL" ? score < state.best_score
                                                                                         : score > state.best_score));
@@ -142,6 +150,23 @@ ValidationRecord RunValidation::validate(std::int64_t epoch, RunState& state,
   v.best_bleu4 = state.best_bleu4;
   if (e.scenes > 0 && message) message("sample: " + e.captions.at(val_->get(0).id));
   return v;
+}
+
+void RunValidation::add_faithfulness(ValidationRecord& v) {
+  Captioner captioner(model_, "the model in training");
+  FaithfulnessReport report;
+  CaptionOptions greedy;
+  greedy.beam = 1;
+  for (std::size_t i = 0; i < std::min(val_->size(), kFaithfulnessScenes); ++i) {
+    const auto scene = val_->get(i);
+    if (!scene.objects.empty()) {
+      accumulate_faithfulness(captioner, scene, captioner.caption(scene.image, greedy), report, /*with_saliency=*/false);
+    }
+  }
+  v.has_faithfulness = report.all.count > 0;
+  v.faithful_rate = report.all.faithful_rate();
+  v.attended_drop = report.all.mean_attended_drop();
+  v.control_drop = report.all.mean_control_drop();
 }
 
 }  // namespace fovea

@@ -55,6 +55,10 @@ class RunValidation {
   /// Adds the teacher-forced NLL of the first reference caption of scenes `indices`, given their
   /// annotations (B, L, D), to `nll`.
   void add_nll(const std::vector<std::size_t>& indices, const torch::Tensor& annotations, NllSum& nll);
+  /// Faithfulness (core/eval/faithfulness.h) of the greedy captions of the first
+  /// kFaithfulnessScenes validation scenes with boxes, into `v`.
+  void add_faithfulness(ValidationRecord& v);
+  static constexpr std::size_t kFaithfulnessScenes = 100;
   /// The validation split's annotations: from its cache when the encoder does not train.
   SplitAnnotations& val_annotations();
 

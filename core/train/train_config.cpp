@@ -31,6 +31,11 @@ void TrainConfig::validate() const {
       if (!error.empty()) throw std::invalid_argument(error);
     }
   }
+  if (self_critical != "off" && init_from.empty()) {
+    throw std::invalid_argument("self_critical " + self_critical +
+                                " needs a model to start from (init_from: one trained with cross-entropy); "
+                                "sampled captions of an untrained model earn no reward to learn from");
+  }
   if (is_builtin_dataset(dataset) && train_scenes < std::size_t(batch_size)) {
     throw std::invalid_argument("train_scenes (" + std::to_string(train_scenes) + ") must be at least the batch (" +
                                 std::to_string(batch_size) + ")");
@@ -76,6 +81,16 @@ void apply_paper_objective(TrainConfig& c) {
   c.attention_supervision = 0;
   c.model.init_state = InitState::Mean;
   c.objective.reduction = PenaltyReduction::Sum;
+}
+
+void apply_self_critical_recipe(TrainConfig& c) {
+  c.self_critical = "greedy";
+  c.lr = 5e-5;
+  c.lr_decay = 1;
+  c.epochs = 1;
+  c.trainable_blocks = 0;
+  c.aux_weight = 0;
+  c.pretrain_steps = 0;
 }
 
 nlohmann::json to_json(const TrainConfig& c) {

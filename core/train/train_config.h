@@ -59,7 +59,11 @@ struct TrainConfig {
   /// by the auxiliary class head (built-in scenes and the built-in CNN, untrained or from an
   /// encoder file); 0 = off.
   std::int64_t pretrain_steps = 0;
-  double expected_context_prob = 0.5;  ///< hard: chance a sequence uses the expected context
+  /// Self-critical sequence training (Rennie et al. 2017; core/train/self_critical.h) from
+  /// init_from's model: "off" (cross-entropy), "greedy" (CIDEr-D reward, the greedy caption's
+  /// reward as baseline) or "samples" (the mean reward of the image's other samples as baseline,
+  /// Luo 2020).
+  std::string self_critical = "off";
   std::uint64_t seed = 1;
   std::string device = "auto";
   /// fp32, or bf16 (the forward's matrix products and convolutions in bfloat16, CPU autocast);
@@ -119,6 +123,12 @@ TrainConfig recommended_train_config();
 /// The paper's exact objective: no auxiliary loss, no encoder pretraining, no attention
 /// supervision, h0/c0 from the mean annotation, penalty summed over cells (`fovea train --paper`).
 void apply_paper_objective(TrainConfig& c);
+
+/// Self-critical training's recipe from c.init_from's model (docs/training.md, chosen on the
+/// validation split): the greedy baseline, one epoch at a constant learning rate of 5e-5, the
+/// encoder as it is (no auxiliary loss, no pretraining), attention supervision kept where it was
+/// on. The model's architecture and data stay.
+void apply_self_critical_recipe(TrainConfig& c);
 
 /// {"version": N, key: value ...} with the keys of train_settings().
 nlohmann::json to_json(const TrainConfig& c);

@@ -20,6 +20,13 @@ nlohmann::json to_json(const TrainRecord& r) {
     j["reward"] = r.reward;
     j["reward_var"] = r.reward_var;
   }
+  if (r.self_critical) {
+    j["sample_reward"] = r.sample_reward;
+    j["baseline_reward"] = r.baseline_reward;
+    j["advantage"] = r.advantage;
+    j["sample_length"] = r.sample_length;
+    j["end_rate"] = r.end_rate;
+  }
   return j;
 }
 
@@ -33,13 +40,21 @@ nlohmann::json to_json(const ValidationRecord& v) {
     j["alpha_in_box"] = v.alpha_in_box;
     j["absent_nouns"] = v.absent_nouns;
   }
+  if (v.has_faithfulness) {
+    j["faithful_rate"] = v.faithful_rate;
+    j["attended_drop"] = v.attended_drop;
+    j["control_drop"] = v.control_drop;
+  }
   return j;
 }
 
 std::string improvement_note(const ValidationRecord& v) {
   if (!v.improved) return {};
   if (v.metric == "BLEU-4") return "best so far";
-  if (v.metric == "CIDEr-D") return "best so far by CIDEr-D, BLEU-4 being below 0.01";
+  if (v.metric == "CIDEr-D") {
+    return v.bleu[3] >= 0.01 ? "best so far by CIDEr-D, the metric self-critical training optimises"
+                             : "best so far by CIDEr-D, BLEU-4 being below 0.01";
+  }
   return "best so far by validation NLL " + [&] {
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", v.nll);
@@ -119,6 +134,12 @@ TrainRecord train_record_from_json(const nlohmann::json& j) {
   r.baseline = j.value("baseline", 0.0);
   r.reward = j.value("reward", 0.0);
   r.reward_var = j.value("reward_var", 0.0);
+  r.self_critical = j.contains("sample_reward");
+  r.sample_reward = j.value("sample_reward", 0.0);
+  r.baseline_reward = j.value("baseline_reward", 0.0);
+  r.advantage = j.value("advantage", 0.0);
+  r.sample_length = j.value("sample_length", 0.0);
+  r.end_rate = j.value("end_rate", 0.0);
   return r;
 }
 
@@ -136,6 +157,10 @@ ValidationRecord validation_record_from_json(const nlohmann::json& j) {
   v.best_bleu4 = j.value("best_bleu4", 0.0);
   v.nll = j.value("nll", 0.0);
   v.metric = j.value("metric", std::string("BLEU-4"));
+  v.has_faithfulness = j.contains("faithful_rate");
+  v.faithful_rate = j.value("faithful_rate", 0.0);
+  v.attended_drop = j.value("attended_drop", 0.0);
+  v.control_drop = j.value("control_drop", 0.0);
   return v;
 }
 

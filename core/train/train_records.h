@@ -23,6 +23,13 @@ struct TrainRecord {
   double aux_loss = 0; ///< auxiliary per-cell class + colour cross-entropy (0 when off)
   double attention_loss = 0; ///< attention supervision term (0 when off)
   double elapsed_s = 0;
+  // Self-critical training only (core/train/self_critical.h), means over the sampled captions:
+  bool self_critical = false;
+  double sample_reward = 0;    ///< CIDEr-D of the samples
+  double baseline_reward = 0;  ///< the baseline they were compared with (greedy caption's, or the other samples')
+  double advantage = 0;        ///< reward − baseline
+  double sample_length = 0;    ///< words
+  double end_rate = 0;         ///< share that drew <end> within the length limit
 };
 
 /// One validation pass (kind "val"): caption metrics from free-running greedy decoding and, on
@@ -36,6 +43,11 @@ struct ValidationRecord {
   double alpha_in_box = 0;      ///< mean α mass inside the named object's box
   double absent_nouns = 0;      ///< share of generated nouns naming an object not in the scene
   double nll = 0;               ///< mean NLL per token of the first reference caption (teacher-forced)
+  /// Self-critical runs on data with boxes (core/eval/faithfulness.h, on the first validation
+  /// scenes): whether measured, the share of nouns whose p fell by half with their attended cells
+  /// removed, and the mean relative drops with those and with as many control cells removed.
+  bool has_faithfulness = false;
+  double faithful_rate = 0, attended_drop = 0, control_drop = 0;
   /// What best.ckpt is chosen by at this validation (core/train/run_validation.h): "BLEU-4",
   /// "CIDEr-D" (BLEU-4 below 0.01) or "validation NLL" (both below 0.01).
   std::string metric = "BLEU-4";

@@ -71,7 +71,7 @@ std::vector<TrainSetting> with_applicability(std::vector<TrainSetting> table) {
       {"beta", "soft attention", [](const TrainConfig& c) { return !hard(c); }},
       {"lambda_r", "hard attention", hard},
       {"lambda_e", "hard attention", hard},
-      {"expected_prob", "hard attention", hard},
+      {"self_critical", "a run starting from --init-from's model", [](const TrainConfig& c) { return !c.init_from.empty(); }},
       {"pretrain_steps", "the built-in scenes and CNN",
        [](const TrainConfig& c) {
          TrainConfig asked = c;
@@ -147,8 +147,10 @@ const std::vector<TrainSetting>& train_settings() {
        -kInf, kInf, false, {"sum", "mean"}},
       {"lambda_r", "Objective", "Hard: weight of the REINFORCE term", FOVEA_FIELD(objective.lambda_r), 0, kInf},
       {"lambda_e", "Objective", "Hard: weight of the entropy bonus on alpha", FOVEA_FIELD(objective.lambda_e), 0, kInf},
-      {"expected_prob", "Objective", "Hard: probability that a sequence uses the expected context instead of a sample",
-       FOVEA_FIELD(expected_context_prob), 0, 1},
+      {"self_critical", "Objective",
+       "Self-critical training from --init-from's model: reward CIDEr-D of 5 sampled captions per image, baseline the "
+       "greedy caption's reward (greedy) or the other samples' mean (samples); off: cross-entropy",
+       FOVEA_FIELD(self_critical), -kInf, kInf, false, {"off", "greedy", "samples"}},
       {"aux_weight", "Objective",
        "Auxiliary losses on the annotations: each cell's class and colour, each object's class (needs object boxes; 0: off)",
        FOVEA_FIELD(aux_weight), 0, kInf},
@@ -366,7 +368,6 @@ nlohmann::json migrate_train_config(const nlohmann::json& j) {
                         {"penalty_reduction", j.at("penalty_reduction")},
                         {"lambda_r", j.at("lambda_r")},
                         {"lambda_e", j.at("lambda_e")},
-                        {"expected_prob", j.at("expected_context_prob")},
                         {"aux_weight", j.value("aux_weight", 0.0)},
                         {"attention_supervision", j.value("attention_supervision", 0.0)},
                         {"pretrain_steps", j.value("pretrain_steps", std::int64_t(0))},

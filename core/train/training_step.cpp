@@ -12,6 +12,7 @@
 #include "core/train/data_parallel.h"
 #include "core/train/decoder_pass.h"
 #include "core/train/fused_adam.h"
+#include "core/train/self_critical.h"
 
 namespace fovea {
 
@@ -47,6 +48,7 @@ TrainingStep::TrainingStep(const TrainConfig& config, CaptionModel& model, std::
                            ProcessGroup* group, torch::Device device, std::string precision, RunState& state)
     : config_(config), model_(model), train_(std::move(train)), group_(group), device_(device),
       precision_(std::move(precision)), state_(state),
+      reward_(config.self_critical != "off" ? std::make_unique<SelfCriticalReward>(*train_) : nullptr),
       prefetch_([this](std::int64_t epoch, std::int64_t step) { return make_batch_at(epoch, step); },
                 prefetch_has_a_core(device, group ? local_processes() : 1)) {}
 
@@ -69,6 +71,14 @@ TrainRecord train_record(const StepOutcome& outcome, std::int64_t step, std::int
   r.aux_loss = outcome.aux_loss;
   r.attention_loss = outcome.attention_loss;
   r.elapsed_s = elapsed_s;
+  if (outcome.self_critical.captions > 0) {
+    r.self_critical = true;
+    r.sample_reward = outcome.self_critical.mean_reward();
+    r.baseline_reward = outcome.self_critical.mean_baseline();
+    r.advantage = outcome.self_critical.mean_advantage();
+    r.sample_length = outcome.self_critical.mean_length();
+    r.end_rate = outcome.self_critical.end_rate();
+  }
   return r;
 }
 
@@ -107,6 +117,13 @@ Batch TrainingStep::make_batch_at(std::int64_t epoch, std::int64_t step) {
                           annotations_ ? 0 : model_.config.image_size, config_.seed, epoch, model_.config.max_caption_len,
                           grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0, config_.attention_supervision > 0);
   if (annotations_) batch.annotations = annotations_->read(idx);
+  if (reward_) {  // the rewards' references, and the objects their words name (their pixels are not needed)
+    const auto& source = annotations_ ? *captions_ : *epoch_scenes_;
+    for (auto i : idx) {
+      batch.scenes.push_back(source.get(i));
+      batch.scenes.back().image.pixels = {};
+    }
+  }
   return batch;
 }
 
@@ -149,50 +166,35 @@ void TrainingStep::undo_gradients(const Snapshot& before) {
 
 StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   const bool hard = model_.config.attention == AttentionKind::Hard;
-  const auto rows = batch.tokens.size(0);
-  torch::Tensor sample;
-  if (hard) sample = torch::bernoulli(torch::full({rows}, 1.0 - config_.expected_context_prob)).to(torch::kBool);
   StepOutcome out;
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
   auto annotations = batch.annotations.defined() ? batch.annotations.to(device_) : model_.net->encode(batch.images.to(device_));
   // The label terms read the annotations directly; the decoder's terms run in parts
   // (core/train/decoder_pass.h) and hand back their gradient with respect to the annotations.
-  torch::Tensor label_loss;
-  if (config_.aux_weight > 0 && batch.has_cell_labels) {
-    auto [cls, col] = model_.net->auxiliary_logits(annotations);
-    auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
-                    torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
-    // Each object's class from its pooled cells, beside each cell's class and colour.
-    auto object_term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
-    if (group_ != nullptr) {
-      // Means over the whole batch of every process: cells by this share's rows, objects by count.
-      const double objects = double(count_objects(batch.cell_class, model_.net->aux_class->options.out_features()));
-      const double all_objects = group_->all_reduce_sum(objects);
-      aux_term = aux_term * (double(rows) / double(config_.batch_size)) +
-                 object_term * (all_objects > 0 ? objects / all_objects : 0.0);
-      out.aux_loss = group_->all_reduce_sum(aux_term.item<double>());
-    } else {
-      aux_term = aux_term + object_term;
-      out.aux_loss = aux_term.item<double>();
-    }
-    label_loss = config_.aux_weight * aux_term;
-  }
+  const auto label_loss = auxiliary_loss(batch, annotations, out);
   bf16.end();
   clear_gradients(*optimizer_);
   DecoderPassInput input;
-  input.annotations = annotations.detach().requires_grad_(annotations.requires_grad());
-  input.tokens = batch.tokens.to(device_);
-  input.lengths = batch.lengths.to(device_);
-  input.sample = sample.defined() ? sample.to(device_) : sample;
   DecoderPassOptions pass_options;
+  // What the decoder reads: the annotations, or for self-critical training each image's once per sample.
+  auto decoded = annotations;
+  if (reward_) {
+    decoded = annotations.repeat_interleave(kSelfCriticalSamples, 0);
+    add_self_critical_rows(batch, annotations, input, out);
+  } else {
+    input.tokens = batch.tokens.to(device_);
+    input.lengths = batch.lengths.to(device_);
+    if (batch.word_has_box.defined()) input.word_boxes = batch.word_boxes.to(device_), input.word_has_box = batch.word_has_box.to(device_);
+  }
+  input.annotations = decoded.detach().requires_grad_(decoded.requires_grad());
+  if (hard) {
+    const auto rows = input.tokens.size(0);
+    input.sample = torch::bernoulli(torch::full({rows}, 1.0 - kExpectedContextProb)).to(torch::kBool).to(device_);
+  }
   pass_options.objective = config_.objective;
   pass_options.hard = hard;
   pass_options.bf16 = precision_ == "bf16";
-  if (config_.attention_supervision > 0 && batch.word_has_box.defined()) {
-    input.word_boxes = batch.word_boxes.to(device_);
-    input.word_has_box = batch.word_has_box.to(device_);
-    pass_options.supervision_weight = config_.attention_supervision;
-  }
+  if (config_.attention_supervision > 0 && input.word_has_box.defined()) pass_options.supervision_weight = config_.attention_supervision;
   if (group_ != nullptr) {
     pass_options.sum_over_processes = [this](std::vector<double>& values) {
       auto t = torch::tensor(values, torch::kDouble);
@@ -200,12 +202,15 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
       for (std::size_t i = 0; i < values.size(); ++i) values[i] = t[std::int64_t(i)].item<double>();
     };
   }
+  // Self-critical rewards are credited to the distribution the captions were sampled from: no dropout.
+  if (reward_) model_.net->decoder->eval();
   const auto pass = decoder_pass(model_.net->decoder, input, pass_options, &state_.baseline);
+  if (reward_) model_.net->decoder->train();
   out.terms = pass.terms;
   out.attention_loss = pass.supervision;
   std::vector<torch::Tensor> roots, grads;
   if (pass.annotations_grad.defined()) {
-    roots.push_back(annotations);
+    roots.push_back(decoded);
     grads.push_back(pass.annotations_grad);
   }
   if (label_loss.defined()) {
@@ -219,10 +224,55 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   out.nonfinite = first_nonfinite({{"NLL", out.terms.nll},
                                    {"penalty", out.terms.penalty},
                                    {"REINFORCE reward", out.terms.reward},
+                                   {"self-critical reward", out.self_critical.mean_reward()},
                                    {"auxiliary loss", out.aux_loss},
                                    {"attention supervision loss", out.attention_loss},
                                    {"gradient norm", out.grad_norm}});
   return out;
+}
+
+torch::Tensor TrainingStep::auxiliary_loss(const Batch& batch, const torch::Tensor& annotations, StepOutcome& out) {
+  if (config_.aux_weight <= 0 || !batch.has_cell_labels) return {};
+  const auto rows = batch.cell_class.size(0);
+  auto [cls, col] = model_.net->auxiliary_logits(annotations);
+  auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
+                  torch::nn::functional::cross_entropy(col.flatten(0, 1), batch.cell_colour.view({-1}).to(device_));
+  // Each object's class from its pooled cells, beside each cell's class and colour.
+  auto object_term = object_class_loss(model_.net->aux_class, annotations, batch.cell_class.to(device_));
+  if (group_ != nullptr) {
+    // Means over the whole batch of every process: cells by this share's rows, objects by count.
+    const double objects = double(count_objects(batch.cell_class, model_.net->aux_class->options.out_features()));
+    const double all_objects = group_->all_reduce_sum(objects);
+    aux_term = aux_term * (double(rows) / double(config_.batch_size)) +
+               object_term * (all_objects > 0 ? objects / all_objects : 0.0);
+    out.aux_loss = group_->all_reduce_sum(aux_term.item<double>());
+  } else {
+    aux_term = aux_term + object_term;
+    out.aux_loss = aux_term.item<double>();
+  }
+  return config_.aux_weight * aux_term;
+}
+
+void TrainingStep::add_self_critical_rows(const Batch& batch, const torch::Tensor& annotations, DecoderPassInput& input,
+                                          StepOutcome& out) {
+  const bool supervise = config_.attention_supervision > 0 && has_object_boxes(*train_);
+  const auto seed = std::uint64_t(torch::randint(std::int64_t(1) << 62, {1}, torch::kLong).item<std::int64_t>());
+  auto rows = self_critical_rows(*model_.net, model_.vocab, annotations.detach(), batch.scenes, *reward_,
+                                 config_.self_critical, seed, supervise ? model_.config.grid_h : 0,
+                                 supervise ? model_.config.grid_w : 0);
+  input.tokens = rows.tokens.to(device_);
+  input.lengths = rows.lengths.to(device_);
+  input.caption_weights = rows.advantages.to(device_);
+  if (rows.word_has_box.defined()) input.word_boxes = rows.word_boxes.to(device_), input.word_has_box = rows.word_has_box.to(device_);
+  out.self_critical = rows.figures;
+  if (group_ != nullptr) {  // the whole batch's figures, every process's samples
+    auto& f = out.self_critical;
+    std::vector<double> v{f.captions, f.reward, f.baseline, f.advantage_sq, f.words, f.ended};
+    auto t = torch::tensor(v, torch::kDouble);
+    group_->all_reduce_sum(std::vector<torch::Tensor>{t});
+    const auto* x = t.data_ptr<double>();
+    f.captions = x[0], f.reward = x[1], f.baseline = x[2], f.advantage_sq = x[3], f.words = x[4], f.ended = x[5];
+  }
 }
 
 void TrainingStep::settle_precision(std::int64_t epoch, std::int64_t step,

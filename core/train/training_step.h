@@ -18,10 +18,12 @@
 #include "core/data/scene_source.h"
 #include "core/model/show_attend_tell.h"
 #include "core/train/batch_prefetch.h"
+#include "core/train/decoder_pass.h"
 #include "core/train/nonfinite.h"
 #include "core/train/objectives.h"
 #include "core/train/process_group.h"
 #include "core/train/run_state.h"
+#include "core/train/self_critical.h"
 #include "core/train/train_config.h"
 #include "core/train/train_records.h"
 
@@ -32,6 +34,7 @@ struct StepOutcome {
   ObjectiveTerms terms;
   double grad_norm = 0, aux_loss = 0, attention_loss = 0;
   double baseline_used = 0;  ///< the REINFORCE baseline the step's rewards were compared with
+  SelfCriticalFigures self_critical;  ///< a self-critical step's rewards (captions 0 otherwise)
   /// The first loss term or gradient norm that was NaN or infinite; the model, the baseline and
   /// the optimiser were then left as they were.
   std::optional<NamedValue> nonfinite;
@@ -80,6 +83,13 @@ class TrainingStep {
   /// optimize() up to Adam. Updates the batch-norm statistics and, for hard attention, draws
   /// glimpses and initialises the REINFORCE baseline on its first batch.
   StepOutcome compute_gradients(const Batch& batch);
+  /// The auxiliary losses on the annotations (undefined when off or the batch has no boxes), their
+  /// value in out.aux_loss.
+  torch::Tensor auxiliary_loss(const Batch& batch, const torch::Tensor& annotations, StepOutcome& out);
+  /// A self-critical step's captions: kSelfCriticalSamples sampled per image of the batch, with
+  /// their advantages (core/train/self_critical.h), into `input`; their figures into `out`.
+  void add_self_critical_rows(const Batch& batch, const torch::Tensor& annotations, DecoderPassInput& input,
+                              StepOutcome& out);
   /// What compute_gradients() changes besides the gradients: the batch-norm statistics and the
   /// REINFORCE baseline; undo_gradients() puts them back and clears the gradients.
   struct Snapshot {
@@ -102,6 +112,7 @@ class TrainingStep {
   torch::Device device_;
   std::string precision_;
   RunState& state_;
+  std::unique_ptr<SelfCriticalReward> reward_;  ///< self-critical training's reward; null for cross-entropy
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::vector<std::size_t> order_;
   std::int64_t order_epoch_ = -1;

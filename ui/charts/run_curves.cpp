@@ -16,12 +16,17 @@ MetricValues train_values(const fovea::TrainRecord& r) {
                  {"attention_loss", r.attention_loss},
                  {"aux_loss", r.aux_loss}};
   if (r.hard) v += MetricValues{{"baseline", r.baseline}, {"reward", r.reward}, {"reward_var", r.reward_var}};
+  if (r.self_critical) {
+    v += MetricValues{{"sample_reward", r.sample_reward}, {"baseline_reward", r.baseline_reward}, {"advantage", r.advantage},
+                      {"sample_length", r.sample_length}, {"end_rate", 100 * r.end_rate}};
+  }
   return v;
 }
 
 MetricValues validation_values(const fovea::ValidationRecord& v) {
   MetricValues out{{"bleu4", v.bleu[3]}, {"cider", v.cider}};
   if (v.has_grounding) out += MetricValues{{"pointing", 100 * v.pointing}, {"alpha_in_box", 100 * v.alpha_in_box}};
+  if (v.has_faithfulness) out.append({"faithful_rate", 100 * v.faithful_rate});
   return out;
 }
 
@@ -51,7 +56,7 @@ RunCurves run_curves(const fovea::RunLog& log) {
   };
   for (const char* metric : {"nll", "penalty", "baseline", "reward", "reward_var", "entropy", "grad_norm", "lr", "tokens_per_s",
                              "attention_loss", "aux_loss", "bleu4", "cider", "pointing", "alpha_in_box", "item_accuracy",
-                             "held_out_accuracy"}) {
+                             "held_out_accuracy", "sample_reward", "baseline_reward", "advantage", "sample_length", "end_rate", "faithful_rate"}) {
     index.insert(QLatin1String(metric), c.curves.size());
     c.curves.append({QLatin1String(metric), {}});
   }

@@ -55,6 +55,12 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
   addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
   addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
+  // Self-critical training's (shown once a run has their points, as the pretraining's).
+  addChart("self_critical", tr("Self-critical reward; baseline dashed"), tr("CIDEr-D"));
+  addChart("advantage", tr("Advantage (reward − baseline)"), tr("CIDEr-D"));
+  addChart("sample_length", tr("Sampled caption length"), tr("words"));
+  addChart("end_rate", tr("Sampled captions that end"), tr("% with <end>"));
+  addChart("faithfulness", tr("Faithful nouns (validation)"), tr("% of nouns"));
   // Long enough for the window to paint the chart just shown before the next one shows: at 0 ms,
   // two or three charts were often painted in one pass.
   show_timer_.setInterval(20);
@@ -82,6 +88,12 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
       {"supervision", "aux_loss", tr("auxiliary"), true},
       {"pretraining", "item_accuracy", tr("items named right")},
       {"pretraining", "held_out_accuracy", tr("held-out items"), true},
+      {"self_critical", "sample_reward", tr("sampled")},
+      {"self_critical", "baseline_reward", tr("baseline"), true},
+      {"advantage", "advantage", tr("advantage")},
+      {"sample_length", "sample_length", tr("words")},
+      {"end_rate", "end_rate", tr("% ended")},
+      {"faithfulness", "faithful_rate", tr("faithful")},
   };
 }
 
@@ -103,7 +115,8 @@ bool TrainingDashboard::createNext() {
   policy.setRetainSizeWhenHidden(true);  // placed while hidden: its cell is kept until it shows
   c->setSizePolicy(policy);
   if (next->name == "pretraining") c->setXLabel(tr("pretraining step"));
-  if (smoothing_ > 0 && next->name != "bleu4" && next->name != "cider" && next->name != "pointing" && next->name != "lr") {
+  if (smoothing_ > 0 && next->name != "bleu4" && next->name != "cider" && next->name != "pointing" && next->name != "faithfulness" &&
+      next->name != "lr") {
     c->setSmoothing(smoothing_);
   }
   if (log_scale_) c->setLogScale(true);
@@ -129,6 +142,11 @@ MetricChart* TrainingDashboard::chart(const QString& name) const {
   return charts_.value(name);
 }
 
+bool TrainingDashboard::only_with_points(const QString& name) {
+  return name == "pretraining" || name == "self_critical" || name == "advantage" || name == "sample_length" ||
+         name == "end_rate" || name == "faithfulness";
+}
+
 void TrainingDashboard::relayout() {
   const bool any_run = !runs_.isEmpty();
   const bool any_hard = std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return r.hard; });
@@ -136,7 +154,7 @@ void TrainingDashboard::relayout() {
   for (const auto& name : order_) {
     if (!charts_.contains(name)) continue;  // not made yet: placed when it is
     if (any_run && (name == "reinforce" || name == "reward_var") && !any_hard) continue;
-    if (any_run && name == "pretraining") {
+    if (any_run && only_with_points(name)) {
       const auto keys = charts_[name]->seriesKeys();
       if (std::none_of(keys.begin(), keys.end(), [&](const QString& k) { return charts_[name]->pointCount(k) > 0; })) continue;
     }
@@ -281,11 +299,13 @@ void TrainingDashboard::setCurve(const QString& id, const QString& metric, const
 void TrainingDashboard::addTrainRecord(const QString& id, const fovea::TrainRecord& r) {
   ensureCharts();
   for (const auto& [metric, value] : train_values(r)) appendValue(id, metric, double(r.step), value);
+  if (r.self_critical && !shown_.contains("self_critical")) relayout();
 }
 
 void TrainingDashboard::addValidationRecord(const QString& id, const fovea::ValidationRecord& v) {
   ensureCharts();
   for (const auto& [metric, value] : validation_values(v)) appendValue(id, metric, double(v.step), value);
+  if (v.has_faithfulness && !shown_.contains("faithfulness")) relayout();
 }
 
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
@@ -328,7 +348,7 @@ void TrainingDashboard::setSmoothing(double weight) {
   smoothing_ = weight;  // for the charts not made yet too
   for (auto it = charts_.begin(); it != charts_.end(); ++it) {
     const auto& name = it.key();
-    if (name != "bleu4" && name != "cider" && name != "pointing" && name != "lr") it.value()->setSmoothing(weight);
+    if (name != "bleu4" && name != "cider" && name != "pointing" && name != "faithfulness" && name != "lr") it.value()->setSmoothing(weight);
   }
 }
 

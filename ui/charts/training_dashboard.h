@@ -92,6 +92,8 @@ class TrainingDashboard : public QWidget {
     QString name, title, y_label;
   };
   void addChart(const QString& name, const QString& title, const QString& y_label);
+  /// Charts shown only once a run has points in them (pretraining, self-critical training).
+  static bool only_with_points(const QString& name);
   /// Makes the next chart not made yet; false when all are.
   bool createNext();
   void ensureCharts() const;

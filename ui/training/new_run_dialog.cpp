@@ -69,6 +69,9 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   paper->setToolTip(tr("Xu et al. 2015's objective: no auxiliary loss, encoder pretraining or attention supervision, "
                        "h0/c0 from the mean annotation, penalty summed over cells; the encoder still starts pretrained, "
                        "as the paper's VGG did"));
+  auto* self_critical = new QPushButton(tr("Self-critical (CIDEr-D)"));
+  self_critical->setToolTip(tr("Optimise CIDEr-D directly from a model trained with cross-entropy (asked for when "
+                               "\"init-from\" is empty): 5 sampled captions per image, the greedy caption as baseline"));
   auto* quick = new QPushButton(tr("Quick test"));
   quick->setToolTip(tr("This model (attention, sizes, encoder and its pretraining) with the shipped recipe's every other setting, on a "
                        "small budget: a few minutes, to check a setup end to end"));
@@ -79,6 +82,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   presets->addWidget(new QLabel(tr("Start from:")));
   presets->addWidget(recommended);
   presets->addWidget(paper);
+  presets->addWidget(self_critical);
   presets->addWidget(quick);
   presets->addStretch();
 
@@ -150,20 +154,31 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
       error_->show();
     }
   });
-  connect(paper, &QPushButton::clicked, this, [this] {
-    try {
-      auto c = config();
-      fovea::apply_paper_objective(c);
-      setConfig(c);
-    } catch (const std::exception& e) {
-      error_->setText(in_field_names(user_text(e)));
-      error_->show();
+  connect(paper, &QPushButton::clicked, this, [this] { applyPreset(fovea::apply_paper_objective); });
+  connect(self_critical, &QPushButton::clicked, this, [this] {
+    if (value("init-from").toString().trimmed().isEmpty()) {
+      const auto file = QFileDialog::getOpenFileName(this, tr("The model to start from (trained with cross-entropy)"),
+                                                     runs_root_, tr("Fovea models (*.ckpt)"));
+      if (file.isEmpty()) return;
+      setValue("init-from", file);
     }
+    applyPreset(fovea::apply_self_critical_recipe);
   });
   fit_to_screen(this, {980, 640});
 }
 
 NewRunDialog::~NewRunDialog() = default;
+
+void NewRunDialog::applyPreset(void (*preset)(fovea::TrainConfig&)) {
+  try {
+    auto c = config();
+    preset(c);
+    setConfig(c);
+  } catch (const std::exception& e) {
+    error_->setText(in_field_names(user_text(e)));
+    error_->show();
+  }
+}
 
 void NewRunDialog::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) {

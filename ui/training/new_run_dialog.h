@@ -85,6 +85,8 @@ class NewRunDialog : public QDialog {
   /// A Browse… button for the settings that name a file or folder; null for the others.
   QWidget* browseButton(const QString& name);
   void suggestOutputFolder();
+  /// The dialog's settings with `preset` applied (the paper's objective, self-critical training).
+  void applyPreset(void (*preset)(fovea::TrainConfig&));
   /// Enables the fields that apply: REINFORCE settings for hard attention, β for soft, the
   /// images folder for datasets on disk, fine-tuning with a backbone, pretraining where it runs.
   void updateApplicable();

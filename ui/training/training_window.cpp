@@ -108,6 +108,7 @@ TrainingWindow::TrainingWindow(QWidget* parent)
     live_best_bleu_ = std::max(live_best_bleu_, v.bleu[3]);
     QString text = tr("validation after epoch %1: BLEU-4 %2, CIDEr-D %3").arg(v.epoch).arg(v.bleu[3], 0, 'f', 3).arg(v.cider, 0, 'f', 3);
     if (v.has_grounding) text += tr(", pointing %1%").arg(100 * v.pointing, 0, 'f', 1);
+    if (v.has_faithfulness) text += tr(", faithful nouns %1%").arg(100 * v.faithful_rate, 0, 'f', 0);
     log(text + (v.improved ? QStringLiteral(" (%1)").arg(QString::fromStdString(improvement_note(v))) : QString()));
   });
   connect(training_, &TrainingRun::pretrainRecord, this,
