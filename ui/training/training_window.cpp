@@ -214,6 +214,10 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
   log(error ? tr("error: %1").arg(text) : text);
   status_->setText(error ? tr("Training failed: %1").arg(user_summary(text)) : text);
   progress_->hide();
+  // A run that failed before it logged a step is no run: its folder is gone too
+  // (core/train/training_job.h), and a legend naming it would stay for the whole session.
+  if (error && !QFileInfo::exists(QString::fromStdString(fovea::metrics_path(dir.toStdString()))))
+    dashboard_->removeRun(QDir::cleanPath(dir));
   runs_->setLiveRun(QString());
   updateActions();
   if (!queue_.isEmpty()) {  // the next queued run, once this one's signals are done
