@@ -49,23 +49,45 @@ class TrainingSnagsTest : public QObject {
     QVERIFY(tmp_.isValid());
   }
 
+  /// The legend labels of the loss chart, one per run shown.
+  static QStringList legendLabels(TrainingDashboard& dashboard) {
+    auto* view = dashboard.chart("loss")->findChild<QChartView*>();
+    QStringList labels;
+    if (!view) return labels;
+    for (auto* marker : view->chart()->legend()->markers()) {
+      if (marker->isVisible()) labels << marker->label();
+    }
+    return labels;
+  }
+
   void legendsNameRunsByWhatTellsThemApart() {
     TrainingDashboard dashboard;
     dashboard.resize(1100, 800);
     dashboard.show();
-    const QStringList names{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
-    for (const auto& n : names) dashboard.addRun("/runs/" + n, n, false);
+    // Four runs of one afternoon, two of each attention: the time and the attention tell them apart.
+    const QStringList names{"hard-20261129-083012", "hard-20261129-084512", "soft-20261129-083040", "soft-20261129-090412"};
+    for (const auto& n : names) dashboard.addRun("/runs/" + n, n, n.startsWith("hard"));
     QTRY_VERIFY(dashboard.chart("loss")->isVisible());  // placed hidden, shown one at a time
-    auto* view = dashboard.chart("loss")->findChild<QChartView*>();
-    QVERIFY(view);
-    QStringList labels;
-    for (auto* marker : view->chart()->legend()->markers()) {
-      if (marker->isVisible()) labels << marker->label();
-    }
-    QCOMPARE(labels.size(), 3);
-    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);  // three runs, three names
-    for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));  // not cut by the legend
-    for (const auto& n : names) {  // each keeps the end of its name: what tells it apart
+    QCOMPARE(legendLabels(dashboard), (QStringList{"hard 08:30:12", "hard 08:45:12", "soft 08:30:40", "soft 09:04:12"}));
+    // Runs of two days: the date too.
+    TrainingDashboard days;
+    days.resize(1100, 800);
+    days.show();
+    const QStringList dated{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
+    for (const auto& n : dated) days.addRun("/runs/" + n, n, false);
+    QTRY_VERIFY(days.chart("loss")->isVisible());
+    QCOMPARE(legendLabels(days), (QStringList{"soft 11-27 14:30:12", "soft 11-27 14:30:47", "soft 11-28 14:30:12"}));
+    // Names of the user's own that do not split alike: the start, an ellipsis and the end that differs.
+    TrainingDashboard own;
+    own.resize(1100, 800);
+    own.show();
+    const QStringList mine{"baseline-with-a-long-name-lr-0.01", "baseline-with-a-long-name-lr-0.001", "tuned"};
+    for (const auto& n : mine) own.addRun("/runs/" + n, n, false);
+    QTRY_VERIFY(own.chart("loss")->isVisible());
+    const QStringList labels = legendLabels(own);
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);
+    for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));
+    for (const auto& n : mine) {  // each keeps the end of its name: what tells it apart
       QVERIFY2(std::any_of(labels.begin(), labels.end(),
                            [&](const QString& l) { return n.endsWith(l.mid(l.indexOf(QChar(0x2026)) + 1)); }),
                qPrintable(n + ": " + labels.join(", ")));
