@@ -67,7 +67,7 @@ class RunStatusTest : public QObject {
     RunList list;
     list.setRoot(root.path());
     list.setCurrentRun(dir);
-    QTRY_VERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));  // read on a worker
+    QTRY_VERIFY2(list.summary(dir).contains("stopped, resumable"), qPrintable(list.summary(dir)));  // read on a worker
     QVERIFY(button(&list, "Resume")->isEnabled());
 
     fovea::record_run_failure(dir.toStdString(), kC10Error);
@@ -75,7 +75,7 @@ class RunStatusTest : public QObject {
     list.setCurrentRun(dir);
     QTRY_VERIFY(!list.isReading());
     const QString line = list.summary(dir);
-    QVERIFY2(line.contains("failed") && !line.contains("interrupted"), qPrintable(line));
+    QVERIFY2(line.contains("failed") && !line.contains("stopped, resumable"), qPrintable(line));
     QVERIFY2(line.contains("probability tensor contains"), qPrintable(line));
     QVERIFY2(!line.contains("frame #") && !line.contains(".cpp"), qPrintable(line));
     QVERIFY(!button(&list, "Resume")->isEnabled());
@@ -84,7 +84,7 @@ class RunStatusTest : public QObject {
     // Resumed (say with the CLI) the record goes; so does the "failed".
     fovea::clear_run_failure(dir.toStdString());
     list.refresh();
-    QTRY_VERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));
+    QTRY_VERIFY2(list.summary(dir).contains("stopped, resumable"), qPrintable(list.summary(dir)));
   }
 
   void aRunTheTrainerFailsIsRecordedInItsFolder() {

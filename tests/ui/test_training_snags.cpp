@@ -3,6 +3,7 @@
 // run list alike while paused (12), a reopened window that ticks a run, ticks the run selected,
 // and hides the hard-only charts for soft runs (22).
 #include <QListWidget>
+#include <QMessageBox>
 #include <QToolBar>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
@@ -13,7 +14,7 @@ using namespace fovea::test_ui;
 
 namespace {
 
-QPushButton* button(QWidget* in, const QString& text) {
+QPushButton* button(const QWidget* in, const QString& text) {
   for (auto* b : in->findChildren<QPushButton*>()) {
     if (b->text() == text) return b;
   }
@@ -113,14 +114,58 @@ class TrainingSnagsTest : public QObject {
     w.runList()->setCurrentRun(second);
     auto* remove = button(w.runList(), "Remove from queue");
     QVERIFY(remove && remove->isEnabled());
+    QVERIFY2(w.gallery()->note().contains("second is queued"), qPrintable(w.gallery()->note()));  // not a blank column
     remove->click();
     QCOMPARE(w.queuedRuns(), 0);
     QVERIFY(!listed(w.runList(), second));
+    QVERIFY2(w.statusText().contains("0 queued") && !w.statusText().contains("1 queued"), qPrintable(w.statusText()));
     w.cancelRun();
     QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
     QTest::qWait(200);  // a queued run would start on the next turn
     QVERIFY(!w.training()->isRunning());
     QVERIFY(!QFileInfo::exists(second));
+  }
+
+  void stopAsksFirstAndTheRunIsCalledStoppedNotInterrupted() {
+    const QString root = tmp_.filePath("stop");
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(root);
+    w.show();
+    const QString out = root + "/soft-stop";
+    QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Soft, 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step >= 1, kWait);
+    QAction* stop = toolbar_action(&w, "Stop");
+    QVERIFY(stop && stop->isEnabled());
+    // Answers the question Stop asks with `choice`, once it is asked; what it said, in `asked`.
+    QString asked;
+    const auto answer = [&asked](const QString& choice) {
+      QTimer::singleShot(0, [&asked, choice] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        asked = box->text();
+        if (QPushButton* b = button(box, choice)) b->click();
+      });
+    };
+    answer("Keep training");
+    stop->trigger();
+    QVERIFY2(asked.contains("soft-stop") && asked.contains("Resume"), qPrintable(asked));
+    const auto step = w.lastProgress().step;
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step > step, kWait);  // it goes on
+    QVERIFY(w.training()->isRunning());
+    answer("Stop the run");
+    stop->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w.runList()->summary(out).contains("stopped, resumable"), kWait);
+    QVERIFY2(!w.runList()->summary(out).contains("interrupted"), qPrintable(w.runList()->summary(out)));
+  }
+
+  void theTrainersAdviceNamesTheDialogsFieldsNotCommandLineOptions() {
+    TrainingWindow w;
+    w.setRunsRoot(tmp_.filePath("advice"));
+    Q_EMIT w.training()->message("the loss was not finite at step 40; a lower --lr helps, or a lower --lambda-r");
+    QVERIFY2(!w.logText().contains("--lr") && !w.logText().contains("--lambda-r"), qPrintable(w.logText()));
+    QVERIFY2(w.logText().contains("a lower “Lr” helps, or a lower “Lambda r”"), qPrintable(w.logText()));
   }
 
   void whilePausedTheToolbarAndTheRunListBothOfferResume() {
