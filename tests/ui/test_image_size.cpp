@@ -1,8 +1,10 @@
 // The picture's size depends on the window only: a caption of one row or of several, a typed
 // caption, an image unlike the training scenes (its warning), and errors stacking in the bar
-// leave the image where it was, alone and with two models compared.
+// leave the image where it was, alone and with two models compared. Each error line says when it
+// happened.
 #include <QApplication>
 #include <QImage>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -123,6 +125,15 @@ class ImageSizeTest : public QObject {
   void aloneTheImageKeepsItsSize() { checkTheViewStays(false, {1180, 800}); }
 
   void comparedAtTenTwentyFourTheImagesKeepTheirSize() { checkTheViewStays(true, {1024, 700}); }
+
+  void eachErrorLineSaysWhenAndGoesWhenItNoLongerApplies() {
+    auto w = window(false, {1180, 800});
+    QVERIFY(!w->openImage(tmp_.filePath("gone.png")));
+    const QString line = w->errorText();
+    QVERIFY2(QRegularExpression(QStringLiteral("^\\d\\d:\\d\\d:\\d\\d  .*gone\\.png")).match(line).hasMatch(), qPrintable(line));
+    QVERIFY(w->openImage(kSample));  // an image opened: the file error no longer applies
+    QVERIFY2(w->errorText().isEmpty(), qPrintable(w->errorText()));
+  }
 
   void theWarningOfAnUnfamiliarImageTakesNoRowFromIt() {
     auto w = window(false, {1180, 800});
