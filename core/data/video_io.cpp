@@ -133,12 +133,13 @@ VideoReader::VideoReader(const std::string& path) : impl_(std::make_unique<Impl>
     if (!fs::exists(path, ec)) throw std::runtime_error(path + ": file not found");
     if (fs::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, expected a video file");
     if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": is not a regular file, expected a video file");
+    if (fs::file_size(path, ec) == 0 && !ec) throw std::runtime_error(path + ": the file is empty (0 bytes): there is no video in it");
     quiet_ffmpeg();
     try {
       m.cap.open(path, cv::CAP_FFMPEG);
     } catch (const cv::Exception&) {
     }
-    if (!m.cap.isOpened()) throw std::runtime_error(path + ": not a video OpenCV's FFmpeg backend can read (unknown container or codec, or a damaged file)");
+    if (!m.cap.isOpened()) throw std::runtime_error(path + ": not a video that can be read (its container or codec is unknown, or the file is damaged)");
   }
   bool got = false;
   try {

@@ -18,6 +18,9 @@ TrainResult run_training_job(const TrainingRequest& request, const TrainCallback
   const std::string folder = training_folder(request);
   // Resumed, or new in a folder that held no run: the folder is this run's to mark as failed.
   const bool owns_folder = request.records && (!request.resume.empty() || !std::filesystem::exists(metrics_path(folder)));
+  // A new run's folder that this run creates: if the run fails before it logs anything, nothing
+  // in it is a run (only the folder's lock), and it goes, so no empty folder stays behind.
+  const bool creates_folder = request.records && request.resume.empty() && !std::filesystem::exists(folder);
   try {
     if (request.resume.empty() && request.processes > 1) {
       if (request.launcher == nullptr) throw std::invalid_argument("a run of several processes needs their launcher");
@@ -31,6 +34,11 @@ TrainResult run_training_job(const TrainingRequest& request, const TrainCallback
   } catch (const ResumeRefused&) {
     throw;  // refused before anything was touched: the run stays as it was, resumable
   } catch (const std::exception& e) {
+    std::error_code ec;
+    if (creates_folder && !std::filesystem::exists(metrics_path(folder), ec)) {
+      std::filesystem::remove_all(folder, ec);  // a folder that cannot be removed stays; the error goes on
+      throw;
+    }
     if (owns_folder) {
       try {
         record_run_failure(folder, error_text(e));

@@ -2,7 +2,8 @@
 /// The one way every front end (`fovea train`, fovea-studio's training window, Python's
 /// `fovea.train`/`fovea.resume`) starts or resumes a training run: the run itself
 /// (core/train/trainer.h) and the bookkeeping of its folder around it, so a run that fails says
-/// so in its folder (failed.json: the run list offers no Resume for it), a resumed run clears an
+/// so in its folder (failed.json: the run list offers no Resume for it), a new run that fails
+/// before it logs anything leaves no folder it created behind, a resumed run clears an
 /// earlier failure, and a run refused because another process writes the folder leaves that
 /// folder alone. Front ends supply callbacks and nothing else.
 #include <map>

@@ -195,6 +195,7 @@ def _check_callbacks(progress, messages):
 
 def train(out_dir, *, progress=None, messages=None, paper=False, **settings):
     _check_callbacks(progress, messages)  # before anything is written, not at the first step
+    _core._train_config(_settings.table_keys(settings))  # a bad setting is named before the folder is looked at
     if _os.path.exists(_os.path.join(_os.fspath(out_dir), "last.ckpt")):
         raise Error(f"{_os.fspath(out_dir)}: already holds a run (last.ckpt); continue it with "
                     f"fovea.resume({_os.fspath(out_dir)!r}) or train into another folder")

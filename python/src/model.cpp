@@ -121,13 +121,25 @@ void bind_model(pyb::module_& m) {
                std::lock_guard<std::mutex> lock(self.busy);
                r = self.captioner->score(pixels, caption);
              }
+             // A word the model does not know is scored as <unk>: its p is any unknown word's, so say which.
+             std::string unknown;
+             const std::string tag = " <unk>";
+             for (const auto& w : r.words) {
+               if (w.word.size() > tag.size() && w.word.compare(w.word.size() - tag.size(), tag.size(), tag) == 0)
+                 unknown += (unknown.empty() ? "'" : ", '") + w.word.substr(0, w.word.size() - tag.size()) + "'";
+             }
+             if (!unknown.empty()) {
+               pyb::module_::import("warnings").attr("warn")(
+                   "not words this model knows, scored as <unk> (their p is that of any unknown word): " + unknown,
+                   pyb::handle(PyExc_UserWarning), 2);
+             }
              return wrap(std::move(r), std::move(pixels), path, *self.captioner);
            },
            pyb::arg("image"), pyb::arg("caption"),
            "score(image, caption) -> Result\n\n"
            "The model's alpha, beta and p for each word of a caption you give (teacher forcing), as\n"
            "fovea-studio's typed caption and `fovea take-away --caption` do; words outside the vocabulary are\n"
-           "scored as <unk>.")
+           "scored as <unk> (a UserWarning names them; their Word.word ends in \" <unk>\").")
       .def("saliency",
            [](PyModel& self, const pyb::handle& image, const std::string& caption) {
              RgbImage pixels = image_from_python(image);

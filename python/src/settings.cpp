@@ -34,7 +34,18 @@ std::string keys_of_caption_settings() {
 SettingValue setting_from_python(const TrainSetting& s, const pyb::handle& o) {
   const SettingValue like = s.default_value();
   const std::string name = s.key;
-  if (pyb::isinstance<pyb::str>(o) && !std::holds_alternative<std::string>(like)) return parse_setting(s, o.cast<std::string>());
+  if (pyb::isinstance<pyb::str>(o) && !std::holds_alternative<std::string>(like)) {
+    try {
+      return parse_setting(s, o.cast<std::string>());
+    } catch (const std::invalid_argument& e) {
+      // The parser names the setting as the CLI spells it ("--lr: 'fast' is not a number"); a
+      // Python user wrote lr='fast'.
+      std::string why = e.what();
+      const std::string cli = s.cli_name() + ": ";
+      if (why.rfind(cli, 0) == 0) why = why.substr(cli.size());
+      throw pyb::value_error(name + "=" + std::string(pyb::repr(o)) + ": " + why);
+    }
+  }
   const auto wrong = [&](const char* what) {
     return pyb::type_error(name + "=" + std::string(pyb::repr(o)) + ": expected " + what);
   };

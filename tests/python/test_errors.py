@@ -136,3 +136,27 @@ def test_arguments_of_the_wrong_type_are_named_not_the_cores_signatures(model, s
         with pytest.raises(TypeError, match=name) as e:
             call()
         assert "incompatible function arguments" not in str(e.value) and "Unable to cast" not in str(e.value), str(e.value)
+
+
+def test_a_training_setting_is_named_as_python_spells_it(tmp_path):
+    with pytest.raises(ValueError, match=r"lr='fast': 'fast' is not a number") as e:
+        fovea.train(tmp_path / "run", lr="fast")
+    assert "--lr" not in str(e.value)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_bad_setting_is_named_even_into_a_folder_holding_a_run(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "last.ckpt").write_bytes(b"a run was here")
+    with pytest.raises(ValueError, match="batch must be >= 1, got 0"):
+        fovea.train(run, batch=0)
+    with pytest.raises(fovea.Error, match="already holds a run"):  # good settings: the folder is the problem
+        fovea.train(run, batch=8)
+
+
+def test_scoring_names_the_words_the_model_does_not_know(model, samples):
+    with pytest.warns(UserWarning, match="'zebra'") as caught:
+        scored = model.score(samples + "/test_00000.png", "a zebra")
+    assert "'a'" not in str(caught[0].message)
+    assert [w.word for w in scored.words][:2] == ["a", "zebra <unk>"]

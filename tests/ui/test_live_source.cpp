@@ -1,9 +1,12 @@
 // fovea-studio's live source on a generated clip, offscreen: frames arrive captioned,
 // α's peak lies in the moving item's box on most frames, pause/step/seek work, closing while it
 // plays stops cleanly, a camera that is not there is named in the message, a model that fails to
-// load leaves videos with the model loaded before, and stepping a paused video holds the word.
+// load leaves videos with the model loaded before, stepping a paused video holds the word, and a
+// video file that is empty or cannot be read is said so in plain words, the image shown before
+// staying whole.
 #include <QApplication>
 #include <QFile>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -205,6 +208,36 @@ class LiveSourceTest : public QObject {
     source.open(QStringLiteral("/dev/video98"));
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kWait);
     QVERIFY(failed.first().first().toString().contains(QStringLiteral("/dev/video98: no such camera")));
+  }
+
+  void anEmptyOrUnreadableVideoIsSaidSoAndTheImageStaysWhole() {
+    MainWindow w;
+    w.loadModel(kSoft);
+    w.show();
+    ExplorerPanel* panel = w.primaryPanel();
+    QVERIFY(w.openImage(kSample));
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && !panel->isBusy() && w.player()->count() > 0, kWait);
+    const QString empty = dir_.filePath("empty.mp4"), damaged = dir_.filePath("damaged.mp4");
+    QFile(empty).open(QIODevice::WriteOnly);
+    QFile text(damaged);
+    QVERIFY(text.open(QIODevice::WriteOnly));
+    text.write("not a video at all");
+    text.close();
+    for (const QString& video : {empty, damaged}) {
+      w.openImage(video);
+      QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QFileInfo(video).fileName()), kWait);
+      const QString error = w.errorText();
+      QVERIFY2(!error.contains("OpenCV") && !error.contains("FFmpeg") && !error.contains("backend"), qPrintable(error));
+      if (video == empty) QVERIFY2(error.contains("the file is empty"), qPrintable(error));
+      // The still as it was: captioned, a word chosen with its overlay, Take it away offered.
+      QTRY_VERIFY_WITH_TIMEOUT(!w.liveSource()->isOpen() && panel->hasCaption() && !panel->isBusy() &&
+                                   w.player()->count() > 0 && panel->view()->wordIndex() >= 0,
+                               kWait);
+      QVERIFY(panel->takeAwayButton()->isEnabled());
+      QCOMPARE(w.imagePath(), QFileInfo(kSample).absoluteFilePath());
+      QCOMPARE(w.windowTitle(), QStringLiteral("test_00001.png — Fovea Studio"));
+      QVERIFY(w.errorText().contains(QFileInfo(video).fileName()));  // still said once the image is back
+    }
   }
 };
 

@@ -1,5 +1,6 @@
 // A run that failed is listed as failed, with its reason and no Resume (resuming would fail the
-// same way), and New run like this is offered instead.
+// same way), and New run like this is offered instead. A new run that fails before its first
+// step leaves nothing behind: no folder, no line in the charts' legends.
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -12,6 +13,8 @@
 
 #include "core/train/run_log.h"
 #include "core/train/train_config.h"
+#include "core/train/train_settings.h"
+#include "ui/charts/training_dashboard.h"
 #include "ui/training/run_list.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
@@ -64,7 +67,7 @@ class RunStatusTest : public QObject {
     RunList list;
     list.setRoot(root.path());
     list.setCurrentRun(dir);
-    QTRY_VERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));  // read on a worker
+    QTRY_VERIFY2(list.summary(dir).contains("stopped, resumable"), qPrintable(list.summary(dir)));  // read on a worker
     QVERIFY(button(&list, "Resume")->isEnabled());
 
     fovea::record_run_failure(dir.toStdString(), kC10Error);
@@ -72,7 +75,7 @@ class RunStatusTest : public QObject {
     list.setCurrentRun(dir);
     QTRY_VERIFY(!list.isReading());
     const QString line = list.summary(dir);
-    QVERIFY2(line.contains("failed") && !line.contains("interrupted"), qPrintable(line));
+    QVERIFY2(line.contains("failed") && !line.contains("stopped, resumable"), qPrintable(line));
     QVERIFY2(line.contains("probability tensor contains"), qPrintable(line));
     QVERIFY2(!line.contains("frame #") && !line.contains(".cpp"), qPrintable(line));
     QVERIFY(!button(&list, "Resume")->isEnabled());
@@ -81,7 +84,7 @@ class RunStatusTest : public QObject {
     // Resumed (say with the CLI) the record goes; so does the "failed".
     fovea::clear_run_failure(dir.toStdString());
     list.refresh();
-    QTRY_VERIFY2(list.summary(dir).contains("interrupted"), qPrintable(list.summary(dir)));
+    QTRY_VERIFY2(list.summary(dir).contains("stopped, resumable"), qPrintable(list.summary(dir)));
   }
 
   void aRunTheTrainerFailsIsRecordedInItsFolder() {
@@ -98,6 +101,32 @@ class RunStatusTest : public QObject {
     QVERIFY(!log.failure.empty());
     window.runList()->refresh();
     QTRY_VERIFY2(window.runList()->summary(dir).contains("failed"), qPrintable(window.runList()->summary(dir)));
+  }
+
+  void aNewRunThatFailsAtStartLeavesNoGhost() {
+    QTemporaryDir root;
+    QVERIFY(QDir(root.path()).mkpath("images"));
+    TrainingWindow window;
+    window.setConfirmClose(false);
+    window.setRunsRoot(root.path());
+    auto config = fovea::recommended_train_config();
+    config.dataset = "karpathy:" + root.filePath("missing.json").toStdString();  // no such file: it fails at start
+    config.images_dir = root.filePath("images").toStdString();
+    config.device = "cpu";
+    const QString dir = QDir::cleanPath(root.filePath("soft-ghost"));
+    config.out_dir = dir.toStdString();
+    QSignalSpy started(window.training(), &TrainingRun::started);
+    QSignalSpy failed(window.training(), &TrainingRun::failed);
+    QVERIFY(window.startRun(config));
+    QCOMPARE(started.count(), 1);
+    QVERIFY(window.dashboard()->hasRun(dir));  // shown as it starts
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+    QVERIFY2(failed.first().at(1).toString().contains("missing.json"), qPrintable(failed.first().at(1).toString()));
+    QVERIFY2(!QFileInfo::exists(dir), "the failed run's folder is gone");
+    QVERIFY2(!window.dashboard()->hasRun(dir), "no legend names the run");
+    QVERIFY(!window.runList()->runs().contains(dir));
+    QVERIFY2(window.statusText().contains("missing.json"), qPrintable(window.statusText()));  // the reason stays in view
+    QVERIFY2(window.logText().contains("missing.json"), qPrintable(window.logText()));
   }
 };
 

@@ -165,7 +165,7 @@ class TrainingRunsTest : public QObject {
     w.cancelRun();
     QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
     QVERIFY(w.logText().contains("Stopped at step"));
-    QTRY_VERIFY2(w.runList()->summary(out).contains("interrupted"), qPrintable(w.runList()->summary(out)));
+    QTRY_VERIFY2(w.runList()->summary(out).contains("stopped, resumable"), qPrintable(w.runList()->summary(out)));
     const auto stopped_at = checkpoint_step(out);
     QVERIFY(stopped_at > paused_at + 5);
     // The list, the status bar and the checkpoint agree on the step (not the last logged one).
@@ -268,7 +268,7 @@ class TrainingRunsTest : public QObject {
     w2.setConfirmClose(false);
     w2.setRunsRoot(runs_);
     QVERIFY(w2.runList()->runs().contains(out));
-    QTRY_VERIFY(w2.runList()->summary(out).contains("interrupted"));  // read on a worker thread
+    QTRY_VERIFY(w2.runList()->summary(out).contains("stopped, resumable"));  // read on a worker thread
     QVERIFY(w2.resumeRun(out));
     QTRY_VERIFY_WITH_TIMEOUT(w2.lastProgress().step > step, kWait);
     QVERIFY(w2.dashboard()->pointCount(out, "baseline") >= 3);  // the curve before the stop came back from disk

@@ -3,6 +3,7 @@
 // run list alike while paused (12), a reopened window that ticks a run, ticks the run selected,
 // and hides the hard-only charts for soft runs (22).
 #include <QListWidget>
+#include <QMessageBox>
 #include <QToolBar>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
@@ -13,7 +14,7 @@ using namespace fovea::test_ui;
 
 namespace {
 
-QPushButton* button(QWidget* in, const QString& text) {
+QPushButton* button(const QWidget* in, const QString& text) {
   for (auto* b : in->findChildren<QPushButton*>()) {
     if (b->text() == text) return b;
   }
@@ -49,23 +50,45 @@ class TrainingSnagsTest : public QObject {
     QVERIFY(tmp_.isValid());
   }
 
+  /// The legend labels of the loss chart, one per run shown.
+  static QStringList legendLabels(TrainingDashboard& dashboard) {
+    auto* view = dashboard.chart("loss")->findChild<QChartView*>();
+    QStringList labels;
+    if (!view) return labels;
+    for (auto* marker : view->chart()->legend()->markers()) {
+      if (marker->isVisible()) labels << marker->label();
+    }
+    return labels;
+  }
+
   void legendsNameRunsByWhatTellsThemApart() {
     TrainingDashboard dashboard;
     dashboard.resize(1100, 800);
     dashboard.show();
-    const QStringList names{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
-    for (const auto& n : names) dashboard.addRun("/runs/" + n, n, false);
+    // Four runs of one afternoon, two of each attention: the time and the attention tell them apart.
+    const QStringList names{"hard-20261129-083012", "hard-20261129-084512", "soft-20261129-083040", "soft-20261129-090412"};
+    for (const auto& n : names) dashboard.addRun("/runs/" + n, n, n.startsWith("hard"));
     QTRY_VERIFY(dashboard.chart("loss")->isVisible());  // placed hidden, shown one at a time
-    auto* view = dashboard.chart("loss")->findChild<QChartView*>();
-    QVERIFY(view);
-    QStringList labels;
-    for (auto* marker : view->chart()->legend()->markers()) {
-      if (marker->isVisible()) labels << marker->label();
-    }
-    QCOMPARE(labels.size(), 3);
-    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);  // three runs, three names
-    for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));  // not cut by the legend
-    for (const auto& n : names) {  // each keeps the end of its name: what tells it apart
+    QCOMPARE(legendLabels(dashboard), (QStringList{"hard 08:30:12", "hard 08:45:12", "soft 08:30:40", "soft 09:04:12"}));
+    // Runs of two days: the date too.
+    TrainingDashboard days;
+    days.resize(1100, 800);
+    days.show();
+    const QStringList dated{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
+    for (const auto& n : dated) days.addRun("/runs/" + n, n, false);
+    QTRY_VERIFY(days.chart("loss")->isVisible());
+    QCOMPARE(legendLabels(days), (QStringList{"soft 11-27 14:30:12", "soft 11-27 14:30:47", "soft 11-28 14:30:12"}));
+    // Names of the user's own that do not split alike: the start, an ellipsis and the end that differs.
+    TrainingDashboard own;
+    own.resize(1100, 800);
+    own.show();
+    const QStringList mine{"baseline-with-a-long-name-lr-0.01", "baseline-with-a-long-name-lr-0.001", "tuned"};
+    for (const auto& n : mine) own.addRun("/runs/" + n, n, false);
+    QTRY_VERIFY(own.chart("loss")->isVisible());
+    const QStringList labels = legendLabels(own);
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);
+    for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));
+    for (const auto& n : mine) {  // each keeps the end of its name: what tells it apart
       QVERIFY2(std::any_of(labels.begin(), labels.end(),
                            [&](const QString& l) { return n.endsWith(l.mid(l.indexOf(QChar(0x2026)) + 1)); }),
                qPrintable(n + ": " + labels.join(", ")));
@@ -91,14 +114,58 @@ class TrainingSnagsTest : public QObject {
     w.runList()->setCurrentRun(second);
     auto* remove = button(w.runList(), "Remove from queue");
     QVERIFY(remove && remove->isEnabled());
+    QVERIFY2(w.gallery()->note().contains("second is queued"), qPrintable(w.gallery()->note()));  // not a blank column
     remove->click();
     QCOMPARE(w.queuedRuns(), 0);
     QVERIFY(!listed(w.runList(), second));
+    QVERIFY2(w.statusText().contains("0 queued") && !w.statusText().contains("1 queued"), qPrintable(w.statusText()));
     w.cancelRun();
     QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
     QTest::qWait(200);  // a queued run would start on the next turn
     QVERIFY(!w.training()->isRunning());
     QVERIFY(!QFileInfo::exists(second));
+  }
+
+  void stopAsksFirstAndTheRunIsCalledStoppedNotInterrupted() {
+    const QString root = tmp_.filePath("stop");
+    TrainingWindow w;
+    w.setConfirmClose(false);
+    w.setRunsRoot(root);
+    w.show();
+    const QString out = root + "/soft-stop";
+    QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Soft, 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step >= 1, kWait);
+    QAction* stop = toolbar_action(&w, "Stop");
+    QVERIFY(stop && stop->isEnabled());
+    // Answers the question Stop asks with `choice`, once it is asked; what it said, in `asked`.
+    QString asked;
+    const auto answer = [&asked](const QString& choice) {
+      QTimer::singleShot(0, [&asked, choice] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        asked = box->text();
+        if (QPushButton* b = button(box, choice)) b->click();
+      });
+    };
+    answer("Keep training");
+    stop->trigger();
+    QVERIFY2(asked.contains("soft-stop") && asked.contains("Resume"), qPrintable(asked));
+    const auto step = w.lastProgress().step;
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step > step, kWait);  // it goes on
+    QVERIFY(w.training()->isRunning());
+    answer("Stop the run");
+    stop->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w.runList()->summary(out).contains("stopped, resumable"), kWait);
+    QVERIFY2(!w.runList()->summary(out).contains("interrupted"), qPrintable(w.runList()->summary(out)));
+  }
+
+  void theTrainersAdviceNamesTheDialogsFieldsNotCommandLineOptions() {
+    TrainingWindow w;
+    w.setRunsRoot(tmp_.filePath("advice"));
+    Q_EMIT w.training()->message("the loss was not finite at step 40; a lower --lr helps, or a lower --lambda-r");
+    QVERIFY2(!w.logText().contains("--lr") && !w.logText().contains("--lambda-r"), qPrintable(w.logText()));
+    QVERIFY2(w.logText().contains("a lower “Lr” helps, or a lower “Lambda r”"), qPrintable(w.logText()));
   }
 
   void whilePausedTheToolbarAndTheRunListBothOfferResume() {

@@ -45,6 +45,7 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
   legend->setVisible(true);
   legend->setAlignment(Qt::AlignBottom);
   legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  legend->setShowToolTips(true);  // a label the legend had to cut, whole under the pointer
   QFont legend_font = legend->font();
   setPointSize(legend_font, 8, false);
   legend->setFont(legend_font);

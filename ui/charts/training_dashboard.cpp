@@ -2,6 +2,7 @@
 
 #include <QGridLayout>
 #include <QPointF>
+#include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
@@ -21,11 +22,42 @@ const QColor kRunColours[] = {QColor(31, 119, 180), QColor(214, 39, 40),  QColor
                               QColor(255, 127, 14), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
                               QColor(188, 189, 34), QColor(23, 190, 207)};
 
-/// Names short enough for a legend of several runs (at most 16 characters) that still tell them apart: the
-/// kind prefix ("soft-"), an ellipsis, and as much of the end (the time stamp) as needed.
+/// A name's part of the default scheme ("soft-20261127-143012") as a reader says it: a time of
+/// day "14:30:12", a date "11-27"; anything else as it is.
+QString readable_part(const QString& part) {
+  static const QRegularExpression time(QStringLiteral("^(\\d\\d)(\\d\\d)(\\d\\d)$")), date(QStringLiteral("^\\d{4}(\\d\\d)(\\d\\d)$"));
+  if (const auto m = time.match(part); m.hasMatch()) return m.captured(1) + ':' + m.captured(2) + ':' + m.captured(3);
+  if (const auto m = date.match(part); m.hasMatch()) return m.captured(1) + '-' + m.captured(2);
+  return part;
+}
+
+/// What tells runs of `names` apart, short enough for a legend of several runs (a legend's
+/// marker has a fraction of a chart's width: longer labels were cut to "soft-…04…"): the parts
+/// of the names (between dashes) that differ, the attention ("soft", "hard") always, a time as
+/// "14:30:12". Names that do not split alike: the kind prefix, an ellipsis and as much of the
+/// end as needed.
 QStringList legend_names(const QStringList& names) {
   constexpr int kMax = 16;
   if (names.size() <= 1) return names;  // alone in the legend: room for the whole name
+  const int unique = int(QSet<QString>(names.begin(), names.end()).size());
+  QList<QStringList> parts;
+  for (const auto& n : names) parts << n.split(QLatin1Char('-'));
+  const bool alike = std::all_of(parts.begin(), parts.end(), [&](const QStringList& p) { return p.size() == parts.front().size(); });
+  if (alike && parts.front().size() > 1) {
+    QStringList out;
+    for (const auto& p : parts) {
+      QStringList kept;
+      for (int i = 0; i < int(p.size()); ++i) {
+        const bool kind = i == 0 && (p[i] == QLatin1String("soft") || p[i] == QLatin1String("hard"));
+        const bool differs = std::any_of(parts.begin(), parts.end(), [&](const QStringList& o) { return o[i] != p[i]; });
+        if (kind || differs) kept << readable_part(p[i]);
+      }
+      out << kept.join(QLatin1Char(' '));
+    }
+    // A date and a time both: "soft 11-27 14:30:12", a little over kMax, still all of it telling.
+    const bool fits = std::all_of(out.begin(), out.end(), [](const QString& l) { return !l.isEmpty() && l.size() <= kMax + 4; });
+    if (fits && QSet<QString>(out.begin(), out.end()).size() == unique) return out;
+  }
   for (int tail = 6;; ++tail) {
     QStringList out;
     for (const auto& n : names) {
@@ -33,7 +65,7 @@ QStringList legend_names(const QStringList& names) {
       const QString head = dash > 0 && dash < 6 ? n.left(dash + 1) : n.left(5);
       out << (n.size() <= kMax || head.size() + 1 + tail >= n.size() ? n : head + QChar(0x2026) + n.right(tail));
     }
-    if (QSet<QString>(out.begin(), out.end()).size() == QSet<QString>(names.begin(), names.end()).size()) return out;
+    if (QSet<QString>(out.begin(), out.end()).size() == unique) return out;
   }
 }
 

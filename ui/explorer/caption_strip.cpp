@@ -121,6 +121,12 @@ int CaptionStrip::heightForWidth(int width) const {
   return r.empty() ? one : std::max(one, r.back().bottom() + kGap + 1);
 }
 
+int CaptionStrip::heightOfRows(int rows) const {
+  const QFontMetrics wm(word_font(font())), dm(detail_font(font()));
+  const int row = wm.height() + dm.height() + 2 * kPad;
+  return rows * row + (rows + 1) * kGap + 1;
+}
+
 QSize CaptionStrip::sizeHint() const { return {600, heightForWidth(600)}; }
 
 void CaptionStrip::resizeEvent(QResizeEvent*) {

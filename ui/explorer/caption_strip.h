@@ -30,6 +30,8 @@ class CaptionStrip : public QWidget {
 
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
+  /// The height `rows` rows of chips take.
+  int heightOfRows(int rows) const;
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return {120, 40}; }
   /// The chip under the mouse (drawn darker), -1 when none.

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -18,23 +19,41 @@
 
 namespace fovea::ui {
 
+namespace {
+/// Rows of chips the caption's space holds without scrolling: the captions of the shipped
+/// models and those of a few thousand steps take one or two rows beside each other at 1024 px.
+constexpr int kCaptionRows = 2;
+}  // namespace
+
 ExplorerPanel::ExplorerPanel(QWidget* parent)
-    : QWidget(parent), session_(new ModelSession(this)), title_(new QLabel), view_(new AttentionView),
-      strip_(new CaptionStrip), readout_(new LiveText),
+    : QWidget(parent), session_(new ModelSession(this)), title_(new LiveText), view_(new AttentionView),
+      strip_(new CaptionStrip), strip_space_(new QScrollArea), readout_(new LiveText),
       take_away_button_(new QPushButton(tr("Take it away"))), unfamiliar_(new QLabel), notes_(new PanelNotes) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  title_->setTextFormat(Qt::RichText);
-  title_->setWordWrap(true);
-  title_->setText(tr("<b>No model</b>"));
-  layout->addWidget(title_);
+  // Everything but the image has a height of its own, whatever it shows: the image's size
+  // depends on the window only (it jumped as captions took one row or two, and as the warning
+  // below came and went).
+  setTitle(tr("<b>No model</b>"));
   unfamiliar_->setObjectName("unfamiliar");
-  unfamiliar_->setWordWrap(true);
-  unfamiliar_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px; border-radius: 3px; }"));
+  unfamiliar_->setText(tr("⚠ unlike its training images"));
+  unfamiliar_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 0px 4px; border-radius: 3px; }"));
   unfamiliar_->hide();
-  layout->addWidget(unfamiliar_);
+  auto* title_row = new QWidget;
+  auto* title_layout = new QHBoxLayout(title_row);
+  title_layout->setContentsMargins(0, 0, 0, 0);
+  title_layout->addWidget(title_, 1);
+  title_layout->addWidget(unfamiliar_);
+  title_row->setFixedHeight(std::max(title_->sizeHint().height(), unfamiliar_->sizeHint().height()));
+  layout->addWidget(title_row);
   layout->addWidget(view_, 1);
-  layout->addWidget(strip_);
+  strip_space_->setWidget(strip_);
+  strip_space_->setWidgetResizable(true);
+  strip_space_->setFrameShape(QFrame::NoFrame);
+  strip_space_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the chips wrap instead
+  strip_space_->viewport()->setBackgroundRole(QPalette::Window);
+  strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));
+  layout->addWidget(strip_space_);
   auto* word_row = new QHBoxLayout;
   word_row->addWidget(readout_, 1);
   take_away_button_->setObjectName("takeAwayButton");
@@ -53,7 +72,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   connect(session_, &ModelSession::modelFailed, this, [this](const QString& path, const QString& error) {
     // The model loaded before (if any) goes on captioning: the header names it again.
     if (const auto* m = session_->model()) showModelTitle(*m);
-    else title_->setText(tr("<b>No model</b> (the last one failed to load)"));
+    else setTitle(tr("<b>No model</b> (the last one failed to load)"));
     // The core's messages start with the file's path: say it once.
     const QString why = error.startsWith(path + QStringLiteral(": ")) ? error.mid(path.size() + 2) : error;
     Q_EMIT modelFailed(tr("Could not load %1 %2: %3").arg(model_role_, path, why));
@@ -87,9 +106,19 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
 }
 
 void ExplorerPanel::showModelTitle(const ModelDescription& m) {
-  title_->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
-                      .arg(displayName(m.path).toHtmlEscaped(), m.summary.toHtmlEscaped()));
-  title_->setToolTip(m.card);
+  setTitle(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
+               .arg(displayName(m.path).toHtmlEscaped(), m.summary.toHtmlEscaped()),
+           m.card);
+}
+
+void ExplorerPanel::setTitle(const QString& rich_text, const QString& tool_tip) {
+  title_->setText(rich_text);
+  if (!tool_tip.isEmpty()) title_->setToolTip(tool_tip);  // else the whole text, for when it is cut
+}
+
+void ExplorerPanel::showChip(int index) {
+  const QRect chip = strip_->wordRect(index);
+  if (chip.isValid()) strip_space_->ensureVisible(chip.center().x(), chip.center().y(), 0, chip.height() / 2 + 2);
 }
 
 QString ExplorerPanel::displayName(const QString& path) {
@@ -106,7 +135,7 @@ QString ExplorerPanel::titleToolTip() const { return title_->toolTip(); }
 QString ExplorerPanel::modelPath() const { return session_->model() ? session_->model()->path : QString(); }
 
 void ExplorerPanel::loadModel(const QString& path) {
-  title_->setText(tr("<b>Loading %1…</b>").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+  setTitle(tr("<b>Loading %1…</b>").arg(QFileInfo(path).fileName().toHtmlEscaped()));
   session_->loadModel(path);
 }
 
@@ -172,6 +201,7 @@ void ExplorerPanel::setWordIndex(int index) {
   }
   view_->setWordIndex(index);
   strip_->setCurrent(index);
+  showChip(index);
   updateReadout();
   updateTakeAwayButton();
 }
@@ -193,9 +223,10 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   clearTakeAway();
   const auto& familiarity = caption_.familiarity;
   if (familiarity && !familiarity->familiar()) {
-    unfamiliar_->setText(tr("⚠ This image is unlike what %1 was trained on: its caption is unreliable.")
-                             .arg(QFileInfo(modelPath()).completeBaseName()));
-    unfamiliar_->setToolTip(tr("Distance of its features from the training images: %1; 99% of validation images "
+    unfamiliar_text_ = tr("⚠ This image is unlike what %1 was trained on: its caption is unreliable.")
+                           .arg(QFileInfo(modelPath()).completeBaseName());
+    unfamiliar_->setToolTip(unfamiliar_text_ + QLatin1Char('\n') +
+                            tr("Distance of its features from the training images: %1; 99% of validation images "
                                "are within %2, the limit is %3.")
                                 .arg(familiarity->distance, 0, 'f', 1)
                                 .arg(familiarity->validation_q99, 0, 'f', 1)
@@ -322,7 +353,7 @@ void ExplorerPanel::updateTakeAwayButton() {
 
 QString ExplorerPanel::takeAwayText() const { return notes_->note(PanelNotes::Kind::TakeAway); }
 
-QString ExplorerPanel::unfamiliarText() const { return unfamiliar_->isHidden() ? QString() : unfamiliar_->text(); }
+QString ExplorerPanel::unfamiliarText() const { return unfamiliar_->isHidden() ? QString() : unfamiliar_text_; }
 
 QString ExplorerPanel::probeText() const { return notes_->note(PanelNotes::Kind::Probe); }
 

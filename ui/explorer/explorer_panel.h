@@ -12,6 +12,7 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
 
 namespace fovea::ui {
 
@@ -105,14 +106,21 @@ class ExplorerPanel : public QWidget {
   void showTakeAway(const TakeAwayReply& reply);
   void clearTakeAway();
   void updateTakeAwayButton();
+  void setTitle(const QString& rich_text, const QString& tool_tip = {});
+  /// Scrolls the strip's space to word `index`'s chip.
+  void showChip(int index);
 
   ModelSession* session_;
-  QLabel* title_;
+  LiveText* title_;  ///< one line, cut with an ellipsis: a long name or summary takes no row from the image
   AttentionView* view_;
   CaptionStrip* strip_;
+  /// The strip in a space of kCaptionRows rows of chips, whatever the caption: a longer one
+  /// scrolls there, so the image's size depends on the window only.
+  QScrollArea* strip_space_;
   LiveText* readout_;  ///< the current word's numbers (changes 8 times a second while playing)
   QPushButton* take_away_button_;
-  QLabel* unfamiliar_;  ///< the image is unlike the model's training images
+  QLabel* unfamiliar_;  ///< the image is unlike the model's training images: a badge on the title's line
+  QString unfamiliar_text_;
   /// Under the words, in a space that keeps its height: the probe's next words, what taking the
   /// word's attended cells away did, or the ground truth when the folder has a captions.json.
   PanelNotes* notes_;

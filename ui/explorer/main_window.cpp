@@ -38,6 +38,7 @@
 #include "ui/export/figure_preview.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
+#include "ui/explorer/error_bar.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/image_convert.h"
 #include "ui/explorer/image_size_sync.h"
@@ -51,24 +52,9 @@
 namespace fovea::ui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), primary_(new ExplorerPanel), compare_(new ExplorerPanel), splitter_(new QSplitter),
-      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), live_source_(new LiveSource(this)),
-      error_label_(new QLabel), error_bar_(new QWidget) {
+      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), live_source_(new LiveSource(this)) {
   setWindowTitle(tr("Fovea Studio"));
   setAcceptDrops(false);  // the attention views take drops
-
-  // Error bar: visible, non-modal, names the file; the window keeps working.
-  auto* bar_layout = new QHBoxLayout(error_bar_);
-  bar_layout->setContentsMargins(8, 4, 4, 4);
-  error_label_->setWordWrap(true);
-  error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* close = new QToolButton;
-  close->setText(QStringLiteral("\u2715"));
-  close->setAutoRaise(true);
-  connect(close, &QToolButton::clicked, this, &MainWindow::clearError);
-  bar_layout->addWidget(error_label_, 1);
-  bar_layout->addWidget(close);
-  error_bar_->setStyleSheet(QStringLiteral("background:#fde2e1; color:#7a1010; border-radius:4px;"));
-  error_bar_->hide();
 
   splitter_->addWidget(primary_);
   splitter_->addWidget(compare_);
@@ -82,7 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
   // On a short screen (1920x1080 at 150% or 200% is 1280x720 or 960x540) everything below the
   // image would end under the screen's edge: the window's content scrolls there instead, and
   // the toolbars and the status bar stay in view. On a screen with room it never scrolls. The
-  // error bar stays above it (a wrapped line inside made the content taller than the window).
+  // error bar floats over its top (as a row above it, each line took height from the picture).
   auto* scroll = new QScrollArea;
   scroll->setWidget(content);
   scroll->setWidgetResizable(true);
@@ -91,9 +77,9 @@ MainWindow::MainWindow(QWidget* parent)
   auto* central = new QWidget;
   auto* outer = new QVBoxLayout(central);
   outer->setContentsMargins(6, 6, 6, 0);
-  outer->addWidget(error_bar_);
   outer->addWidget(scroll, 1);
   setCentralWidget(central);
+  error_bar_ = new ErrorBar(central);  // non-modal, names the file; the window keeps working
 
   buildActions();
   buildControls();
@@ -335,33 +321,19 @@ void MainWindow::setUserCaption(const QString& text) {
   if (!compare_->isHidden()) compare_->setUserCaption(text);
 }
 
-QString MainWindow::errorText() const { return error_bar_->isVisible() ? error_label_->text() : QString(); }
+QString MainWindow::errorText() const { return error_bar_->text(); }
 
 void MainWindow::showError(const QString& message) {
   if (message.isEmpty()) return;
-  const UserMessage m = user_message(message);
   // Errors that arrive together (a bad image, then a model that fails to load) are all shown,
-  // newest first, three at most, until an image opens or the bar is closed.
-  if (error_bar_->isHidden()) errors_.clear();  // (isHidden: the window may not be shown yet)
-  errors_.removeAll(m.summary);
-  errors_ = (QStringList{m.summary} + errors_).mid(0, 3);
-  error_label_->setText(errors_.join(QLatin1Char('\n')));
-  error_label_->setToolTip(m.details.isEmpty() ? m.summary : m.details);
-  error_bar_->show();
-  statusBar()->showMessage(m.summary.section(QLatin1Char('\n'), 0, 0), 10000);
+  // newest first, each with its time, until they no longer apply or the bar is closed.
+  error_bar_->add(message);
+  statusBar()->showMessage(user_summary(message).section(QLatin1Char('\n'), 0, 0), 10000);
 }
 
-void MainWindow::withdrawError(const QString& message) {
-  if (message.isEmpty() || errors_.removeAll(user_message(message).summary) == 0) return;
-  if (errors_.isEmpty()) return clearError();
-  error_label_->setText(errors_.join(QLatin1Char('\n')));
-  error_label_->setToolTip(errors_.first());
-}
+void MainWindow::withdrawError(const QString& message) { error_bar_->withdraw(message); }
 
-void MainWindow::clearError() {
-  error_label_->clear();
-  error_bar_->hide();
-}
+void MainWindow::clearError() { error_bar_->clear(); }
 
 QStringList MainWindow::recentFiles() const { return recent_->files(); }
 

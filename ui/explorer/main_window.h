@@ -27,6 +27,7 @@ class QToolButton;
 
 namespace fovea::ui {
 
+class ErrorBar;
 class ExplorerPanel;
 class ImageSizeSync;
 class RecentFiles;
@@ -146,9 +147,7 @@ class MainWindow : public QMainWindow {
   QThread* video_export_ = nullptr;
   std::shared_ptr<std::atomic<bool>> video_export_stop_;
   TrainingWindow* training_window_ = nullptr;
-  QLabel* error_label_;
-  QWidget* error_bar_;
-  QStringList errors_;  ///< the errors the bar shows, newest first
+  ErrorBar* error_bar_ = nullptr;  ///< over the top of the content (ui/explorer/error_bar.h)
   QMenu* recent_menu_ = nullptr;
   RecentFiles* recent_ = nullptr;
   ImageSizeSync* size_sync_ = nullptr;  ///< compared panels show the image at one size

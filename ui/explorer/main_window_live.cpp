@@ -62,16 +62,21 @@ void MainWindow::buildLiveControls() {
 
   connect(live_source_, &LiveSource::frameReady, this, &MainWindow::showLiveFrame);
   connect(live_source_, &LiveSource::failed, this, [this](const QString& message) {
-    showError(message);
     live_bar_->setVisible(live_source_->isOpen());
-    if (live_source_->isOpen()) return;
-    // Nothing plays: the window is back on the image it showed before (its title, its strip and
-    // its references), not half in a live state that no longer exists.
-    live_ = false;
-    image_path_ = before_live_path_;
-    setWindowTitle(image_path_.isEmpty() ? tr("Fovea Studio") : tr("%1 — Fovea Studio").arg(QFileInfo(image_path_).fileName()));
-    thumbs_->markCurrent(image_path_);
-    showReferences();
+    if (!live_source_->isOpen()) {
+      // Nothing plays: the window is back on the image it showed before, all of it (its title,
+      // its strip, its caption with a word, the overlay and Take it away), not half in a live
+      // state that no longer exists.
+      live_ = false;
+      const QString back = before_live_path_;
+      if (back.isEmpty() || !openImage(back, false)) {
+        image_path_ = back;
+        setWindowTitle(back.isEmpty() ? tr("Fovea Studio") : tr("%1 — Fovea Studio").arg(QFileInfo(back).fileName()));
+        thumbs_->markCurrent(back);
+        showReferences();
+      }
+    }
+    showError(message);  // after the image reopened: opening it clears the bar
   });
   connect(live_source_, &LiveSource::opened, this, [this](const QString& path) {
     const bool camera = live_source_->isCamera();
@@ -103,12 +108,17 @@ void MainWindow::fillCameraMenu() {
 }
 
 bool MainWindow::openVideo(const QString& path, bool remember) {
-  stopLive();
+  // What cannot be a video is said before anything shown is touched.
   const std::string p = path.toStdString();
   if (!fovea::is_camera_path(p) && !QFileInfo(path).isFile()) {
     showError(tr("%1: file not found").arg(path));
     return false;
   }
+  if (!fovea::is_camera_path(p) && QFileInfo(path).size() == 0) {
+    showError(tr("%1: the file is empty (0 bytes): there is no video in it").arg(path));
+    return false;
+  }
+  stopLive();
   clearError();
   live_ = true;
   before_live_path_ = image_path_;

@@ -36,7 +36,7 @@ RunList::RunList(QWidget* parent)
   auto* refresh_button = new QPushButton(tr("Refresh"));
   choose->setToolTip(tr("Choose the folder that holds your run folders"));
   open_best_->setToolTip(tr("Load the run's best checkpoint (by validation BLEU-4) into the caption explorer"));
-  resume_->setToolTip(tr("Continue an interrupted run from its last checkpoint"));
+  resume_->setToolTip(tr("Continue a stopped run from its last checkpoint"));
   like_->setToolTip(tr("Open New run with this run's settings (in a new folder)"));
   root_label_->setWordWrap(true);
   root_label_->setStyleSheet("color: gray");
@@ -144,7 +144,7 @@ QString RunList::summary(const QString& dir) const {
   if (!log.readable) return tr("%1 — unreadable: %2").arg(name, user_summary(log.error));
   QString state = log.finished ? tr("finished")
                   : log.failed ? tr("failed: %1").arg(log.failure.isEmpty() ? tr("reason unknown") : user_summary(log.failure))
-                  : log.has_last_checkpoint ? tr("interrupted") : tr("no checkpoint");
+                  : log.has_last_checkpoint ? tr("stopped, resumable") : tr("no checkpoint");
   QString line = tr("%1\n%2 · step %3").arg(name, log.hard ? tr("hard") : tr("soft")).arg(log.last_step);
   if (log.best_bleu4 >= 0) line += tr(" · BLEU-4 %1").arg(log.best_bleu4, 0, 'f', 3);
   return line + " · " + state;
@@ -307,7 +307,7 @@ void RunList::updateButtons() {
   resume_->setToolTip(live_paused ? tr("Go on training this paused run (as Resume in the toolbar)")
                       : failed ? tr("This run failed: resuming it would meet the same error. Use New run like this and "
                                   "change the setting that failed it.")
-                             : tr("Continue an interrupted run from its last checkpoint"));
+                             : tr("Continue a stopped run from its last checkpoint"));
   like_->setText(failed ? tr("New run like this (to change a setting)") : tr("New run like this"));
   like_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::config_path(path))));
 }

@@ -42,7 +42,10 @@ SampleGallery::SampleGallery(QWidget* parent)
   player_->setWordsPerSecond(1.5);
 }
 
-void SampleGallery::clear() {
+QString SampleGallery::note() const { return placeholder_->isHidden() ? QString() : placeholder_->text(); }
+
+void SampleGallery::clear(const QString& note) {
+  placeholder_->setText(note.isEmpty() ? tr("Captions of fixed validation images appear here while the model trains.") : note);
   history_.clear();
   shown_ = -1;
   slider_->setEnabled(false);

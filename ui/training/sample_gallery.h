@@ -29,7 +29,9 @@ class SampleGallery : public QWidget {
   void setHistory(const std::vector<fovea::SampleRecord>& records);
   /// A live snapshot; shown at once unless the user has moved the slider back.
   void addRecord(const fovea::SampleRecord& record);
-  void clear();
+  /// No samples; `note` (empty: what appears here, and when) says why.
+  void clear(const QString& note = {});
+  QString note() const;
 
   int snapshotCount() const { return int(history_.size()); }
   void showSnapshot(int index);

@@ -28,6 +28,7 @@
 #include "ui/common/user_message.h"
 #include "ui/common/window_fit.h"
 #include "ui/explorer/live_text.h"
+#include "ui/training/new_run_checks.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"
 #include "ui/training/run_log_reader.h"
@@ -213,8 +214,12 @@ void TrainingWindow::runStarted(const QString& dir) {
 
 void TrainingWindow::runEnded(const QString& dir, const QString& text, bool error) {
   log(error ? tr("error: %1").arg(text) : text);
-  status_->setText(error ? tr("Training failed: %1").arg(user_summary(text)) : text);
+  status_->setText(error ? tr("Training failed: %1").arg(in_field_names(user_summary(text))) : text);
   progress_->hide();
+  // A run that failed before it logged a step is no run: its folder is gone too
+  // (core/train/training_job.h), and a legend naming it would stay for the whole session.
+  if (error && !QFileInfo::exists(QString::fromStdString(fovea::metrics_path(dir.toStdString()))))
+    dashboard_->removeRun(QDir::cleanPath(dir));
   runs_->setLiveRun(QString());
   updateActions();
   if (!queue_.isEmpty()) {  // the next queued run, once this one's signals are done
@@ -226,7 +231,7 @@ void TrainingWindow::runEnded(const QString& dir, const QString& text, bool erro
       }
     });
   }
-  if (error && isVisible()) show_message_box(this, QMessageBox::Warning, tr("Training failed"), text);
+  if (error && isVisible()) show_message_box(this, QMessageBox::Warning, tr("Training failed"), in_field_names(text));
   if (closing_) {
     closing_ = false;
     close();
@@ -281,7 +286,9 @@ void TrainingWindow::showProgress(const fovea::TrainProgress& p) {
 
 
 
-void TrainingWindow::log(const QString& text) { log_->appendPlainText(user_text(text)); }
+// The trainer's messages name settings as the CLI spells them ("a lower --lr helps"): here they
+// are the New run dialog's fields.
+void TrainingWindow::log(const QString& text) { log_->appendPlainText(in_field_names(user_text(text))); }
 
 QString TrainingWindow::statusText() const { return status_->text(); }
 

@@ -54,7 +54,11 @@ class TrainingWindow : public QMainWindow {
   /// (they appear when read). False + message when the folder holds no run.
   bool openRun(const QString& dir);
   void setPaused(bool paused);
+  /// Stops the run at its next step (a checkpoint is written; it can be resumed).
   void cancelRun();
+  /// The toolbar's Stop: asks first (unless setConfirmStop(false)), then cancelRun().
+  void askToStopRun();
+  void setConfirmStop(bool confirm) { confirm_stop_ = confirm; }
   /// Every chart as PNG, SVG and CSV into `dir`; returns the files written.
   QStringList exportCharts(const QString& dir);
   /// Ask before closing while a run trains (tests turn it off; closing then stops the run).
@@ -133,6 +137,7 @@ class TrainingWindow : public QMainWindow {
   double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
   std::vector<fovea::SampleRecord> live_samples_;
   bool confirm_close_ = true;
+  bool confirm_stop_ = true;
   bool closing_ = false;  ///< hidden, waiting for the stopped run's finished signal to close
   fovea::TrainProgress last_progress_;
 };

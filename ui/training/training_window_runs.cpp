@@ -75,7 +75,9 @@ bool TrainingWindow::unqueueRun(const QString& dir) {
   for (int i = 0; i < int(queue_.size()); ++i) {
     if (QDir::cleanPath(QString::fromStdString(queue_[i].config.out_dir)) != clean) continue;
     queue_.removeAt(i);
-    log(tr("Removed %1 from the queue (%2 queued).").arg(clean).arg(queue_.size()));
+    const QString text = tr("Removed %1 from the queue (%2 queued).").arg(QFileInfo(clean).fileName()).arg(queue_.size());
+    log(text);
+    status_->setText(text);  // not the line that still counted it queued
     showQueue();
     return true;
   }
@@ -193,8 +195,13 @@ void TrainingWindow::showSamplesOf(const QString& dir) {
     gallery_->setHistory(live_samples_);
     return;
   }
+  if (!dir.isEmpty() && !runs_->runs().contains(dir)) {  // a queued run: nothing written yet
+    gallery_->clear(tr("%1 is queued: its samples appear here once it trains, after the run training now.")
+                        .arg(QFileInfo(dir).fileName()));
+    return;
+  }
   gallery_->clear();
-  if (dir.isEmpty() || !runs_->runs().contains(dir)) return;  // a queued run: nothing written yet
+  if (dir.isEmpty()) return;
   read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& run) {
     if (runs_->currentRun() == dir && !(dir == live_dir_ && training_->isRunning())) gallery_->setHistory(run.samples);
   });

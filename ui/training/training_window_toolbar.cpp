@@ -4,7 +4,10 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSlider>
 #include <QToolBar>
 
@@ -30,8 +33,8 @@ void TrainingWindow::buildToolbar() {
   pause_action_->setCheckable(true);
   pause_action_->setToolTip(tr("Pause between steps (a checkpoint is written); click again to go on"));
   connect(pause_action_, &QAction::toggled, this, &TrainingWindow::setPaused);
-  cancel_action_ = tb->addAction(tr("Cancel"), this, &TrainingWindow::cancelRun);
-  cancel_action_->setToolTip(tr("Stop at the next step with a checkpoint; Resume in the run list continues it"));
+  cancel_action_ = tb->addAction(tr("Stop"), this, &TrainingWindow::askToStopRun);
+  cancel_action_->setToolTip(tr("Stop at the next step with a checkpoint (it asks first); Resume in the run list continues it"));
   tb->addSeparator();
   tb->addWidget(new QLabel(tr(" Smoothing ")));
   smoothing_ = new QSlider(Qt::Horizontal);
@@ -64,6 +67,21 @@ void TrainingWindow::setPaused(bool paused) {
   pause_action_->blockSignals(false);
   runs_->setLivePaused(paused);  // the run list's Resume agrees with this one
   log(paused ? tr("pausing at the next step…") : tr("resuming…"));
+}
+
+void TrainingWindow::askToStopRun() {
+  if (!training_->isRunning()) return;
+  if (confirm_stop_) {
+    QMessageBox box(QMessageBox::Question, tr("Stop the run?"),
+                    tr("Stop %1 at its next step? A checkpoint is written: Resume in the run list continues it "
+                       "from there.").arg(QFileInfo(live_dir_).fileName()),
+                    QMessageBox::NoButton, this);
+    QPushButton* stop = box.addButton(tr("Stop the run"), QMessageBox::AcceptRole);
+    box.setDefaultButton(box.addButton(tr("Keep training"), QMessageBox::RejectRole));
+    box.exec();
+    if (box.clickedButton() != stop) return;
+  }
+  cancelRun();
 }
 
 void TrainingWindow::cancelRun() {

@@ -1,0 +1,158 @@
+// The picture's size depends on the window only: a caption of one row or of several, a typed
+// caption, an image unlike the training scenes (its warning), and errors stacking in the bar
+// leave the image where it was, alone and with two models compared. Each error line says when it
+// happened.
+#include <QApplication>
+#include <QImage>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "ui/explorer/attention_view.h"
+#include "ui/explorer/caption_strip.h"
+#include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/main_window.h"
+#include "ui/explorer/word_player.h"
+
+using namespace fovea::ui;
+
+namespace {
+const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
+const QString kSoft = kSource + "/models/fashion-soft.ckpt";
+const QString kHard = kSource + "/models/fashion-hard.ckpt";
+const QString kSample = kSource + "/resources/samples/test_00001.png";
+constexpr int kWait = 60000;
+constexpr int kLong = 30;  // words of a typed caption: three rows or more, even alone at 1180 px
+
+bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->isBusy() && p->strip()->count() > 0; }
+
+void settle() {
+  for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+}
+
+/// Where the image view is in its window.
+QRect viewInWindow(const ExplorerPanel* p) {
+  const AttentionView* v = p->view();
+  return QRect(v->mapTo(v->window(), QPoint(0, 0)), v->size());
+}
+
+QString describe(const QRect& r) { return QStringLiteral("%1x%2 at %3,%4").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y()); }
+
+/// A typed caption of `words` words, all of them words the shipped models know.
+QString typedCaption(int words) {
+  const QStringList pool = {"a", "purple", "bag", "next", "to", "a", "red", "shirt", "and", "a", "blue", "shoe"};
+  QStringList out;
+  for (int i = 0; i < words; ++i) out << pool[i % pool.size()];
+  return out.join(' ');
+}
+}  // namespace
+
+class ImageSizeTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir tmp_;
+
+  std::unique_ptr<MainWindow> window(bool compare, QSize size) {
+    auto w = std::make_unique<MainWindow>();
+    w->loadModel(kSoft);
+    if (compare) w->loadCompareModel(kHard);
+    w->resize(size);
+    w->show();
+    [&] {
+      QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+      QVERIFY(w->openImage(kSample));
+      QTRY_VERIFY_WITH_TIMEOUT(ready(w->primaryPanel()) && (!compare || ready(w->comparePanel())), kWait);
+    }();
+    w->player()->pause();
+    settle();
+    return w;
+  }
+
+  /// Types `text` as the caption and waits until every panel shown has scored it.
+  static void type(MainWindow* w, const QString& text, int words) {
+    w->setUserCaption(text);
+    for (ExplorerPanel* p : {w->primaryPanel(), w->comparePanel()}) {
+      if (p->isHidden()) continue;
+      QTRY_VERIFY_WITH_TIMEOUT(ready(p) && p->strip()->count() == words, kWait);
+    }
+    settle();
+  }
+
+  void checkTheViewStays(bool compare, QSize size) {
+    auto w = window(compare, size);
+    QList<ExplorerPanel*> panels{w->primaryPanel()};
+    if (compare) panels << w->comparePanel();
+    QList<QRect> views, images;
+    for (ExplorerPanel* p : panels) views << viewInWindow(p), images << p->view()->imageRect();
+    const auto same = [&](const char* what) {
+      settle();
+      for (int i = 0; i < panels.size(); ++i) {
+        QVERIFY2(viewInWindow(panels[i]) == views[i],
+                 qPrintable(QStringLiteral("%1: the view is %2, it was %3").arg(what, describe(viewInWindow(panels[i])), describe(views[i]))));
+        QVERIFY2(panels[i]->view()->imageRect() == images[i],
+                 qPrintable(QStringLiteral("%1: the image is %2, it was %3")
+                                .arg(what, describe(panels[i]->view()->imageRect()), describe(images[i]))));
+      }
+    };
+    type(w.get(), QStringLiteral("bag"), 1);
+    same("a caption of one word");
+    type(w.get(), typedCaption(kLong), kLong);
+    QVERIFY2(panels.first()->strip()->heightForWidth(panels.first()->strip()->width()) >
+                 panels.first()->strip()->heightOfRows(2),
+             "the long caption takes more than two rows");
+    same("a caption of many rows");
+    // The current word's chip scrolls into view when the caption is longer than its space.
+    w->player()->setCurrent(kLong - 1);
+    settle();
+    const CaptionStrip* strip = panels.first()->strip();
+    const QRect last(strip->mapTo(w.get(), strip->wordRect(kLong - 1).topLeft()), strip->wordRect(kLong - 1).size());
+    const QWidget* space = strip->parentWidget();
+    QVERIFY2(QRect(space->mapTo(w.get(), QPoint(0, 0)), space->size()).contains(last), "the current word's chip shows");
+    w->setUserCaption(QString());
+    for (ExplorerPanel* p : panels) QTRY_VERIFY_WITH_TIMEOUT(ready(p) && p->strip()->count() != kLong, kWait);
+    same("the model's caption again");
+    for (int i = 0; i < 3; ++i) QVERIFY(!w->openImage(tmp_.filePath(QStringLiteral("missing-%1.png").arg(i))));
+    QCOMPARE(w->errorText().count('\n'), 2);  // three errors stacked
+    same("three errors shown");
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(tmp_.isValid());
+  }
+
+  void aloneTheImageKeepsItsSize() { checkTheViewStays(false, {1180, 800}); }
+
+  void comparedAtTenTwentyFourTheImagesKeepTheirSize() { checkTheViewStays(true, {1024, 700}); }
+
+  void eachErrorLineSaysWhenAndGoesWhenItNoLongerApplies() {
+    auto w = window(false, {1180, 800});
+    QVERIFY(!w->openImage(tmp_.filePath("gone.png")));
+    const QString line = w->errorText();
+    QVERIFY2(QRegularExpression(QStringLiteral("^\\d\\d:\\d\\d:\\d\\d  .*gone\\.png")).match(line).hasMatch(), qPrintable(line));
+    QVERIFY(w->openImage(kSample));  // an image opened: the file error no longer applies
+    QVERIFY2(w->errorText().isEmpty(), qPrintable(w->errorText()));
+  }
+
+  void theWarningOfAnUnfamiliarImageTakesNoRowFromIt() {
+    auto w = window(false, {1180, 800});
+    const QRect view = viewInWindow(w->primaryPanel());
+    QImage noise(300, 200, QImage::Format_RGB32);
+    quint32 state = 12345;
+    for (int y = 0; y < noise.height(); ++y)
+      for (int x = 0; x < noise.width(); ++x) {
+        state = state * 1664525u + 1013904223u;
+        noise.setPixel(x, y, 0xff000000u | (state >> 8));
+      }
+    const QString path = tmp_.filePath("noise.png");
+    QVERIFY(noise.save(path));
+    QVERIFY(w->openImage(path));
+    QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
+    settle();
+    QCOMPARE(viewInWindow(w->primaryPanel()), view);
+  }
+};
+
+QTEST_MAIN(ImageSizeTest)
+#include "test_image_size.moc"
