@@ -1,7 +1,7 @@
-// Issue 64's snags in the training window, each as a user meets it (offscreen): legends that tell
-// runs apart (10), a queued run listed and removable (11), Resume enabled in the toolbar and the
-// run list alike while paused (12), a reopened window that ticks a run, ticks the run selected,
-// and hides the hard-only charts for soft runs (22).
+// The training window as a user meets it (offscreen): legends that tell runs apart, a queued run
+// listed and removable, Resume enabled in the toolbar and the run list alike while paused, a
+// reopened window that ticks a run, ticks the run selected, and hides the hard-only charts for
+// soft runs.
 #include <QListWidget>
 #include <QMessageBox>
 #include <QToolBar>
