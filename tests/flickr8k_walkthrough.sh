@@ -26,11 +26,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The downloaded files: a Karpathy split file with its images, and the VGG16 export.
 if [[ "${FOVEA_WALKTHROUGH:-}" == full ]]; then
-  COUNT=8000 SIZE=224 GRID=14x14x512
-  MODEL=(--embed-dim 512 --attention-dim 512 --hidden-dim 512 --epochs 2 --val-scenes 1000)
+  COUNT=8000 SIZE=224 GRID=14x14x512 VAL=1000
+  MODEL=(--embed-dim 512 --attention-dim 512 --hidden-dim 512 --epochs 2)
 else
-  COUNT=200 SIZE=64 GRID=4x4x512
-  MODEL=(--embed-dim 32 --attention-dim 32 --hidden-dim 48 --batch 25 --max-steps 8 --val-scenes 25 --precision fp32)
+  COUNT=200 SIZE=64 GRID=4x4x512 VAL=25
+  MODEL=(--embed-dim 32 --attention-dim 32 --hidden-dim 48 --batch 25 --max-steps 8 --precision fp32)
 fi
 SECONDS=0
 said() { echo "walkthrough: $* (${SECONDS} s so far)"; }
@@ -42,7 +42,8 @@ grep -q "$SIZE px -> ${GRID} annotations" export.log || { cat export.log; fail "
 said "$COUNT images ($TRAIN for training) and the VGG16 export"
 
 D=(--dataset karpathy:data/dataset_flickr8k.json --images data/Flicker8k_Dataset)
-"$FOVEA" features "${D[@]}" --backbone vgg16-conv5.pt --image-size $SIZE > features.out 2> features.log \
+# The validation images as train will take them (--val-scenes, the same in both commands).
+"$FOVEA" features "${D[@]}" --backbone vgg16-conv5.pt --image-size $SIZE --val-scenes $VAL > features.out 2> features.log \
   || { cat features.log; fail "fovea features failed"; }
 grep -q "computing the annotations of $TRAIN images" features.log || { cat features.log; fail "features: not the $TRAIN training images"; }
 said "fovea features"
@@ -52,7 +53,7 @@ for split in train val test; do  # every split, computed once
 done
 cache="$(awk '$1 == "train" {print $2}' features.out)"
 
-"$FOVEA" train --out runs/f8k "${D[@]}" --backbone vgg16-conv5.pt --image-size $SIZE --min-count 5 "${MODEL[@]}" > train.log 2>&1 \
+"$FOVEA" train --out runs/f8k "${D[@]}" --backbone vgg16-conv5.pt --image-size $SIZE --min-count 5 --val-scenes $VAL "${MODEL[@]}" > train.log 2>&1 \
   || { cat train.log; fail "training failed"; }
 grep -q "annotations of .* from $cache" train.log || { cat train.log; fail "train did not read the cache fovea features built"; }
 if grep -q "computing the annotations" train.log; then cat train.log; fail "train computed the annotations again"; fi
@@ -102,7 +103,7 @@ mv vgg16-conv5.pt.away vgg16-conv5.pt
 # A training image changed in place (same name, new pixels): read again and only its annotations computed again.
 cp data/Flicker8k_Dataset/test_00000.jpg data/Flicker8k_Dataset/train_00003.jpg
 said "the model copied alone: CLI, Python, fovea-studio"
-"$FOVEA" features "${D[@]}" --backbone vgg16-conv5.pt --image-size $SIZE --verify > features2.out 2> features2.log \
+"$FOVEA" features "${D[@]}" --backbone vgg16-conv5.pt --image-size $SIZE --val-scenes $VAL --verify > features2.out 2> features2.log \
   || { cat features2.log; fail "fovea features after an image changed failed"; }
 grep -q "1 image(s) changed since they were cached" features2.log || { cat features2.log; fail "the changed image was not noticed"; }
 grep -q "computing the annotations of 1 of $TRAIN images again" features2.log || { cat features2.log; fail "not its annotations alone"; }

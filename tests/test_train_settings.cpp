@@ -169,5 +169,22 @@ TEST(TrainSettings, ThePapersObjectiveTurnsOffEveryAdditionAndKeepsTheRest) {
   EXPECT_EQ(c.epochs, 9);
 }
 
+TEST(TrainSettings, TheSelfCriticalRecipeKeepsTheModelAndItsDataAndNeedsAModelToStartFrom) {
+  auto c = recommended_train_config();
+  c.out_dir = "runs/sc";
+  c.model.hidden_dim = 96;
+  c.attention_supervision = 2;
+  c.train_scenes = 6400;
+  apply_self_critical_recipe(c);
+  EXPECT_EQ(c.self_critical, "samples");
+  EXPECT_EQ(c.model.hidden_dim, 96);
+  EXPECT_EQ(c.train_scenes, 6400u);
+  EXPECT_EQ(c.attention_supervision, 2) << "attention supervision stays where it was on";
+  EXPECT_EQ(frozen_encoder_blocks(c), std::int64_t(c.model.encoder_widths.size())) << "the encoder as it is";
+  EXPECT_NE(test::error_message([&] { c.validate(); }).find("needs a model to start from"), std::string::npos);
+  c.init_from = "models/fashion-soft.ckpt";
+  EXPECT_NO_THROW(c.validate());
+}
+
 }  // namespace
 }  // namespace fovea

@@ -19,7 +19,10 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   md << "# Model card: " << to_string(model.config.attention) << "-attention Show-Attend-Tell\n\n";
   md << "Produced by `fovea train` (" << describe_runtime(model.device) << ").\n\n";
   md << "## Data\n\n- Training: " << train_data << "\n- Validation: " << val_data << "\n- Vocabulary: "
-     << model.vocab.size() << " tokens: the words seen at least " << config.min_count << " time(s) in training, and 4 special tokens\n\n";
+     << model.vocab.size()
+     << (config.init_from.empty() ? " tokens: the words seen at least " + std::to_string(config.min_count) + " time(s) in training"
+                                  : std::string(" tokens: those of the model it started from"))
+     << ", and 4 special tokens\n\n";
   md << "## Architecture\n\n";
   md << "- Encoder: ";
   if (model.config.backbone_path.empty()) {
@@ -75,7 +78,9 @@ std::string write_model_card(const TrainConfig& config, const CaptionModel& mode
   if (result.best_metric.empty() || result.best_metric == "BLEU-4") {
     md << "- Best validation BLEU-4 (greedy decoding): " << result.best_bleu4 << " at step " << result.best_step << "\n\n";
   } else {
-    md << "- Best validation " << result.best_metric << " (greedy decoding; BLEU-4 stayed below 0.01): " << result.best_score
+    const bool self_critical = config.self_critical != "off" && result.best_metric == "CIDEr-D";
+    md << "- Best validation " << result.best_metric << " (greedy decoding; "
+       << (self_critical ? "the metric self-critical training optimises" : "BLEU-4 stayed below 0.01") << "): " << result.best_score
        << " at step " << result.best_step << "\n\n";
   }
   md << "## Hyperparameters (the full training config)\n\n```json\n" << to_json(config).dump(2) << "\n```\n";

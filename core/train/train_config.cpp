@@ -84,10 +84,10 @@ void apply_paper_objective(TrainConfig& c) {
 }
 
 void apply_self_critical_recipe(TrainConfig& c) {
-  c.self_critical = "greedy";
-  c.lr = 5e-5;
+  c.self_critical = "samples";
+  c.lr = 2e-4;
   c.lr_decay = 1;
-  c.epochs = 1;
+  c.epochs = 3;
   c.trainable_blocks = 0;
   c.aux_weight = 0;
   c.pretrain_steps = 0;

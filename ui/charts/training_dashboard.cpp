@@ -91,7 +91,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   addChart("self_critical", tr("Self-critical reward; baseline dashed"), tr("CIDEr-D"));
   addChart("advantage", tr("Advantage (reward − baseline)"), tr("CIDEr-D"));
   addChart("sample_length", tr("Sampled caption length"), tr("words"));
-  addChart("end_rate", tr("Sampled captions that end"), tr("% with <end>"));
+  addChart("end_rate", tr("Sampled captions that end"), tr("% ended"));
   addChart("faithfulness", tr("Faithful nouns (validation)"), tr("% of nouns"));
   // Long enough for the window to paint the chart just shown before the next one shows: at 0 ms,
   // two or three charts were often painted in one pass.
@@ -120,7 +120,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
       {"supervision", "aux_loss", tr("auxiliary"), true},
       {"pretraining", "item_accuracy", tr("items named right")},
       {"pretraining", "held_out_accuracy", tr("held-out items"), true},
-      {"self_critical", "sample_reward", tr("sampled")},
+      {"self_critical", "sample_reward", tr("reward")},
       {"self_critical", "baseline_reward", tr("baseline"), true},
       {"advantage", "advantage", tr("advantage")},
       {"sample_length", "sample_length", tr("words")},

@@ -71,7 +71,7 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
                        "as the paper's VGG did"));
   auto* self_critical = new QPushButton(tr("Self-critical (CIDEr-D)"));
   self_critical->setToolTip(tr("Optimise CIDEr-D directly from a model trained with cross-entropy (asked for when "
-                               "\"init-from\" is empty): 5 sampled captions per image, the greedy caption as baseline"));
+                               "\"init-from\" is empty): 5 sampled captions per image, each against the others' mean reward"));
   auto* quick = new QPushButton(tr("Quick test"));
   quick->setToolTip(tr("This model (attention, sizes, encoder and its pretraining) with the shipped recipe's every other setting, on a "
                        "small budget: a few minutes, to check a setup end to end"));
