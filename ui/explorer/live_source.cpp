@@ -27,6 +27,9 @@ struct LiveSource::Shared {
   std::thread worker;
   bool stop = false, playing = false, loop = true, step = false, open = false, camera = false;
   long long seek = -1, count = 0;
+  /// With `step`: the frame after the one shown, which the step reads (the reader may have gone
+  /// past it, or round to the clip's start, while the frame shown was captioned); -1: the next read.
+  long long step_to = -1;
   double fps = 25;
   QString path;
   std::optional<LiveFrame> slot;  ///< the newest frame, not yet taken by the GUI
@@ -107,9 +110,13 @@ void LiveSource::open(const QString& path) {
             restart = true;
           }
           s->seek = -1;
+          if (s->step && s->step_to >= 0 && !reader.is_camera() && reader.next_index() != s->step_to) {
+            reader.seek(s->step_to < s->count || s->count <= 0 ? s->step_to : 0);
+          }
           stepping = stepping || s->step;
           restart = restart || s->step;
           s->step = false;
+          s->step_to = -1;
         }
         if (restart) clock_start = Clock::now(), index_start = reader.next_index();
         if (!reader.is_camera() && !stepping) {
@@ -124,6 +131,7 @@ void LiveSource::open(const QString& path) {
             reader.seek(0);
             if (live) live->reset();
             clock_start = Clock::now(), index_start = 0;
+            s->step = s->step || stepping;  // a step at the clip's end shows its first frame
           } else {
             s->playing = false;
             post([](LiveSource& me) { Q_EMIT me.playingChanged(false); Q_EMIT me.finished(); });
@@ -205,6 +213,7 @@ void LiveSource::step() {
   {
     std::lock_guard<std::mutex> lock(shared_->mutex);
     shared_->step = true;
+    shared_->step_to = latest_.image.isNull() ? -1 : latest_.index + 1;
   }
   shared_->wake.notify_all();
 }
