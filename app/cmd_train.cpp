@@ -17,7 +17,7 @@
 #include "app/stop_signal.h"
 #include "core/model/checkpoint.h"
 #include "core/train/data_parallel.h"
-#include "app/launch/local_processes.h"
+#include "launch/local_processes.h"
 #include "core/train/process_group.h"
 #include "core/train/train_settings.h"
 #include "core/train/nonfinite.h"

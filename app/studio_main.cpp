@@ -7,10 +7,12 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "core/decode/caption_settings.h"
 #include "core/runtime/process_startup.h"
+#include "launch/local_processes.h"
 #include "ui/explorer/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
@@ -19,6 +21,7 @@
 #include "ui/explorer/model_session.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/word_player.h"
+#include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
 
 namespace {
@@ -132,6 +135,9 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("Fovea"));
   QApplication::setApplicationName(QStringLiteral("fovea-studio"));
   QApplication::setApplicationVersion(QStringLiteral(FOVEA_VERSION));
+  // A training run of several processes: this one and copies of the fovea tool beside this program.
+  const std::string tool = (QApplication::applicationDirPath() + QStringLiteral("/fovea")).toStdString();
+  fovea::ui::TrainingRun::setDefaultLauncher([tool] { return std::make_unique<fovea::FoveaToolLauncher>(tool); });
 
   QCommandLineParser cli;
   cli.setApplicationDescription(QStringLiteral("Fovea Studio: captions and where the model looks, word by word"));

@@ -1,4 +1,4 @@
-#include "app/launch/local_processes.h"
+#include "launch/local_processes.h"
 
 #include <fcntl.h>
 #include <signal.h>
