@@ -32,7 +32,7 @@
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/resource_paths.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
 

@@ -15,7 +15,7 @@
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/resource_paths.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 namespace fovea::ui_bench {
 

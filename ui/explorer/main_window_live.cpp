@@ -19,12 +19,12 @@
 #include "core/decode/captioner.h"
 #include "core/render/video_export.h"
 #include "ui/explorer/explorer_panel.h"
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/recent_files.h"
 #include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 namespace fovea::ui {
 

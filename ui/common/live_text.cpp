@@ -1,4 +1,4 @@
-#include "ui/explorer/live_text.h"
+#include "ui/common/live_text.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QEvent>

@@ -1,4 +1,4 @@
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 
 namespace fovea::ui {
 

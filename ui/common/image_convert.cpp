@@ -1,4 +1,4 @@
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 
 #include <QFileInfo>
 #include <QImageReader>

@@ -1,4 +1,4 @@
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 #include <algorithm>
 #include <cstdlib>
