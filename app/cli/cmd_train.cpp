@@ -111,6 +111,55 @@ std::map<std::string, SettingValue> given_settings(const CLI::App& app, const Tr
   return given;
 }
 
+/// What the run's first process reports: the progress bar (annotations, encoder pretraining,
+/// then the epochs), messages, and each validation's scores.
+TrainCallbacks reporting_callbacks(ProgressBar& bar) {
+  TrainCallbacks cb;
+  cb.on_progress = [&bar](const TrainProgress& p) {
+    if (p.step == 0 && p.features_done < p.features_total) {  // the annotations, computed once before step 1
+      bar.update_count("annotations", p.features_done, p.features_total, "images", 0, p.eta_s);
+    } else if (p.step == 0 && p.pretrain_steps > 0) {  // the encoder pretraining, before captioning step 1
+      bar.update("encoder pretraining", p.pretrain_step, p.pretrain_steps, p.loss, 0, p.eta_s);
+    } else {
+      bar.update("epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.epochs), p.step, p.total_steps, p.loss,
+                 p.tokens_per_s, p.eta_s);
+    }
+  };
+  cb.on_message = [&bar](const std::string& m) { bar.message(m); };
+  cb.on_validation = [&bar](const ValidationRecord& v) {
+    char line[256];
+    std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f CIDEr-D %.3f", (long long)v.epoch,
+                  v.bleu[0], v.bleu[3], v.cider);
+    std::string text = line;
+    if (v.has_grounding) {
+      std::snprintf(line, sizeof line, ", phrase pointing %.1f%%, alpha in box %.1f%%, absent nouns %.2f%%",
+                    100 * v.pointing, 100 * v.alpha_in_box, 100 * v.absent_nouns);
+      text += line;
+    }
+    if (v.improved) text += " (" + improvement_note(v) + ", saved best.ckpt)";
+    bar.message(text);
+  };
+  return cb;
+}
+
+/// How the run ended, its best checkpoint and the checkpoint files, on stderr.
+void print_summary(const TrainResult& r) {
+  // Only the files there: a run stopped before its first validation has no best.ckpt (nor score) yet.
+  const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
+  char best[160] = "; not validated yet";
+  if (there(r.best_checkpoint))
+    std::snprintf(best, sizeof best, "; best.ckpt from step %lld (%s%s %.4f)", (long long)r.best_step,
+                  r.best_metric == "validation NLL" ? "" : "validation ", r.best_metric.c_str(), r.best_score);
+  std::fprintf(stderr, "%s after %lld steps in %s%s\n",
+               r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
+               format_duration(r.elapsed_s).c_str(), best);
+  if (there(r.last_checkpoint) && there(r.best_checkpoint)) {
+    std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
+  } else if (there(r.last_checkpoint)) {
+    std::fprintf(stderr, "checkpoint: %s (no best.ckpt yet: it is written at the first validation)\n", r.last_checkpoint.c_str());
+  }
+}
+
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
@@ -147,31 +196,7 @@ Runner add_train_command(CLI::App& app) {
       a->resume = a->config.out_dir;
     }
     ProgressBar bar;
-    TrainCallbacks cb;
-    if (reports) cb.on_progress = [&](const TrainProgress& p) {
-      if (p.step == 0 && p.features_done < p.features_total) {  // the annotations, computed once before step 1
-        bar.update_count("annotations", p.features_done, p.features_total, "images", 0, p.eta_s);
-      } else if (p.step == 0 && p.pretrain_steps > 0) {  // the encoder pretraining, before captioning step 1
-        bar.update("encoder pretraining", p.pretrain_step, p.pretrain_steps, p.loss, 0, p.eta_s);
-      } else {
-        bar.update("epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.epochs), p.step, p.total_steps, p.loss,
-                   p.tokens_per_s, p.eta_s);
-      }
-    };
-    if (reports) cb.on_message = [&](const std::string& m) { bar.message(m); };
-    if (reports) cb.on_validation = [&](const ValidationRecord& v) {
-      char line[256];
-      std::snprintf(line, sizeof line, "validation after epoch %lld: BLEU-1 %.3f BLEU-4 %.3f CIDEr-D %.3f", (long long)v.epoch,
-                    v.bleu[0], v.bleu[3], v.cider);
-      std::string text = line;
-      if (v.has_grounding) {
-        std::snprintf(line, sizeof line, ", phrase pointing %.1f%%, alpha in box %.1f%%, absent nouns %.2f%%",
-                      100 * v.pointing, 100 * v.alpha_in_box, 100 * v.absent_nouns);
-        text += line;
-      }
-      if (v.improved) text += " (" + improvement_note(v) + ", saved best.ckpt)";
-      bar.message(text);
-    };
+    TrainCallbacks cb = reports ? reporting_callbacks(bar) : TrainCallbacks{};
     cb.stop = stop_on_interrupt();
 
     if (a->resume.empty() && a->config.out_dir.empty()) throw std::invalid_argument("--out DIR is required (or --resume DIR)");
@@ -188,21 +213,7 @@ Runner add_train_command(CLI::App& app) {
       throw;
     }
     bar.finish();
-    if (!reports) return r.interrupted ? 130 : 0;
-    // Only the files there: a run stopped before its first validation has no best.ckpt (nor score) yet.
-    const auto there = [](const std::string& p) { return !p.empty() && std::filesystem::exists(p); };
-    char best[160] = "; not validated yet";
-    if (there(r.best_checkpoint))
-      std::snprintf(best, sizeof best, "; best.ckpt from step %lld (%s%s %.4f)", (long long)r.best_step,
-                    r.best_metric == "validation NLL" ? "" : "validation ", r.best_metric.c_str(), r.best_score);
-    std::fprintf(stderr, "%s after %lld steps in %s%s\n",
-                 r.interrupted ? "interrupted" : (r.stopped_early ? "stopped early" : "finished"), (long long)r.steps,
-                 format_duration(r.elapsed_s).c_str(), best);
-    if (there(r.last_checkpoint) && there(r.best_checkpoint)) {
-      std::fprintf(stderr, "checkpoints: %s, %s\n", r.last_checkpoint.c_str(), r.best_checkpoint.c_str());
-    } else if (there(r.last_checkpoint)) {
-      std::fprintf(stderr, "checkpoint: %s (no best.ckpt yet: it is written at the first validation)\n", r.last_checkpoint.c_str());
-    }
+    if (reports) print_summary(r);
     return r.interrupted ? 130 : 0;
   };
 }
