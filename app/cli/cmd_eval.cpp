@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -75,6 +76,43 @@ static void print_probes(const ProbeReport& r) {
   std::printf("\n");
 }
 
+namespace {
+
+/// The grounding table, the absent nouns, and faithfulness and probes when measured.
+void print_grounding(const SceneEvaluation& e) {
+  std::printf("  grounding     count  pointing  alpha-in-box  chance\n");
+  print_row("noun phrase", e.grounding.phrase);
+  print_row("colour", e.grounding.colour);
+  print_row("noun", e.grounding.noun);
+  if (e.grounding.glimpse.count > 0) {
+    std::printf("  sampled glimpse in the named object's box: %.1f%% of %lld (chance %.1f%%)\n",
+                100 * e.grounding.glimpse.pointing(), (long long)e.grounding.glimpse.count, 100 * e.grounding.glimpse.chance_level());
+  }
+  std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
+              (long long)e.grounding.nouns);
+  print_confusions(e.grounding);
+  if (e.has_faithfulness && e.faithfulness.all.count > 0) print_faithfulness(e.faithfulness);
+  if (e.has_probes) print_probes(e.probes);
+}
+
+/// The split to evaluate: the built-in scenes drawn, or a dataset's split read from disk (all of
+/// it unless --count was given: the split `fovea features` computed).
+std::shared_ptr<const SceneSource> open_split(const EvalArgs& a, bool count_given, const std::function<void(const std::string&)>& say) {
+  check_dataset_name(a.dataset);
+  if (is_builtin_dataset(a.dataset)) {
+    if (!a.images.empty()) {
+      throw std::invalid_argument("--images " + a.images + ": the built-in scenes are drawn, not read; --images goes with "
+                                  "--dataset karpathy:FILE or coco:FILE");
+    }
+    return std::make_shared<FashionScenes>(a.split, a.count, a.scenes);
+  }
+  ImageCacheOptions cache;
+  cache.image_size = a.scenes.image_size;
+  return open_dataset_split(a.dataset, a.images, a.split, cache, count_given ? a.count : 0, 0, say);
+}
+
+}  // namespace
+
 Runner add_eval_command(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
   app.add_option("--dataset", a->dataset, "fashion-scenes, karpathy:PATH/dataset_*.json or coco:PATH/captions_*.json")
@@ -110,20 +148,7 @@ Runner add_eval_command(CLI::App& app) {
     Captioner captioner(a->c.model, a->c.device);
     const auto say = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
     a->scenes.image_size = int(captioner.config().image_size);
-    check_dataset_name(a->dataset);
-    std::shared_ptr<const SceneSource> source;
-    if (is_builtin_dataset(a->dataset)) {
-      if (!a->images.empty()) {
-        throw std::invalid_argument("--images " + a->images + ": the built-in scenes are drawn, not read; --images goes with "
-                                    "--dataset karpathy:FILE or coco:FILE");
-      }
-      source = std::make_shared<FashionScenes>(a->split, a->count, a->scenes);
-    } else {
-      ImageCacheOptions cache;
-      cache.image_size = a->scenes.image_size;
-      // The whole split unless --count says otherwise: the split `fovea features` computed.
-      source = open_dataset_split(a->dataset, a->images, a->split, cache, count->count() > 0 ? a->count : 0, 0, say);
-    }
+    const auto source = open_split(*a, count->count() > 0, say);
     const auto& scenes = *source;
     const auto opts = a->c.options();
     if (a->c.sample_glimpses && captioner.config().attention != AttentionKind::Hard) {
@@ -152,19 +177,7 @@ Runner add_eval_command(CLI::App& app) {
     std::printf("  BLEU-1 %.4f  BLEU-2 %.4f  BLEU-3 %.4f  BLEU-4 %.4f  ROUGE-L %.4f  CIDEr-D %.4f\n", e.bleu[0], e.bleu[1],
                 e.bleu[2], e.bleu[3], e.rouge_l, e.cider);
     if (e.grounding.phrase.count == 0 && !is_builtin_dataset(a->dataset)) return 0;  // no object boxes to ground on
-    std::printf("  grounding     count  pointing  alpha-in-box  chance\n");
-    print_row("noun phrase", e.grounding.phrase);
-    print_row("colour", e.grounding.colour);
-    print_row("noun", e.grounding.noun);
-    if (e.grounding.glimpse.count > 0) {
-      std::printf("  sampled glimpse in the named object's box: %.1f%% of %lld (chance %.1f%%)\n",
-                  100 * e.grounding.glimpse.pointing(), (long long)e.grounding.glimpse.count, 100 * e.grounding.glimpse.chance_level());
-    }
-    std::printf("  nouns naming a class absent from the scene: %.1f%% of %lld\n", 100 * e.grounding.absent_noun_rate(),
-                (long long)e.grounding.nouns);
-    print_confusions(e.grounding);
-    if (e.has_faithfulness && e.faithfulness.all.count > 0) print_faithfulness(e.faithfulness);
-    if (e.has_probes) print_probes(e.probes);
+    print_grounding(e);
     return 0;
   };
 }
