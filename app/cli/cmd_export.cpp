@@ -30,6 +30,70 @@ struct ExportArgs {
   bool blocky = false, no_probability = false;
   float opacity = 0.6f;
 };
+
+/// --format html of a folder: its gallery page. 1 when images were left out (the page is written
+/// without them, and the command fails as caption does).
+int export_folder(const ExportArgs& a) {
+  const auto ext = std::filesystem::path(a.out).extension().string();
+  if (a.out.empty() || (ext != ".html" && ext != ".htm") || (!a.format.empty() && a.format != "html"))
+    throw std::invalid_argument(a.image + " is a folder: its gallery is a web page, --out FILE.html (--format html)");
+  if (!a.frames.empty() || !a.caption.empty())
+    throw std::invalid_argument(a.image + " is a folder: --frames and --caption are for one image");
+  return export_gallery(a.image, a.out, a.c, a.compare, a.colormap == "spotlight" ? "spotlight" : "heatmap") > 0 ? 1 : 0;
+}
+
+FigureOptions figure_options(const ExportArgs& a) {
+  FigureOptions fig;
+  fig.style.colormap = parse_colormap(a.colormap);
+  fig.style.opacity = a.opacity;
+  fig.style.smooth = !a.blocky;
+  fig.width_pt = parse_figure_width(a.width);
+  fig.dpi = a.dpi;
+  fig.columns = a.columns;
+  fig.show_probability = !a.no_probability;
+  return fig;
+}
+
+/// One image: its caption (or the one given, scored), then the figure or web page and the frames.
+int export_image(const ExportArgs& a, const FigureOptions& fig) {
+  if (!a.compare.empty()) throw std::invalid_argument("--compare is for a folder's gallery page: give a folder of images");
+  const RgbImage image = read_image(a.image);
+  Captioner captioner(a.c.model, a.c.device);
+  CaptionResult result;
+  if (a.caption.empty()) {
+    CaptionOptions opts;
+    opts.beam = a.c.options().beam;
+    opts.sample_glimpses = a.c.sample_glimpses;
+    result = captioner.caption(image, opts);
+  } else {
+    result = captioner.score(image, a.caption);
+  }
+  std::cout << result.text() << "\n";
+  auto extension = std::filesystem::path(a.out).extension().string();
+  if (extension == ".htm") extension = ".html";
+  if (!a.out.empty() && !a.format.empty() && extension != "." + a.format) {
+    throw std::invalid_argument("--format " + a.format + " and --out " + a.out + " disagree: name the file ." + a.format);
+  }
+  if (!a.out.empty() && extension == ".html") {
+    WebPageOptions page;
+    page.model = std::filesystem::path(a.c.model).filename().string();
+    page.references = ReferenceCaptions::read_folder(std::filesystem::path(a.image).parent_path().string())
+                          .of(std::filesystem::path(a.image).filename().string());
+    page.style = a.colormap == "spotlight" ? "spotlight" : "heatmap";
+    write_web_page(a.out, image, result, page);
+    std::cout << "wrote " << a.out << " (a web page: " << result.words.size() << " words, "
+              << std::filesystem::file_size(a.out) / 1024 << " KiB)\n";
+  } else if (!a.out.empty()) {
+    write_figure(a.out, image, result, fig);
+    std::cout << "wrote " << a.out << " (" << result.words.size() + 1 << " panels)\n";
+  }
+  if (!a.frames.empty()) {
+    const auto paths = write_animation_frames(a.frames, image, result, fig.style, a.frame_size);
+    std::cout << "wrote " << paths.size() << " frames into " << a.frames << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 Runner add_export_command(CLI::App& app) {
@@ -66,59 +130,9 @@ Runner add_export_command(CLI::App& app) {
       const OverlayStyle style{parse_colormap(a->colormap), a->opacity, !a->blocky};
       return export_video(a->image, a->out, a->c, style, frame_size->count() ? a->frame_size : 0);
     }
-    FigureOptions fig;
-    fig.style.colormap = parse_colormap(a->colormap);
-    fig.style.opacity = a->opacity;
-    fig.style.smooth = !a->blocky;
-    fig.width_pt = parse_figure_width(a->width);
-    fig.dpi = a->dpi;
-    fig.columns = a->columns;
-    fig.show_probability = !a->no_probability;
-    if (std::filesystem::is_directory(a->image)) {
-      const auto ext = std::filesystem::path(a->out).extension().string();
-      if (a->out.empty() || (ext != ".html" && ext != ".htm") || (!a->format.empty() && a->format != "html"))
-        throw std::invalid_argument(a->image + " is a folder: its gallery is a web page, --out FILE.html (--format html)");
-      if (!a->frames.empty() || !a->caption.empty())
-        throw std::invalid_argument(a->image + " is a folder: --frames and --caption are for one image");
-      // Images left out: the page is written without them, and the command fails as caption does.
-      return export_gallery(a->image, a->out, a->c, a->compare, a->colormap == "spotlight" ? "spotlight" : "heatmap") > 0 ? 1 : 0;
-    }
-    if (!a->compare.empty()) throw std::invalid_argument("--compare is for a folder's gallery page: give a folder of images");
-    const RgbImage image = read_image(a->image);
-    Captioner captioner(a->c.model, a->c.device);
-    CaptionResult result;
-    if (a->caption.empty()) {
-      CaptionOptions opts;
-      opts.beam = a->c.options().beam;
-      opts.sample_glimpses = a->c.sample_glimpses;
-      result = captioner.caption(image, opts);
-    } else {
-      result = captioner.score(image, a->caption);
-    }
-    std::cout << result.text() << "\n";
-    auto extension = std::filesystem::path(a->out).extension().string();
-    if (extension == ".htm") extension = ".html";
-    if (!a->out.empty() && !a->format.empty() && extension != "." + a->format) {
-      throw std::invalid_argument("--format " + a->format + " and --out " + a->out + " disagree: name the file ." + a->format);
-    }
-    if (!a->out.empty() && extension == ".html") {
-      WebPageOptions page;
-      page.model = std::filesystem::path(a->c.model).filename().string();
-      page.references = ReferenceCaptions::read_folder(std::filesystem::path(a->image).parent_path().string())
-                            .of(std::filesystem::path(a->image).filename().string());
-      page.style = a->colormap == "spotlight" ? "spotlight" : "heatmap";
-      write_web_page(a->out, image, result, page);
-      std::cout << "wrote " << a->out << " (a web page: " << result.words.size() << " words, "
-                << std::filesystem::file_size(a->out) / 1024 << " KiB)\n";
-    } else if (!a->out.empty()) {
-      write_figure(a->out, image, result, fig);
-      std::cout << "wrote " << a->out << " (" << result.words.size() + 1 << " panels)\n";
-    }
-    if (!a->frames.empty()) {
-      const auto paths = write_animation_frames(a->frames, image, result, fig.style, a->frame_size);
-      std::cout << "wrote " << paths.size() << " frames into " << a->frames << "\n";
-    }
-    return 0;
+    const FigureOptions fig = figure_options(*a);  // a bad --width or --colormap is refused for a folder too
+    if (std::filesystem::is_directory(a->image)) return export_folder(*a);
+    return export_image(*a, fig);
   };
 }
 
