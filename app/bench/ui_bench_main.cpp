@@ -127,45 +127,21 @@ class ControlSleeper {
   bool trace_ = qEnvironmentVariableIsSet("FOVEA_UI_BENCH_TRACE");
 };
 
-}  // namespace
+/// The shipped recipe at its real sizes on a small slice of the data, so validation passes and
+/// caption snapshots happen inside the measured window too.
+fovea::TrainConfig recipe_slice(const QString& out_dir) {
+  auto config = fovea::recommended_train_config();
+  config.train_scenes = 640;  // 10 steps per epoch
+  config.val_scenes = 64;
+  config.epochs = 1000;
+  config.pretrain_steps = 0;  // straight to the captioning steps, snapshots and validations
+  config.out_dir = out_dir.toStdString();
+  return config;
+}
 
-int main(int argc, char** argv) {
-  fovea::prepare_process(argc, argv);
-  program_clock();
-  if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY")) {
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-  }
-  TracingApplication app(argc, argv);
-  QApplication::setOrganizationName(QStringLiteral("Fovea"));
-  QApplication::setApplicationName(QStringLiteral("fovea-ui-bench"));
-  QCommandLineParser cli;
-  cli.setApplicationDescription(QStringLiteral("Longest GUI-thread block while training and a caption animation run"));
-  cli.addHelpOption();
-  const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Measured time"), QStringLiteral("s"), QStringLiteral("30"));
-  const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Training threads"), QStringLiteral("n"), QStringLiteral("1"));
-  const QCommandLineOption which(QStringLiteral("case"),
-                                 QStringLiteral("training (a run trains while a caption animates), runs_folder (the "
-                                                "training window opens a folder of --runs runs of --steps logged steps) "
-                                                "or video (a 640x480 clip plays, captioned live with beam --beam)"),
-                                 QStringLiteral("case"), QStringLiteral("training"));
-  const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("runs_folder: runs"), QStringLiteral("n"), QStringLiteral("50"));
-  const QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("runs_folder: logged steps per run"), QStringLiteral("n"),
-                                 QStringLiteral("10000"));
-  const QCommandLineOption beam(QStringLiteral("beam"), QStringLiteral("video: beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("1"));
-  cli.addOptions({seconds, threads, which, runs, steps, beam});
-  cli.process(app);
-  if (cli.value(which) == QLatin1String("runs_folder")) {
-    return fovea::ui_bench::runs_folder_case(app, cli.value(runs).toInt(), cli.value(steps).toInt());
-  }
-  if (cli.value(which) == QLatin1String("video")) {
-    return fovea::ui_bench::video_case(app, cli.value(seconds).toDouble(), cli.value(beam).toInt());
-  }
-  if (cli.value(which) != QLatin1String("training")) {
-    std::fprintf(stderr, "fovea-ui-bench: --case: '%s' is not training, runs_folder or video\n", qPrintable(cli.value(which)));
-    return 2;
-  }
-  const double measure_s = cli.value(seconds).toDouble();
-
+/// --case training: the main window animates a caption while its training window trains, for
+/// `measure_s` seconds from the run's first progress report; prints the JSON line.
+int training_case(TracingApplication& app, double measure_s, const QString& threads) {
   QTemporaryDir tmp;
   fovea::ui::MainWindow window;
   window.loadModel(fovea::ui::default_model_path());
@@ -176,15 +152,8 @@ int main(int argc, char** argv) {
   training->setRunsRoot(tmp.path());
   training->show();
 
-  // The shipped recipe at its real sizes on a small slice of the data, so validation passes and
-  // caption snapshots happen inside the measured window too.
-  auto config = fovea::recommended_train_config();
-  config.train_scenes = 640;  // 10 steps per epoch
-  config.val_scenes = 64;
-  config.epochs = 1000;
-  config.pretrain_steps = 0;  // straight to the captioning steps, snapshots and validations
-  qputenv("OMP_NUM_THREADS", cli.value(threads).toUtf8());  // the trainer's thread count
-  config.out_dir = tmp.filePath("run").toStdString();
+  const auto config = recipe_slice(tmp.filePath("run"));
+  qputenv("OMP_NUM_THREADS", threads.toUtf8());  // the trainer's thread count
 
   int snapshots = 0, validations = 0, records = 0;
   ControlSleeper control;
@@ -223,7 +192,7 @@ int main(int argc, char** argv) {
                           {"config", {{"train", "shipped recipe, batch 64, 112 px"},
                                       {"animation_words_per_s", 8},
                                       {"timer_ms", 1}}},
-                          {"threads", cli.value(threads).toInt()},
+                          {"threads", threads.toInt()},
                           {"seconds", measure_s},
                           {"train_steps", steps},
                           {"snapshots", snapshots},
@@ -240,4 +209,44 @@ int main(int argc, char** argv) {
   });
   start.start(50);
   return app.exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fovea::prepare_process(argc, argv);
+  program_clock();
+  if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY")) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+  TracingApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("Fovea"));
+  QApplication::setApplicationName(QStringLiteral("fovea-ui-bench"));
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral("Longest GUI-thread block while training and a caption animation run"));
+  cli.addHelpOption();
+  const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Measured time"), QStringLiteral("s"), QStringLiteral("30"));
+  const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Training threads"), QStringLiteral("n"), QStringLiteral("1"));
+  const QCommandLineOption which(QStringLiteral("case"),
+                                 QStringLiteral("training (a run trains while a caption animates), runs_folder (the "
+                                                "training window opens a folder of --runs runs of --steps logged steps) "
+                                                "or video (a 640x480 clip plays, captioned live with beam --beam)"),
+                                 QStringLiteral("case"), QStringLiteral("training"));
+  const QCommandLineOption runs(QStringLiteral("runs"), QStringLiteral("runs_folder: runs"), QStringLiteral("n"), QStringLiteral("50"));
+  const QCommandLineOption steps(QStringLiteral("steps"), QStringLiteral("runs_folder: logged steps per run"), QStringLiteral("n"),
+                                 QStringLiteral("10000"));
+  const QCommandLineOption beam(QStringLiteral("beam"), QStringLiteral("video: beam width (1: greedy)"), QStringLiteral("k"), QStringLiteral("1"));
+  cli.addOptions({seconds, threads, which, runs, steps, beam});
+  cli.process(app);
+  if (cli.value(which) == QLatin1String("runs_folder")) {
+    return fovea::ui_bench::runs_folder_case(app, cli.value(runs).toInt(), cli.value(steps).toInt());
+  }
+  if (cli.value(which) == QLatin1String("video")) {
+    return fovea::ui_bench::video_case(app, cli.value(seconds).toDouble(), cli.value(beam).toInt());
+  }
+  if (cli.value(which) != QLatin1String("training")) {
+    std::fprintf(stderr, "fovea-ui-bench: --case: '%s' is not training, runs_folder or video\n", qPrintable(cli.value(which)));
+    return 2;
+  }
+  return training_case(app, cli.value(seconds).toDouble(), cli.value(threads));
 }
