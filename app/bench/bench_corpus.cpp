@@ -105,6 +105,27 @@ nlohmann::json backbone_rates(const BenchArgs* a, const fs::path& dir) {
           {"load_average", load_average()}};
 }
 
+/// The cache the epoch reads: `stored` images of synthetic annotations (seed 1).
+void write_synthetic_cache(const fs::path& dir, std::int64_t stored) {
+  auto cache = AnnotationCache::open("corpus_epoch bench", std::size_t(stored), kCells, kDim, dir.string());
+  torch::manual_seed(1);
+  for (std::int64_t i = 0; i < stored; ++i) cache.write(std::size_t(i), torch::relu(torch::randn({kCells, kDim})));
+  cache.finish();
+}
+
+/// A batch of random captions as long as Flickr8k's; adds the words they predict to `tokens`.
+std::vector<std::vector<std::int64_t>> random_captions(std::mt19937& rng, double& tokens) {
+  std::vector<std::vector<std::int64_t>> caps;
+  for (std::int64_t i = 0; i < kBatch; ++i) {
+    std::vector<std::int64_t> c = {Vocabulary::kStart};
+    for (std::int64_t w = flickr8k_words(rng); w > 0; --w) c.push_back(4 + std::int64_t(rng() % (kVocab - 4)));
+    c.push_back(Vocabulary::kEnd);
+    tokens += double(c.size() - 1);
+    caps.push_back(std::move(c));
+  }
+  return caps;
+}
+
 }  // namespace
 
 void bench_corpus_epoch(const BenchArgs* a) {
@@ -113,12 +134,7 @@ void bench_corpus_epoch(const BenchArgs* a) {
   // The cache holds as many distinct images as the measured steps read (each 196 x 512 bf16,
   // 200 KB); the epoch's other images would read the same way.
   const std::int64_t steps = std::max(4, a->train_steps), stored = std::min(kImages, steps * kBatch);
-  {
-    auto cache = AnnotationCache::open("corpus_epoch bench", std::size_t(stored), kCells, kDim, dir.string());
-    torch::manual_seed(1);
-    for (std::int64_t i = 0; i < stored; ++i) cache.write(std::size_t(i), torch::relu(torch::randn({kCells, kDim})));
-    cache.finish();
-  }
+  write_synthetic_cache(dir, stored);
   const auto cache = AnnotationCache::open("corpus_epoch bench", std::size_t(stored), kCells, kDim, dir.string());
   ModelConfig cfg;
   cfg.annotation_dim = kDim;
@@ -137,16 +153,9 @@ void bench_corpus_epoch(const BenchArgs* a) {
   for (std::int64_t s = 0; s < steps + 2; ++s) {  // two warm-up steps
     const auto t0 = Clock::now();
     std::vector<std::size_t> idx;
-    std::vector<std::vector<std::int64_t>> caps;
+    for (std::int64_t i = 0; i < kBatch; ++i) idx.push_back(std::size_t((s * kBatch + i) % stored));
     double step_tokens = 0;
-    for (std::int64_t i = 0; i < kBatch; ++i) {
-      idx.push_back(std::size_t((s * kBatch + i) % stored));
-      std::vector<std::int64_t> c = {Vocabulary::kStart};
-      for (std::int64_t w = flickr8k_words(rng); w > 0; --w) c.push_back(4 + std::int64_t(rng() % (kVocab - 4)));
-      c.push_back(Vocabulary::kEnd);
-      step_tokens += double(c.size() - 1);
-      caps.push_back(std::move(c));
-    }
+    const auto caps = random_captions(rng, step_tokens);
     DecoderPassInput input;
     input.annotations = cache.read(idx);
     std::tie(input.tokens, input.lengths) = pad_captions(caps);
