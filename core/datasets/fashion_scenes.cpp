@@ -65,6 +65,29 @@ std::string where_in_image(const SceneObject& o, int image_size) {
 
 std::string phrase(const SceneObject& o) { return o.colour + " " + o.noun; }
 
+/// Paints an item's `size` x `size` intensities (`mirrored`: flipped left to right) at (px, py) in
+/// `colour`, brighter over darker, and sets the object's box to where it shows (the whole square
+/// when it barely does).
+void paint_item(RgbImage& image, const std::vector<float>& pixels, int size, int px, int py, bool mirrored,
+                const NamedColour& colour, SceneObject& obj) {
+  obj.x0 = image.width, obj.y0 = image.height, obj.x1 = 0, obj.y1 = 0;
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const float v = pixels[std::size_t(y) * size + (mirrored ? size - 1 - x : x)];
+      if (v <= 0.02f) continue;
+      std::uint8_t* p = image.at(px + x, py + y);
+      p[0] = std::uint8_t(std::max<float>(p[0], v * colour.r));
+      p[1] = std::uint8_t(std::max<float>(p[1], v * colour.g));
+      p[2] = std::uint8_t(std::max<float>(p[2], v * colour.b));
+      if (v > 0.1f) {
+        obj.x0 = std::min(obj.x0, px + x), obj.y0 = std::min(obj.y0, py + y);
+        obj.x1 = std::max(obj.x1, px + x + 1), obj.y1 = std::max(obj.y1, py + y + 1);
+      }
+    }
+  }
+  if (obj.x1 <= obj.x0) obj.x0 = px, obj.y0 = py, obj.x1 = px + size, obj.y1 = py + size;
+}
+
 }  // namespace
 
 std::vector<std::string> describe_objects(const std::vector<SceneObject>& objects, int image_size) {
@@ -236,22 +259,7 @@ Scene FashionScenes::get(std::size_t index) const {
     obj.class_id = class_id;
     obj.noun = fashion_class_nouns()[class_id];
     obj.colour = colour.name;
-    obj.x0 = S, obj.y0 = S, obj.x1 = 0, obj.y1 = 0;
-    for (int y = 0; y < size; ++y) {
-      for (int x = 0; x < size; ++x) {
-        const float v = pixels[std::size_t(y) * size + (mirrored ? size - 1 - x : x)];
-        if (v <= 0.02f) continue;
-        std::uint8_t* p = scene.image.at(px + x, py + y);
-        p[0] = std::uint8_t(std::max<float>(p[0], v * colour.r));
-        p[1] = std::uint8_t(std::max<float>(p[1], v * colour.g));
-        p[2] = std::uint8_t(std::max<float>(p[2], v * colour.b));
-        if (v > 0.1f) {
-          obj.x0 = std::min(obj.x0, px + x), obj.y0 = std::min(obj.y0, py + y);
-          obj.x1 = std::max(obj.x1, px + x + 1), obj.y1 = std::max(obj.y1, py + y + 1);
-        }
-      }
-    }
-    if (obj.x1 <= obj.x0) obj.x0 = px, obj.y0 = py, obj.x1 = px + size, obj.y1 = py + size;
+    paint_item(scene.image, pixels, size, px, py, mirrored, colour, obj);
     scene.objects.push_back(obj);
   }
   scene.captions = describe_objects(scene.objects, S);

@@ -140,6 +140,75 @@ std::vector<std::int64_t> largest_first(const double* v, std::int64_t n, std::in
   return out;
 }
 
+/// A caption beam search is still extending.
+struct Hypothesis {
+  std::vector<DecodedWord> words;
+  double score = 0;
+  std::int64_t last = Vocabulary::kStart;
+};
+
+/// Each live hypothesis's score plus each word's log-probability, row by row, on the host in double.
+std::vector<double> candidate_scores(const DecodingStep& step, const std::vector<Hypothesis>& live) {
+  const auto b = std::int64_t(live.size());
+  const auto K = step.vocab;
+  std::vector<double> total(static_cast<std::size_t>(b * K));
+  for (std::int64_t row = 0; row < b; ++row) {
+    const float* lp = step.log_probs(row);
+    for (std::int64_t w = 0; w < K; ++w) total[std::size_t(row * K + w)] = live[std::size_t(row)].score + double(lp[w]);
+  }
+  return total;
+}
+
+/// The beam after one step: at most k hypotheses taken from the best candidates `top`, and
+/// the row of `step` each continues. A candidate that ends (<end>) goes to `finished` instead; at
+/// the last step (`last`) none goes on.
+struct BeamExtension {
+  std::vector<Hypothesis> next;
+  std::vector<std::int64_t> parents;
+};
+BeamExtension extend_beam(const std::vector<Hypothesis>& live, const DecodingStep& step, const std::vector<double>& total,
+                          const std::vector<std::int64_t>& top, std::int64_t k, bool last,
+                          std::vector<DecodedCaption>& finished) {
+  const auto K = step.vocab;
+  BeamExtension out;
+  for (std::size_t c = 0; c < top.size() && std::int64_t(out.next.size()) < k; ++c) {
+    const auto flat = top[c];
+    const double score = total[std::size_t(flat)];
+    if (!std::isfinite(score)) break;
+    const auto parent = flat / K, token = flat % K;
+    const float word_lp = step.log_probs(parent)[token];
+    if (token == Vocabulary::kEnd) {
+      DecodedCaption done;
+      done.words = live[std::size_t(parent)].words;
+      done.log_prob = score;
+      done.finished = true;
+      finished.push_back(std::move(done));
+      continue;
+    }
+    if (last) continue;  // no room for another word
+    Hypothesis h = live[std::size_t(parent)];
+    h.words.push_back(make_word(token, word_lp, step, parent));
+    h.score = score;
+    h.last = token;
+    out.next.push_back(std::move(h));
+    out.parents.push_back(parent);
+  }
+  return out;
+}
+
+const DecodedCaption* best_finished(const std::vector<DecodedCaption>& finished) {
+  if (finished.empty()) return nullptr;
+  return &*std::max_element(finished.begin(), finished.end(), [](auto& x, auto& y) { return x.log_prob < y.log_prob; });
+}
+
+/// The words to continue from and, after them, their parents' rows in the state: one upload.
+torch::Tensor words_and_parents_of(const BeamExtension& beam, const torch::Device& device) {
+  std::vector<std::int64_t> upload;
+  for (const auto& hyp : beam.next) upload.push_back(hyp.last);
+  upload.insert(upload.end(), beam.parents.begin(), beam.parents.end());
+  return torch::tensor(upload, torch::kLong).to(device);
+}
+
 }  // namespace
 
 DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotations, const DecodeOptions& options) {
@@ -153,12 +222,7 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
   const auto max_len = limit(net, options);
   const auto k = std::int64_t(options.beam);
 
-  struct Hyp {
-    std::vector<DecodedWord> words;
-    double score = 0;
-    std::int64_t last = Vocabulary::kStart;
-  };
-  std::vector<Hyp> live(1);
+  std::vector<Hypothesis> live(1);
   std::vector<DecodedCaption> finished;
   const auto keys1 = attention_keys(dec.project_annotations(annotations));
   auto state = dec.initial_state(annotations);
@@ -182,59 +246,20 @@ DecodedCaption beam_search(ShowAttendTellImpl& net, const torch::Tensor& annotat
       step = decoding_step(dec, a, keys, words_and_parents.narrow(0, 0, b), rows, sample_mask(b, options, device),
                            constants);
     }
-    const auto K = step.vocab;
-    // Each hypothesis's score plus each word's log-probability, on the host in double.
-    std::vector<double> total(static_cast<std::size_t>(b * K));
-    for (std::int64_t row = 0; row < b; ++row) {
-      const float* lp = step.log_probs(row);
-      for (std::int64_t w = 0; w < K; ++w) total[std::size_t(row * K + w)] = live[std::size_t(row)].score + double(lp[w]);
-    }
-    const auto top = largest_first(total.data(), b * K, std::min<std::int64_t>(2 * k, b * K));
-
-    std::vector<Hyp> next;
-    std::vector<std::int64_t> parents;
-    for (std::size_t c = 0; c < top.size() && std::int64_t(next.size()) < k; ++c) {
-      const auto flat = top[c];
-      const double score = total[std::size_t(flat)];
-      if (!std::isfinite(score)) break;
-      const auto parent = flat / K, token = flat % K;
-      const float word_lp = step.log_probs(parent)[token];
-      if (token == Vocabulary::kEnd) {
-        DecodedCaption done;
-        done.words = live[std::size_t(parent)].words;
-        done.log_prob = score;
-        done.finished = true;
-        finished.push_back(std::move(done));
-        continue;
-      }
-      if (t == max_len) continue;  // no room for another word
-      Hyp h = live[std::size_t(parent)];
-      h.words.push_back(make_word(token, word_lp, step, parent));
-      h.score = score;
-      h.last = token;
-      next.push_back(std::move(h));
-      parents.push_back(parent);
-    }
-    const double best_finished = finished.empty() ? -std::numeric_limits<double>::infinity()
-                                                  : std::max_element(finished.begin(), finished.end(), [](auto& x, auto& y) {
-                                                      return x.log_prob < y.log_prob;
-                                                    })->log_prob;
+    const auto total = candidate_scores(step, live);
+    const auto top = largest_first(total.data(), b * step.vocab, std::min<std::int64_t>(2 * k, b * step.vocab));
+    auto beam = extend_beam(live, step, total, top, k, t == max_len, finished);
+    const auto* best = best_finished(finished);
     // Scores only fall as words are added: once a finished caption beats every live one, stop. (Not
     // once k have finished: a live caption better than all of them would be lost, and a wider beam
     // could then return a worse caption than greedy.)
-    if (next.empty() || best_finished >= next.front().score) break;
+    if (beam.next.empty() || (best != nullptr && best->log_prob >= beam.next.front().score)) break;
     if (t == max_len) break;
-    // The next words and their parents' rows: one upload.
-    std::vector<std::int64_t> upload;
-    for (const auto& hyp : next) upload.push_back(hyp.last);
-    upload.insert(upload.end(), parents.begin(), parents.end());
-    words_and_parents = torch::tensor(upload, torch::kLong).to(device);
+    words_and_parents = words_and_parents_of(beam, device);
     state = step.state;
-    live = std::move(next);
+    live = std::move(beam.next);
   }
-  if (!finished.empty()) {
-    return *std::max_element(finished.begin(), finished.end(), [](auto& x, auto& y) { return x.log_prob < y.log_prob; });
-  }
+  if (const auto* best = best_finished(finished)) return *best;
   // No beam reached <end>: return the best unfinished hypothesis.
   DecodedCaption best;
   best.words = live.front().words;

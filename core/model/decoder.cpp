@@ -236,6 +236,53 @@ RecurrenceOutput DecoderImpl::recurrence_step_by_step(const torch::Tensor& a, co
   return {torch::cat(hs), torch::cat(zs), torch::cat(alphas), torch::cat(betas), torch::cat(glimpses), torch::cat(log_alpha)};
 }
 
+namespace {
+
+/// How forward() packs a batch of captions for its steps.
+struct PackedCaptions {
+  std::vector<std::int64_t> order;    ///< the captions by length, longest first
+  std::vector<std::int64_t> rows_at;  ///< step t works on the first rows_at[t] of them
+  std::int64_t words = 0;             ///< N, the words of all the captions
+  /// On the device, in one upload: the order (B), then for each word, step after step, its cell in
+  /// the tokens, its target's cell, its sequence in the caller's batch and its step (N each), then
+  /// the lengths (B).
+  torch::Tensor indices;
+};
+
+/// Sorts the captions by length, longest first, so step t works on the first rows_at[t] rows only.
+/// The words are packed step after step, as the outputs are: the embeddings and the word part of
+/// the gates cover the N words and never the padding (a third of B × T at the benchmark's caption
+/// lengths). `len`: each caption's length; T1: the tokens' columns.
+PackedCaptions pack_captions(const std::vector<std::int64_t>& len, std::int64_t T1, const torch::Device& device) {
+  const auto B = std::int64_t(len.size());
+  PackedCaptions p;
+  p.order.resize(std::size_t(B));
+  std::iota(p.order.begin(), p.order.end(), 0);
+  std::stable_sort(p.order.begin(), p.order.end(), [&](auto x, auto y) { return len[x] > len[y]; });
+  const auto T = len[p.order[0]];
+  p.rows_at.resize(static_cast<std::size_t>(T));
+  std::vector<std::int64_t> cells, targets, sequence, steps;
+  for (std::int64_t t = 0; t < T; ++t) {
+    std::int64_t b = 0;
+    while (b < B && len[p.order[b]] > t) ++b;
+    p.rows_at[std::size_t(t)] = b;
+    for (std::int64_t r = 0; r < b; ++r) {
+      cells.push_back(r * T1 + t);
+      targets.push_back(r * T1 + t + 1);
+      sequence.push_back(p.order[std::size_t(r)]);
+      steps.push_back(t);
+    }
+  }
+  p.words = std::int64_t(cells.size());
+  std::vector<std::int64_t> upload(p.order);
+  const std::vector<std::int64_t>* parts[] = {&cells, &targets, &sequence, &steps, &len};
+  for (const auto* v : parts) upload.insert(upload.end(), v->begin(), v->end());
+  p.indices = torch::tensor(upload, torch::kLong).to(device);
+  return p;
+}
+
+}  // namespace
+
 DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch::Tensor& tokens,
                                    const torch::Tensor& lengths, const torch::Tensor& sample) {
   TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) == annotations.size(0),
@@ -247,34 +294,11 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   std::vector<std::int64_t> len(len_cpu.data_ptr<std::int64_t>(), len_cpu.data_ptr<std::int64_t>() + B);
   for (auto l : len) TORCH_CHECK(l >= 1 && l < tokens.size(1), "caption length ", l, " outside 1..", tokens.size(1) - 1);
 
-  // Sort by length, longest first, so step t works on the first batch_size[t] rows only.
-  std::vector<std::int64_t> order(B);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return len[x] > len[y]; });
-  const auto T = len[order[0]];
-
-  // Step t works on the first rows_at[t] captions. The words are packed step after step, as the
-  // outputs are: the embeddings and the word part of the gates cover the N words and never the
-  // padding (a third of B × T at the benchmark's caption lengths). What the device needs of this
-  // goes in one upload: the order, each word's cell in the tokens and its target's, its
-  // sequence in the caller's batch, its step, and the lengths.
-  const auto T1 = tokens.size(1);
-  std::vector<std::int64_t> rows_at(static_cast<std::size_t>(T)), cells, targets, sequence, steps;
-  for (std::int64_t t = 0; t < T; ++t) {
-    std::int64_t b = 0;
-    while (b < B && len[order[b]] > t) ++b;
-    rows_at[std::size_t(t)] = b;
-    for (std::int64_t r = 0; r < b; ++r) {
-      cells.push_back(r * T1 + t);
-      targets.push_back(r * T1 + t + 1);
-      sequence.push_back(order[std::size_t(r)]);
-      steps.push_back(t);
-    }
-  }
-  const auto N = std::int64_t(cells.size());
-  std::vector<std::int64_t> upload(order);
-  for (const auto* v : {&cells, &targets, &sequence, &steps, &len}) upload.insert(upload.end(), v->begin(), v->end());
-  const auto indices = torch::tensor(upload, torch::kLong).to(device);
+  const auto plan = pack_captions(len, tokens.size(1), device);
+  const auto& order = plan.order;
+  const auto& rows_at = plan.rows_at;
+  const auto N = plan.words;
+  const auto& indices = plan.indices;
   const auto order_t = indices.narrow(0, 0, B);
   const auto packed = [&](int k) { return indices.narrow(0, B + k * N, N); };
 

@@ -16,7 +16,7 @@ struct GroupOutcome {
 };
 
 /// Starts processes 1 .. processes - 1 of a group that joins process 0's store on 127.0.0.1:port,
-/// each training `config` (the application knows how: app/launch/local_processes.h).
+/// each training `config` (the programs hand in launch/local_processes.h's).
 class GroupLauncher {
  public:
   virtual ~GroupLauncher() = default;

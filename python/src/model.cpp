@@ -82,143 +82,128 @@ pyb::dict removal(const Removal& r, double drop) {
   return d;
 }
 
+/// What `work` returns, computed with the GIL released and the model held by this thread alone.
+template <typename Work>
+auto while_busy(PyModel& self, Work work) {
+  CoreCall unlocked;
+  std::lock_guard<std::mutex> lock(self.busy);
+  return work();
+}
+
+std::shared_ptr<PyModel> open_model(const std::string& path, const std::string& device) {
+  auto model = std::make_shared<PyModel>();
+  CoreCall unlocked;
+  model->captioner = std::make_unique<Captioner>(path, device);
+  return model;
+}
+
+pyb::list caption_images(PyModel& self, const pyb::list& images, const pyb::dict& settings) {
+  const CaptionOptions options = caption_options_from_python(settings);
+  std::vector<RgbImage> pixels;
+  std::vector<std::string> paths(images.size());
+  for (std::size_t i = 0; i < images.size(); ++i) pixels.push_back(image_from_python(images[i], &paths[i]));
+  auto results = while_busy(self, [&] {
+    return pixels.size() == 1 ? std::vector<CaptionResult>{self.captioner->caption(pixels[0], options)}
+                              : self.captioner->caption(pixels, options);
+  });
+  pyb::list out;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    out.append(wrap(std::move(results[i]), std::move(pixels[i]), paths[i], *self.captioner));
+  return out;
+}
+
+std::shared_ptr<PyResult> score_caption(PyModel& self, const pyb::handle& image, const std::string& caption) {
+  std::string path;
+  RgbImage pixels = image_from_python(image, &path);
+  CaptionResult r = while_busy(self, [&] { return self.captioner->score(pixels, caption); });
+  // A word the model does not know is scored as <unk>: its p is any unknown word's, so say which.
+  std::string unknown;
+  const std::string tag = " <unk>";
+  for (const auto& w : r.words) {
+    if (w.word.size() > tag.size() && w.word.compare(w.word.size() - tag.size(), tag.size(), tag) == 0)
+      unknown += (unknown.empty() ? "'" : ", '") + w.word.substr(0, w.word.size() - tag.size()) + "'";
+  }
+  if (!unknown.empty()) {
+    pyb::module_::import("warnings").attr("warn")(
+        "not words this model knows, scored as <unk> (their p is that of any unknown word): " + unknown,
+        pyb::handle(PyExc_UserWarning), 2);
+  }
+  return wrap(std::move(r), std::move(pixels), path, *self.captioner);
+}
+
+pyb::array_t<float> saliency_maps(PyModel& self, const pyb::handle& image, const std::string& caption) {
+  RgbImage pixels = image_from_python(image);
+  const auto maps = while_busy(self, [&] { return self.captioner->saliency(pixels, caption); });
+  const auto& c = self.captioner->config();
+  pyb::array_t<float> out({pyb::ssize_t(maps.size()), pyb::ssize_t(c.grid_h), pyb::ssize_t(c.grid_w)});
+  float* dst = out.mutable_data();
+  for (const auto& map : maps) dst = std::copy(map.begin(), map.end(), dst);
+  return out;
+}
+
+pyb::dict probe_region(PyModel& self, const pyb::handle& image, const pyb::handle& region, const std::string& prefix, int top) {
+  if (top < 1 || top > 100) throw pyb::value_error("top=" + std::to_string(top) + ": not in 1..100");
+  RgbImage pixels = image_from_python(image);
+  const ProbeRegion where = region_from_python(region);
+  ProbeResult r = while_busy(self, [&] { return self.captioner->probe(pixels, where, prefix, top); });
+  pyb::dict d;
+  d["prefix"] = r.prefix;
+  d["words"] = probe_words(r.words);
+  d["own_words"] = probe_words(r.own_words);
+  d["beta"] = r.beta;
+  d["alpha"] = float_owned(std::move(r.alpha), r.grid_h, r.grid_w);
+  d["own_alpha"] = float_owned(std::move(r.own_alpha), r.grid_h, r.grid_w);
+  return d;
+}
+
+pyb::dict take_away_word(PyModel& self, const pyb::handle& image, const pyb::handle& word, const pyb::object& caption,
+                         const pyb::dict& settings) {
+  CaptionOptions options;
+  options.beam = caption_options_from_python(settings).beam;
+  RgbImage pixels = image_from_python(image);
+  const std::string given = caption.is_none() ? std::string() : caption.cast<std::string>();  // read while the GIL is held
+  const CaptionResult said = while_busy(self, [&] {
+    return caption.is_none() ? self.captioner->caption(pixels, options) : self.captioner->score(pixels, given);
+  });
+  const std::size_t index = word_index(said, word);
+  const TakeAway t = while_busy(self, [&] { return take_away(*self.captioner, pixels, said, index, options); });
+  pyb::dict d;
+  d["caption"] = said.text();
+  d["word"] = t.text;
+  d["index"] = t.word;
+  d["p"] = t.p_word;
+  d["grid"] = pyb::make_tuple(t.grid_h, t.grid_w);
+  d["attended"] = removal(t.attended, t.attended_drop());
+  auto control = removal(t.control, t.control_drop());
+  control["source"] = t.control_source >= 0 ? pyb::object(pyb::str(t.control_word)) : pyb::none();
+  d["control"] = control;
+  d["spread"] = t.spread;
+  d["note"] = t.spread ? t.spread_note() : std::string();
+  return d;
+}
+
 }  // namespace
 
 void bind_model(pyb::module_& m) {
   pyb::class_<PyModel, std::shared_ptr<PyModel>>(m, "_Model")
-      .def(pyb::init([](const std::string& path, const std::string& device) {
-             auto model = std::make_shared<PyModel>();
-             CoreCall unlocked;
-             model->captioner = std::make_unique<Captioner>(path, device);
-             return model;
-           }),
-           pyb::arg("path"), pyb::arg("device") = "cpu")
-      .def("_caption",
-           [](PyModel& self, const pyb::list& images, const pyb::dict& settings) {
-             const CaptionOptions options = caption_options_from_python(settings);
-             std::vector<RgbImage> pixels;
-             std::vector<std::string> paths(images.size());
-             for (std::size_t i = 0; i < images.size(); ++i) pixels.push_back(image_from_python(images[i], &paths[i]));
-             std::vector<CaptionResult> results;
-             {
-               CoreCall unlocked;
-               std::lock_guard<std::mutex> lock(self.busy);
-               results = pixels.size() == 1 ? std::vector<CaptionResult>{self.captioner->caption(pixels[0], options)}
-                                            : self.captioner->caption(pixels, options);
-             }
-             pyb::list out;
-             for (std::size_t i = 0; i < results.size(); ++i)
-               out.append(wrap(std::move(results[i]), std::move(pixels[i]), paths[i], *self.captioner));
-             return out;
-           })
-      .def("score",
-           [](PyModel& self, const pyb::handle& image, const std::string& caption) {
-             std::string path;
-             RgbImage pixels = image_from_python(image, &path);
-             CaptionResult r;
-             {
-               CoreCall unlocked;
-               std::lock_guard<std::mutex> lock(self.busy);
-               r = self.captioner->score(pixels, caption);
-             }
-             // A word the model does not know is scored as <unk>: its p is any unknown word's, so say which.
-             std::string unknown;
-             const std::string tag = " <unk>";
-             for (const auto& w : r.words) {
-               if (w.word.size() > tag.size() && w.word.compare(w.word.size() - tag.size(), tag.size(), tag) == 0)
-                 unknown += (unknown.empty() ? "'" : ", '") + w.word.substr(0, w.word.size() - tag.size()) + "'";
-             }
-             if (!unknown.empty()) {
-               pyb::module_::import("warnings").attr("warn")(
-                   "not words this model knows, scored as <unk> (their p is that of any unknown word): " + unknown,
-                   pyb::handle(PyExc_UserWarning), 2);
-             }
-             return wrap(std::move(r), std::move(pixels), path, *self.captioner);
-           },
-           pyb::arg("image"), pyb::arg("caption"),
+      .def(pyb::init(&open_model), pyb::arg("path"), pyb::arg("device") = "cpu")
+      .def("_caption", &caption_images)
+      .def("score", &score_caption, pyb::arg("image"), pyb::arg("caption"),
            "score(image, caption) -> Result\n\n"
            "The model's alpha, beta and p for each word of a caption you give (teacher forcing), as\n"
            "fovea-studio's typed caption and `fovea take-away --caption` do; words outside the vocabulary are\n"
            "scored as <unk> (a UserWarning names them; their Word.word ends in \" <unk>\").")
-      .def("saliency",
-           [](PyModel& self, const pyb::handle& image, const std::string& caption) {
-             RgbImage pixels = image_from_python(image);
-             std::vector<std::vector<float>> maps;
-             {
-               CoreCall unlocked;
-               std::lock_guard<std::mutex> lock(self.busy);
-               maps = self.captioner->saliency(pixels, caption);
-             }
-             const auto& c = self.captioner->config();
-             pyb::array_t<float> out({pyb::ssize_t(maps.size()), pyb::ssize_t(c.grid_h), pyb::ssize_t(c.grid_w)});
-             float* dst = out.mutable_data();
-             for (const auto& map : maps) dst = std::copy(map.begin(), map.end(), dst);
-             return out;
-           },
-           pyb::arg("image"), pyb::arg("caption"),
+      .def("saliency", &saliency_maps, pyb::arg("image"), pyb::arg("caption"),
            "saliency(image, caption) -> numpy.ndarray (words x grid_h x grid_w)\n\n"
            "Gradient saliency of each word of a caption: |d log p(word) / d image| summed over the colour\n"
            "channels, averaged onto the attention grid.")
-      .def("probe",
-           [](PyModel& self, const pyb::handle& image, const pyb::handle& region, const std::string& prefix, int top) {
-             if (top < 1 || top > 100) throw pyb::value_error("top=" + std::to_string(top) + ": not in 1..100");
-             RgbImage pixels = image_from_python(image);
-             const ProbeRegion where = region_from_python(region);
-             ProbeResult r;
-             {
-               CoreCall unlocked;
-               std::lock_guard<std::mutex> lock(self.busy);
-               r = self.captioner->probe(pixels, where, prefix, top);
-             }
-             pyb::dict d;
-             d["prefix"] = r.prefix;
-             d["words"] = probe_words(r.words);
-             d["own_words"] = probe_words(r.own_words);
-             d["beta"] = r.beta;
-             d["alpha"] = float_owned(std::move(r.alpha), r.grid_h, r.grid_w);
-             d["own_alpha"] = float_owned(std::move(r.own_alpha), r.grid_h, r.grid_w);
-             return d;
-           },
-           pyb::arg("image"), pyb::arg("region"), pyb::arg("prefix") = "", pyb::arg("top") = 5,
+      .def("probe", &probe_region, pyb::arg("image"), pyb::arg("region"), pyb::arg("prefix") = "", pyb::arg("top") = 5,
            "probe(image, region, prefix='', top=5) -> dict\n\n"
            "The next word after `prefix` (empty: the first word) with the model's attention forced onto\n"
            "`region`, in the image's pixels: (x0, y0, x1, y1) a rectangle, (x, y) a point, or the text\n"
            "`fovea probe --region` takes. As `fovea probe`: {prefix, words [(word, p)] best first, alpha\n"
            "(the forced one), own_words and own_alpha (with the model's own attention), beta}.")
-      .def("_take_away",
-           [](PyModel& self, const pyb::handle& image, const pyb::handle& word, const pyb::object& caption,
-              const pyb::dict& settings) {
-             CaptionOptions options;
-             options.beam = caption_options_from_python(settings).beam;
-             RgbImage pixels = image_from_python(image);
-             CaptionResult said;
-             {
-               CoreCall unlocked;
-               std::lock_guard<std::mutex> lock(self.busy);
-               said = caption.is_none() ? self.captioner->caption(pixels, options)
-                                        : self.captioner->score(pixels, caption.cast<std::string>());
-             }
-             const std::size_t index = word_index(said, word);
-             TakeAway t;
-             {
-               CoreCall unlocked;
-               std::lock_guard<std::mutex> lock(self.busy);
-               t = take_away(*self.captioner, pixels, said, index, options);
-             }
-             pyb::dict d;
-             d["caption"] = said.text();
-             d["word"] = t.text;
-             d["index"] = t.word;
-             d["p"] = t.p_word;
-             d["grid"] = pyb::make_tuple(t.grid_h, t.grid_w);
-             d["attended"] = removal(t.attended, t.attended_drop());
-             auto control = removal(t.control, t.control_drop());
-             control["source"] = t.control_source >= 0 ? pyb::object(pyb::str(t.control_word)) : pyb::none();
-             d["control"] = control;
-             d["spread"] = t.spread;
-             d["note"] = t.spread ? t.spread_note() : std::string();
-             return d;
-           })
+      .def("_take_away", &take_away_word)
       .def_property_readonly("path", [](const PyModel& self) { return self.captioner->path(); }, "The model file")
       .def_property_readonly("attention", [](const PyModel& self) {
         return std::string(self.captioner->config().attention == AttentionKind::Hard ? "hard" : "soft");

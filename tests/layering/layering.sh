@@ -12,22 +12,22 @@ for row in "$@"; do
   status=$?
   if [ "$compiles" = yes ]; then
     if [ $status -ne 0 ]; then
-      echo "FAIL: core/$from may include core/$header, but the probe did not compile:"
+      echo "FAIL: $from may include $header, but the probe did not compile:"
       echo "$out" | grep -m5 -E 'error|fatal'
       failures=$((failures + 1))
     else
-      echo "ok: core/$from includes core/$header"
+      echo "ok: $from includes $header"
     fi
   else
     if [ $status -eq 0 ]; then
-      echo "FAIL: core/$from must not include core/$header, yet it compiled"
+      echo "FAIL: $from must not include $header, yet it compiled"
       failures=$((failures + 1))
-    elif ! grep -q "core/$header: No such file or directory" <<<"$out"; then
-      echo "FAIL: core/$from including core/$header failed, but not because the header is out of reach:"
+    elif ! grep -q "$header: No such file or directory" <<<"$out"; then
+      echo "FAIL: $from including $header failed, but not because the header is out of reach:"
       echo "$out" | grep -m5 -E 'error|fatal'
       failures=$((failures + 1))
     else
-      echo "ok: core/$from cannot include core/$header"
+      echo "ok: $from cannot include $header"
     fi
   fi
 done

@@ -16,13 +16,13 @@
 #include <QTemporaryDir>
 #include <QSettings>
 #include <QtTest>
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/model_session.h"
 #include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 #include "core/decode/caption_settings.h"
 #include <QCheckBox>
 #include <QComboBox>

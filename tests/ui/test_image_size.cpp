@@ -9,11 +9,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 using namespace fovea::ui;
 

@@ -17,13 +17,13 @@
 #include "core/datasets/fashion_mnist.h"
 #include "core/datasets/moving_scenes.h"
 #include "core/eval/grounding.h"
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 using namespace fovea::ui;
 

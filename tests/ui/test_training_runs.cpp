@@ -4,6 +4,12 @@
 // run at a checkpoint that resumes; past runs overlay and their charts export as PNG, SVG and CSV.
 #include "tests/ui/training_ui_support.h"
 
+#ifdef FOVEA_BIN
+#include <memory>
+
+#include "launch/local_processes.h"  // the launcher fovea-studio's main hands its runs
+#endif
+
 using namespace fovea::test_ui;
 
 class TrainingRunsTest : public QObject {
@@ -228,7 +234,7 @@ class TrainingRunsTest : public QObject {
     TrainingWindow w;
     w.setConfirmClose(false);
     w.setRunsRoot(runs_);
-    w.training()->setToolProgram(FOVEA_BIN);
+    w.training()->setLauncher([] { return std::make_unique<fovea::FoveaToolLauncher>(FOVEA_BIN); });
     QVERIFY(w.startRun(c, 2));
     QTRY_VERIFY_WITH_TIMEOUT(!w.training()->isRunning(), kWait);
     QVERIFY2(w.logText().contains("2 processes, 8 images each a step"), qPrintable(w.logText()));

@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
-#include "ui/explorer/image_convert.h"
-#include "ui/explorer/live_text.h"
+#include "ui/common/image_convert.h"
+#include "ui/common/live_text.h"
 #include "ui/explorer/panel_notes.h"
 
 namespace fovea::ui {

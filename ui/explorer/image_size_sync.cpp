@@ -2,7 +2,7 @@
 
 #include <QEvent>
 
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 
 namespace fovea::ui {
 

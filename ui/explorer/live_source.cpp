@@ -14,7 +14,7 @@
 #include "core/decode/caption_stabiliser.h"
 #include "core/decode/captioner.h"
 #include "core/runtime/error_text.h"
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 
 namespace fovea::ui {
 

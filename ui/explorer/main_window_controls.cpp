@@ -21,7 +21,7 @@
 #include "core/render/heatmap.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 namespace fovea::ui {
 

@@ -9,9 +9,9 @@
 
 #include "core/render/figure.h"
 #include "ui/common/settings_writer.h"
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/explorer_panel.h"
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 #include "ui/explorer/main_window.h"
 #include "ui/export/export_settings.h"
 #include "ui/export/figure_export_dialog.h"

@@ -1,6 +1,7 @@
 // MainWindow's live part: a video file or a camera through the one LiveSource, its Video toolbar
 // (play/pause, step, loop, seek) and the Camera menu of the devices present.
 #include <QAction>
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QPointer>
 #include <QThread>
@@ -8,6 +9,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
@@ -19,12 +21,12 @@
 #include "core/decode/captioner.h"
 #include "core/render/video_export.h"
 #include "ui/explorer/explorer_panel.h"
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/recent_files.h"
 #include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 
 namespace fovea::ui {
 

@@ -29,13 +29,13 @@
 #include "core/render/figure.h"
 #include "core/render/web_page.h"
 #include "ui/common/user_message.h"
-#include "ui/explorer/attention_view.h"
+#include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/word_player.h"
 #include "ui/training/training_window.h"
 
 namespace fovea::ui {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ui/common/user_message.h"
-#include "ui/explorer/image_convert.h"
+#include "ui/common/image_convert.h"
 
 namespace fovea::ui {
 

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 
-#include "ui/explorer/attention_view.h"
-#include "ui/explorer/live_text.h"
-#include "ui/explorer/word_player.h"
+#include "ui/common/attention_view.h"
+#include "ui/common/live_text.h"
+#include "ui/common/word_player.h"
 
 namespace fovea::ui {
 

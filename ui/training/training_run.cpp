@@ -1,6 +1,5 @@
 #include "ui/training/training_run.h"
 
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QThread>
@@ -8,7 +7,6 @@
 #include <exception>
 #include <functional>
 
-#include "app/launch/local_processes.h"
 #include "core/runtime/error_text.h"
 #include "core/train/training_job.h"
 #include "ui/common/user_message.h"
@@ -77,6 +75,11 @@ class TrainingRun::Worker : public QObject {
 
 namespace {
 
+TrainingRun::LauncherFactory& default_launcher() {
+  static TrainingRun::LauncherFactory make;
+  return make;
+}
+
 void register_types() {
   static const bool done = [] {
     qRegisterMetaType<fovea::TrainRecord>();
@@ -92,7 +95,9 @@ void register_types() {
 
 }  // namespace
 
-TrainingRun::TrainingRun(QObject* parent) : QObject(parent) {
+void TrainingRun::setDefaultLauncher(LauncherFactory make) { default_launcher() = std::move(make); }
+
+TrainingRun::TrainingRun(QObject* parent) : QObject(parent), make_launcher_(default_launcher()) {
   register_types();
   thread_ = new QThread(this);
   thread_->setObjectName("fovea-training");
@@ -135,13 +140,12 @@ bool TrainingRun::launch(const QString& run_dir, const std::function<void(Worker
 
 bool TrainingRun::start(const fovea::TrainConfig& config, int processes) {
   const auto dir = QString::fromStdString(config.out_dir);
-  const auto tool = (tool_program_.isEmpty() ? QCoreApplication::applicationDirPath() + "/fovea" : tool_program_).toStdString();
-  return launch(dir, [this, config, processes, tool](Worker* w) {
-    fovea::FoveaToolLauncher launcher(tool);
+  return launch(dir, [this, config, processes, make = make_launcher_](Worker* w) {
+    const auto launcher = processes > 1 && make ? make() : nullptr;
     fovea::TrainingRequest request;
     request.config = config;
     request.processes = processes;
-    request.launcher = &launcher;
+    request.launcher = launcher.get();
     w->run(request, w->callbacks(&stop_, &pause_));
   });
 }

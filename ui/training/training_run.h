@@ -7,7 +7,10 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 
+#include "core/train/local_group.h"
 #include "core/train/train_config.h"
 #include "core/train/train_records.h"
 
@@ -18,17 +21,25 @@ namespace fovea::ui {
 class TrainingRun : public QObject {
   Q_OBJECT
  public:
+  /// Makes the GroupLauncher that starts the other processes of a run (core/train/local_group.h).
+  /// The program hands one in (fovea-studio's main: launch/'s, which starts copies of the `fovea`
+  /// tool); the ui itself starts no program.
+  using LauncherFactory = std::function<std::unique_ptr<fovea::GroupLauncher>()>;
+  /// The launcher every TrainingRun made afterwards starts with (none: a run of several processes
+  /// fails, saying it needs one).
+  static void setDefaultLauncher(LauncherFactory make);
+
   explicit TrainingRun(QObject* parent = nullptr);
   /// Stops a running run at its next step (a checkpoint is written) and joins the worker thread.
   /// The windows destroy it only once its run has ended (they close after `finished`).
   ~TrainingRun() override;
 
   /// Starts a new run in config.out_dir, trained by `processes` processes on this machine: this
-  /// one and copies of the `fovea` tool (core/train/local_group.h), each on its share of every
+  /// one and those the launcher starts (core/train/local_group.h), each on its share of every
   /// batch. Returns false (and emits failed) while one is running.
   bool start(const fovea::TrainConfig& config, int processes = 1);
-  /// The `fovea` tool the other processes of a run run (default: the one beside this program).
-  void setToolProgram(const QString& path) { tool_program_ = path; }
+  /// The launcher of this run's other processes (default: the one setDefaultLauncher gave).
+  void setLauncher(LauncherFactory make) { make_launcher_ = std::move(make); }
   /// Continues the interrupted run in `run_dir` from its last checkpoint.
   bool resume(const QString& run_dir);
   void setPaused(bool paused);
@@ -64,7 +75,7 @@ class TrainingRun : public QObject {
   std::atomic<bool> stop_{false}, pause_{false};
   bool running_ = false;
   QString run_dir_;
-  QString tool_program_;
+  LauncherFactory make_launcher_;
 };
 
 }  // namespace fovea::ui

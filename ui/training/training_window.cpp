@@ -27,7 +27,7 @@
 #include "ui/common/settings_writer.h"
 #include "ui/common/user_message.h"
 #include "ui/common/window_fit.h"
-#include "ui/explorer/live_text.h"
+#include "ui/common/live_text.h"
 #include "ui/training/new_run_checks.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"

@@ -15,7 +15,7 @@
 #include "ui/charts/run_curves.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/common/user_message.h"
-#include "ui/explorer/live_text.h"
+#include "ui/common/live_text.h"
 #include "ui/training/new_run_dialog.h"
 #include "ui/training/run_list.h"
 #include "ui/training/run_log_reader.h"

@@ -13,7 +13,7 @@
 
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
-#include "ui/explorer/live_text.h"
+#include "ui/common/live_text.h"
 #include "ui/training/run_list.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
