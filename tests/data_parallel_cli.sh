@@ -67,6 +67,20 @@ for said in dp1.log run/failed.json; do  # Gloo's "[./gloo/transport/tcp/pair.cc
 done
 [ -z "$(cat /proc/"$launcher"/task/*/children 2>/dev/null)" ] || fail "processes left running"
 
+echo "== --processes 2 killed while it starts: the folder it created holds no run, so it goes or says why"
+"$FOVEA" train --processes 2 --out early "${TINY[@]}" --max-steps 100000 > early.log 2>&1 &
+launcher=$!
+for _ in $(seq 1 600); do [ -e early/.fovea-run.lock ] && break; sleep 0.02; done
+[ -e early/.fovea-run.lock ] || { cat early.log; fail "the run never took its folder's lock"; }
+for rank in 0 1; do pid=$(child_with_rank "$launcher" $rank) && kill -9 "$pid"; done
+wait_exit "$launcher"
+[ "$rc" = 3 ] || { cat early.log; fail "the launcher exited $rc after its processes were killed (expected 3)"; }
+# (Killed after its first checkpoint, the folder holds a run it can resume: that stays.)
+if [ -e early ] && ! [ -f early/failed.json ] && ! [ -f early/last.ckpt ]; then
+  ls -la early; fail "a folder holding no run stayed, saying nothing"
+fi
+echo "ok: $( [ -e early ] && echo "early/failed.json: $(jq -r .error early/failed.json)" || echo "no folder left")"
+
 echo "== the 2-process run resumes in one process, then in two"
 "$FOVEA" train --resume run --max-steps 120 > resume1.log 2>&1 || { cat resume1.log; fail "resuming with one process failed"; }
 grep -q "resuming at step" resume1.log || fail "resume did not report its step"

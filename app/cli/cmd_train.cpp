@@ -57,7 +57,23 @@ int run_processes(int processes, const TrainConfig& config, bool resuming) {
   }
   // Said once here rather than by every process it starts (a resumed run's batch is in its folder).
   if (!resuming) check_batch_divides(config.batch_size, processes);
+  const bool creates_folder = !resuming && !config.out_dir.empty() && !std::filesystem::exists(config.out_dir);
   const auto r = run_local_group(processes, "/proc/self/exe", arguments_without_processes());
+  // A process killed while the run started cannot clean up after itself: a folder this run created
+  // that holds no run (no metrics.jsonl, only the folder's lock) goes, as a one-process run's does;
+  // one that holds no checkpoint yet says in failed.json what happened.
+  std::error_code ec;
+  const bool died = r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 130;
+  if (r.exit_code != 0 && creates_folder && !std::filesystem::exists(metrics_path(config.out_dir), ec)) {
+    std::filesystem::remove_all(config.out_dir, ec);
+  } else if (died && creates_folder && !std::filesystem::exists(last_checkpoint_path(config.out_dir), ec) &&
+             !std::filesystem::exists(failure_path(config.out_dir), ec)) {
+    try {
+      record_run_failure(config.out_dir, r.failure);
+    } catch (const std::exception&) {
+      // A folder that cannot be written to: the launcher's line below still says what happened.
+    }
+  }
   // Exit status 1: the process said what went wrong itself ("fovea: error: ..."); 130: it was
   // stopped as asked. Anything else (a signal, a crash) only the launcher can name.
   if (r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 130) std::cerr << "fovea: error: " << r.failure << "\n";
