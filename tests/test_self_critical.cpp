@@ -26,6 +26,20 @@ std::vector<Tokens> tokens_of(const std::vector<std::string>& captions) {
   return out;
 }
 
+/// The sampled-reward means of a run's first and last `n` training records.
+std::pair<double, double> first_and_last_rewards(const std::string& run, std::size_t n) {
+  std::vector<double> rewards;
+  for (const auto& j : test::read_metrics(run)) {
+    if (j.value("kind", "") == "train") rewards.push_back(j.at("sample_reward").get<double>());
+  }
+  EXPECT_GE(rewards.size(), 2 * n);
+  double first = 0, last = 0;
+  for (std::size_t i = 0; i < n && i < rewards.size(); ++i) first += rewards[i] / double(n), last += rewards[rewards.size() - 1 - i] / double(n);
+  return {first, last};
+}
+
+}  // namespace
+
 /// A tiny soft model trained with cross-entropy: it captions its scenes, most of them well.
 class SelfCritical : public ::testing::Test {
  protected:
@@ -43,20 +57,6 @@ class SelfCritical : public ::testing::Test {
 };
 std::unique_ptr<test::TempDir> SelfCritical::dir_;
 TrainConfig SelfCritical::config_;
-
-/// The sampled-reward means of a run's first and last `n` training records.
-std::pair<double, double> first_and_last_rewards(const std::string& run, std::size_t n) {
-  std::vector<double> rewards;
-  for (const auto& j : test::read_metrics(run)) {
-    if (j.value("kind", "") == "train") rewards.push_back(j.at("sample_reward").get<double>());
-  }
-  EXPECT_GE(rewards.size(), 2 * n);
-  double first = 0, last = 0;
-  for (std::size_t i = 0; i < n && i < rewards.size(); ++i) first += rewards[i] / double(n), last += rewards[rewards.size() - 1 - i] / double(n);
-  return {first, last};
-}
-
-}  // namespace
 
 TEST(CiderD, ScoresAsTheToolkitWhenItsCorpusIsTheEvaluatedReferences) {
   const std::vector<std::vector<Tokens>> refs = {tokens_of({"a red bag on the left", "a red bag"}),
