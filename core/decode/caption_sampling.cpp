@@ -11,19 +11,19 @@ namespace fovea {
 namespace {
 
 /// A word drawn from row `row`'s log-probabilities (the words ruled out are -inf; the rest are
-/// renormalised by their sum).
-std::int64_t draw_word(const DecodingStep& step, std::int64_t row, std::mt19937_64& rng) {
+/// renormalised by their sum). `p` holds the row's probabilities meanwhile: each exp once.
+std::int64_t draw_word(const DecodingStep& step, std::int64_t row, std::mt19937_64& rng, std::vector<double>& p) {
   const float* lp = step.log_probs(row);
+  p.resize(std::size_t(step.vocab));
   double total = 0;
-  for (std::int64_t k = 0; k < step.vocab; ++k) total += std::exp(double(lp[k]));
+  for (std::int64_t k = 0; k < step.vocab; ++k) total += p[std::size_t(k)] = std::exp(double(lp[k]));
   double u = std::uniform_real_distribution<double>(0.0, total)(rng);
   std::int64_t last_allowed = Vocabulary::kEnd;
   for (std::int64_t k = 0; k < step.vocab; ++k) {
-    const double p = std::exp(double(lp[k]));
-    if (p <= 0) continue;
+    if (p[std::size_t(k)] <= 0) continue;
     last_allowed = k;
-    if (u < p) return k;
-    u -= p;
+    if (u < p[std::size_t(k)]) return k;
+    u -= p[std::size_t(k)];
   }
   return last_allowed;  // rounding left u past the last word
 }
@@ -42,6 +42,7 @@ std::vector<SampledCaption> sample_captions(ShowAttendTellImpl& net, const torch
   const auto max_len = dec.config().max_caption_len;
   std::vector<SampledCaption> out(static_cast<std::size_t>(rows));
   std::mt19937_64 rng(seed);
+  std::vector<double> probabilities;
 
   auto keys = attention_keys(dec.project_annotations(a));
   auto state = dec.initial_state(a);
@@ -55,7 +56,7 @@ std::vector<SampledCaption> sample_captions(ShowAttendTellImpl& net, const torch
     std::vector<std::int64_t> keep, next_words;
     for (std::int64_t row = 0; row < b; ++row) {
       auto& caption = out[std::size_t(active[std::size_t(row)])];
-      const auto word = draw_word(step, row, rng);
+      const auto word = draw_word(step, row, rng, probabilities);
       if (word == Vocabulary::kEnd) {
         caption.finished = true;
       } else if (t < max_len) {
