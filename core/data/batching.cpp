@@ -68,7 +68,7 @@ bool cell_labels(const Scene& scene, std::int64_t gh, std::int64_t gw, const std
 
 Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indices, const Vocabulary& vocab,
                  std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words,
-                 std::int64_t grid_h, std::int64_t grid_w, bool word_boxes) {
+                 std::int64_t grid_h, std::int64_t grid_w, bool word_boxes, bool keep_scenes) {
   std::vector<Scene> scenes;
   scenes.reserve(indices.size());
   std::vector<std::vector<std::int64_t>> encoded;
@@ -103,6 +103,10 @@ Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indi
     std::vector<const Scene*> of;
     for (const auto& s : scenes) of.push_back(&s);
     std::tie(b.word_boxes, b.word_has_box) = word_box_targets(of, words, b.tokens.size(1) - 1, grid_h, grid_w);
+  }
+  if (keep_scenes) {
+    for (auto& s : scenes) s.image.pixels = {};  // the size stays: boxes are placed on it
+    b.scenes = std::move(scenes);
   }
   return b;
 }

@@ -59,9 +59,10 @@ std::vector<std::size_t> epoch_order(std::size_t n, std::uint64_t seed, std::int
 
 /// Picks one reference caption per scene (which one depends on seed, epoch and index).
 /// Captions longer than max_words are cut. image_size 0: no images (Batch::images undefined).
+/// keep_scenes: Batch::scenes holds the scenes, their pixels dropped.
 Batch make_batch(const SceneSource& source, const std::vector<std::size_t>& indices, const Vocabulary& vocab,
                  std::int64_t image_size, std::uint64_t seed, std::int64_t epoch, std::int64_t max_words,
-                 std::int64_t grid_h = 0, std::int64_t grid_w = 0, bool word_boxes = false);
+                 std::int64_t grid_h = 0, std::int64_t grid_w = 0, bool word_boxes = false, bool keep_scenes = false);
 
 /// Pads encoded captions (each <start> .. <end>) into (tokens, lengths).
 std::pair<torch::Tensor, torch::Tensor> pad_captions(const std::vector<std::vector<std::int64_t>>& encoded);

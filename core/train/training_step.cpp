@@ -115,15 +115,9 @@ Batch TrainingStep::make_batch_at(std::int64_t epoch, std::int64_t step) {
   const bool grid = config_.aux_weight > 0 || config_.attention_supervision > 0;
   auto batch = make_batch(annotations_ ? *captions_ : *epoch_scenes_, idx, model_.vocab,
                           annotations_ ? 0 : model_.config.image_size, config_.seed, epoch, model_.config.max_caption_len,
-                          grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0, config_.attention_supervision > 0);
+                          grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0, config_.attention_supervision > 0,
+                          /*keep_scenes=*/reward_ != nullptr);  // the rewards' references and named objects
   if (annotations_) batch.annotations = annotations_->read(idx);
-  if (reward_) {  // the rewards' references, and the objects their words name (their pixels are not needed)
-    const auto& source = annotations_ ? *captions_ : *epoch_scenes_;
-    for (auto i : idx) {
-      batch.scenes.push_back(source.get(i));
-      batch.scenes.back().image.pixels = {};
-    }
-  }
   return batch;
 }
 
