@@ -123,8 +123,8 @@ TEST(DecoderPass, AProfileRecordsEveryPartsThreadAndFoveasOwnKernels) {
 
 TEST(DecoderPass, PartsTakeBf16AnnotationsAndHandBackTheirGradientInBf16) {
   if (!cpu_has_native_bf16()) GTEST_SKIP() << "no native bf16 products on this CPU (or oneDNN is capped below them)";
-  // What `fovea train --precision bf16` hands the pass: the encoder's annotations in bfloat16.
-  // One part runs under autocast; parts multiply in float (core/train/decoder_pass.cpp says why).
+  // What `fovea train --precision bf16` hands the pass when it trains the encoder: its annotations
+  // in bfloat16. The decoder runs in float with its products in bf16, in one part or several.
   torch::manual_seed(4);
   Decoder dec(pass_config(AttentionKind::Soft, 0.0));
   PassBatch b;

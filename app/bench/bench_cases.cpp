@@ -22,6 +22,8 @@
 #include "core/datasets/fashion_scenes.h"
 #include "core/decode/captioner.h"
 #include "core/decode/decoding.h"
+#include "core/model/bf16_product.h"
+#include "core/model/packed_matrix.h"
 #include "core/model/show_attend_tell.h"
 #include "core/render/figure.h"
 #include "core/render/heatmap.h"
@@ -132,11 +134,28 @@ void run_ui_latency(int threads, double seconds) {
 /// and with 5 or 10 runs of 10-20 ms, one slow moment on a shared host moved it by a quarter.
 double bench_sgemm(const BenchArgs* a, const torch::Device& device) {
   const int N = 1024;
+  const bool bf16 = a->precision == "bf16" && device.is_cpu();
   auto x = torch::randn({N, N}, torch::TensorOptions().device(device)), y = torch::randn({N, N}, x.options());
-  auto t = time_it([&] { (void)torch::mm(x, y); }, a->warmup, std::max(a->repeat, 50), device);
+  // bf16: the product the decoder's training step uses (core/model/bf16_product.h), operands
+  // already in bf16 as the step's weights are.
+  const auto xb = bf16 ? to_bf16(x) : x, yb = bf16 ? to_bf16(y) : y;
+  auto t = time_it([&] { (void)(bf16 ? bf16_matrix_product(xb, yb) : torch::mm(x, y)); }, a->warmup,
+                   std::max(a->repeat, 50), device);
   const double sgemm_gflops = 2.0 * N * N * N / t.median / 1e9;
-  auto j = report("sgemm", t, {{"n", N}}, a->threads, device);
+  auto j = report("sgemm", t, {{"n", N}, {"precision", bf16 ? "bf16" : "fp32"}}, a->threads, device);
   j["gflops"] = sgemm_gflops;
+  if (bf16) j["kernel"] = bf16_product_kernel(N, N, N);
+  if (device.is_cpu()) {
+    // A decoder step's product: a part's 16 captions by an LSTM gate weight, the weight prepared once.
+    const std::int64_t rows = 16, K = 512, M = 2048;
+    const auto h = torch::randn({rows, K}), w = torch::randn({M, K});
+    const PackedMatrix packed(w, /*transposed=*/true);
+    const Bf16Matrix rounded(w.t(), rows);
+    auto s = time_it([&] { (void)(bf16 ? rounded.multiply(h) : packed.multiply(h)); }, a->warmup,
+                     std::max(a->repeat, 200), device);
+    j["step_product"] = {{"shape", "16x512 by 512x2048"}, {"median_s", s.median},
+                         {"gflops", 2.0 * double(rows * K * M) / s.median / 1e9}};
+  }
   std::cout << j.dump() << std::endl;
   return sgemm_gflops;
 }

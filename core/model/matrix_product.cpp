@@ -1,5 +1,7 @@
 #include "core/model/matrix_product.h"
 
+#include "core/model/bf16_product.h"
+
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 #include <unistd.h>
@@ -325,6 +327,7 @@ torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b) {
               a.sizes(), " and ", b.sizes());
   // With autograd recording, torch::mm keeps the graph (linear_product has the kernel's own backward).
   const bool recording = torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
+  if (!recording && Bf16Products::active() && a.is_cpu() && b.is_cpu()) return bf16_matrix_product(a, b);
   if (recording || !uses_blocked_product(a, b)) return torch::mm(a, b);
 #ifdef FOVEA_X86_KERNELS
   const std::int64_t M = a.size(0), K = a.size(1), N = b.size(1);
@@ -339,9 +342,12 @@ torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b) {
 
 torch::Tensor linear_product(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
   RECORD_FUNCTION("fovea::linear_product", std::vector<c10::IValue>());
-  // Under CPU autocast torch::linear multiplies in bf16, as asked.
-  const bool fits = x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1) &&
-                    !compat::cpu_autocast_enabled() && uses_blocked_product(x, weight.t());
+  // Under CPU autocast torch::linear multiplies in bf16, as asked. Products in bf16
+  // (core/model/bf16_product.h) take every CPU float product, whatever its size.
+  const bool shapes = x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1);
+  const bool in_bf16 = Bf16Products::active() && x.is_cpu() && x.scalar_type() == torch::kFloat &&
+                       weight.scalar_type() == torch::kFloat;
+  const bool fits = shapes && !compat::cpu_autocast_enabled() && (in_bf16 || uses_blocked_product(x, weight.t()));
   if (!fits) return torch::linear(x, weight, bias);
   if (!torch::GradMode::is_enabled() ||
       !(x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()))) {

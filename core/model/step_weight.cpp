@@ -2,6 +2,7 @@
 
 #include <ATen/record_function.h>
 
+#include "core/model/bf16_product.h"
 #include "core/model/matrix_product.h"
 #include "core/model/packed_matrix.h"
 #include "core/model/small_batch_linear.h"
@@ -9,9 +10,11 @@
 
 namespace fovea {
 
-/// The weight packed for the steps' products: x Wᵀ forward, ∂y W backward.
+/// The weight packed for the steps' products: x Wᵀ forward, ∂y W backward; or, for products in
+/// bf16 (core/model/bf16_product.h), rounded to bf16 once for every step.
 struct StepWeight::Packed {
   PackedMatrix forward, backward;
+  Bf16Matrix bf16_forward, bf16_backward;
 };
 
 namespace {
@@ -35,6 +38,7 @@ struct StepProduct : torch::autograd::Function<StepProduct> {
     ctx->saved_data["record"] = record;
     if (!packed) return torch::mm(x, weight.t());
     ctx->saved_data["packed"] = c10::IValue::make_capsule(c10::make_intrusive<PackedHolder>(packed));
+    if (packed->bf16_forward.defined()) return packed->bf16_forward.multiply(x);
     return packed->forward.multiply(x);
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
@@ -43,10 +47,14 @@ struct StepProduct : torch::autograd::Function<StepProduct> {
     auto record = ctx->saved_data["record"].toTensorList();
     record.push_back(saved[0]);
     record.push_back(dy);
-    const auto packed = ctx->saved_data.find("packed");
-    auto dx = packed == ctx->saved_data.end()
-                  ? torch::mm(dy, saved[1])
-                  : c10::static_intrusive_pointer_cast<PackedHolder>(packed->second.toCapsule())->packed->backward.multiply(dy);
+    const auto found = ctx->saved_data.find("packed");
+    torch::Tensor dx;
+    if (found == ctx->saved_data.end()) {
+      dx = torch::mm(dy, saved[1]);
+    } else {
+      const auto& packed = c10::static_intrusive_pointer_cast<PackedHolder>(found->second.toCapsule())->packed;
+      dx = packed->bf16_backward.defined() ? packed->bf16_backward.multiply(dy) : packed->backward.multiply(dy);
+    }
     return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
@@ -83,8 +91,12 @@ StepWeight::StepWeight(const torch::Tensor& weight) : weight_(weight) {
               !(weight.device().is_cpu() && compat::cpu_autocast_enabled());
   if (!collects_) return;
   weight_ = StepWeightGradient::apply(weight, record_);
-  if (weight.device().is_cpu() && PackedMatrix::available()) {
-    packed_ = std::make_shared<const Packed>(Packed{PackedMatrix(weight, /*transposed=*/true), PackedMatrix(weight, false)});
+  if (weight.device().is_cpu() && Bf16Products::active()) {
+    // Rounded and laid out for the steps' rows (a part's captions) once per forward.
+    const auto w = weight.detach();
+    packed_ = std::make_shared<const Packed>(Packed{{}, {}, Bf16Matrix(w.t(), 16), Bf16Matrix(w, 16)});
+  } else if (weight.device().is_cpu() && PackedMatrix::available()) {
+    packed_ = std::make_shared<const Packed>(Packed{PackedMatrix(weight, /*transposed=*/true), PackedMatrix(weight, false), {}, {}});
   }
 }
 

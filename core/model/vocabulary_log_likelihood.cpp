@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/model/bf16_product.h"
 #include "core/model/matrix_product.h"
 #include "core/model/vector_clones.h"
 #include "core/model/vector_math.h"
@@ -113,8 +114,10 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
         }
       }
     });
-    return {ctx->needs_input_grad(0) ? matrix_product(d, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? matrix_product(d.t(), x) : torch::Tensor(),
+    // Products in bf16 round d once for both of its products.
+    const auto dl = Bf16Products::active() ? to_bf16(d) : d;
+    return {ctx->needs_input_grad(0) ? matrix_product(dl, weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? matrix_product(dl.t(), x) : torch::Tensor(),
             ctx->needs_input_grad(2) ? partial_sums.sum(0) : torch::Tensor(), torch::Tensor()};
   }
 };

@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/model/bf16_product.h"
 #include "core/runtime/runtime.h"
 #include "core/runtime/thread_generator.h"
 
@@ -310,7 +311,10 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     auto& p = parts[std::size_t(k)];
     p.rows = rows[std::size_t(k)];
     p.annotations = (n == 1 ? in.annotations : select_rows(in.annotations, p.rows)).detach();
-    if (n > 1 && p.annotations.is_floating_point()) p.annotations = p.annotations.to(torch::kFloat);  // parts run float
+    // Parts run float; so does a bf16 run's decoder, whose products alone round to bf16.
+    if ((n > 1 && p.annotations.is_floating_point()) || p.annotations.scalar_type() == torch::kBFloat16) {
+      p.annotations = p.annotations.to(torch::kFloat);
+    }
     if (needs_grad) p.annotations.requires_grad_(true);
     if (n > 1) p.seed = std::uint64_t(seeds[k].item<std::int64_t>());
   }
@@ -320,10 +324,9 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     auto& p = parts[std::size_t(k)];
     std::optional<ScopedThreadGenerator> generator;
     if (n > 1) generator.emplace(p.seed);
-    // bf16 products go to oneDNN, and Debian's oneDNN 2.6 is not safe when two threads create
-    // its primitives at once (a training run died in brgemm_kernel_create after ~200 steps in
-    // parts): parts multiply in float, on OpenBLAS. The encoder, outside the parts, keeps bf16.
-    compat::CpuBf16Autocast bf16(options.bf16 && n == 1);
+    // bf16: the decoder's products in bf16 with float results (core/model/bf16_product.h), safe
+    // in parts side by side; everything else in float. The encoder, outside, keeps CPU autocast.
+    Bf16Products bf16(options.bf16);
     const auto pick = [&](const torch::Tensor& t) { return n == 1 ? t : select_rows(t, p.rows); };
     p.out = decoder->forward(p.annotations, pick(in.tokens), pick(in.lengths), pick(in.sample));
     p.weights = pick(in.caption_weights);
@@ -345,6 +348,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   result.terms = totals.terms;
 
   auto backward = [&](int k) {
+    Bf16Products bf16(options.bf16);
     auto& p = parts[std::size_t(k)];
     auto loss = p.terms.loss * (double(p.rows.size(0)) / totals.captions);
     if (supervise && totals.words > 0) loss = loss + p.supervision.sum * (options.supervision_weight / totals.words);
@@ -355,7 +359,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   if (supervise && totals.words > 0) result.supervision = totals.supervision / totals.words;
   if (needs_grad) {
     if (n == 1) {
-      result.annotations_grad = parts[0].annotations.grad();
+      result.annotations_grad = parts[0].annotations.grad().to(in.annotations.scalar_type());
     } else {
       result.annotations_grad = torch::zeros_like(in.annotations);
       for (const auto& p : parts) {

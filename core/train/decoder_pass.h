@@ -27,7 +27,7 @@ struct DecoderPassOptions {
   ObjectiveOptions objective;
   bool hard = false;                ///< hard attention's REINFORCE objective (then pass a baseline)
   double supervision_weight = 0;    ///< weight of the attention supervision loss (0: off)
-  bool bf16 = false;                ///< CPU autocast around the forward (one part only: parts run float)
+  bool bf16 = false;                ///< the decoder's products in bf16, float results (core/model/bf16_product.h)
   int parts = 0;                    ///< parts run at once on a CPU (at most one per caption); 0: decoder_pass_parts()
   /// Data parallel: sums the values over the processes of the group, in place. The loss is then
   /// the mean over every process's captions (and supervised words), so the processes' gradients
