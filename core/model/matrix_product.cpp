@@ -288,20 +288,26 @@ using torch::autograd::variable_list;
 struct LinearProduct : torch::autograd::Function<LinearProduct> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                c10::optional<torch::Tensor> bias) {
-    ctx->save_for_backward({x, weight});
+    // Products in bf16 round x and the weight once, for the forward and both gradients.
+    const bool bf16 = Bf16Products::active();
+    const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? to_bf16(weight) : weight;
+    ctx->save_for_backward({xs, ws});
     ctx->saved_data["bias"] = bias.has_value();
-    auto y = matrix_product(x, weight.t());
+    auto y = matrix_product(xs, ws.t());
     return bias ? y.add_(*bias) : y;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     const auto &x = saved[0], &weight = saved[1];
-    const auto& dy = grads[0];
+    const auto dy = x.scalar_type() == torch::kBFloat16 ? to_bf16(grads[0]) : grads[0];
     const bool bias = ctx->saved_data["bias"].toBool();
-    return {ctx->needs_input_grad(0) ? matrix_product(dy, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? matrix_product(dy.t(), x) : torch::Tensor(),
-            bias && ctx->needs_input_grad(2) ? dy.sum(0) : torch::Tensor()};
+    const auto product = [&](const torch::Tensor& a, const torch::Tensor& b) {
+      return a.scalar_type() == torch::kBFloat16 ? bf16_matrix_product(a, b) : matrix_product(a, b);
+    };
+    return {ctx->needs_input_grad(0) ? product(dy, weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? product(dy.t(), x) : torch::Tensor(),
+            bias && ctx->needs_input_grad(2) ? grads[0].sum(0) : torch::Tensor()};
   }
 };
 

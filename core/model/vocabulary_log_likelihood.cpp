@@ -64,7 +64,10 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                const torch::Tensor& bias, const torch::Tensor& targets) {
-    auto logits = matrix_product(x, weight.t()).contiguous();  // (N, V), bias added below
+    // Products in bf16 round x and the weight once, for the forward and both gradients.
+    const bool bf16 = Bf16Products::active();
+    const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? to_bf16(weight) : weight;
+    auto logits = matrix_product(xs, ws.t()).contiguous();  // (N, V), bias added below
     const std::int64_t N = logits.size(0), V = logits.size(1);
     const auto b = bias.contiguous();
     const auto t = targets.to(torch::kLong).contiguous();
@@ -83,7 +86,7 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
         O[i] = row[T[i]] - LSE[i];
       }
     });
-    ctx->save_for_backward({x, weight, logits, lse, t});
+    ctx->save_for_backward({xs, ws, logits, lse, t});
     return out;
   }
 
@@ -114,10 +117,12 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
         }
       }
     });
-    // Products in bf16 round d once for both of its products.
-    const auto dl = Bf16Products::active() ? to_bf16(d) : d;
-    return {ctx->needs_input_grad(0) ? matrix_product(dl, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? matrix_product(dl.t(), x) : torch::Tensor(),
+    const auto dl = x.scalar_type() == torch::kBFloat16 ? to_bf16(d) : d;  // rounded once for both products
+    const auto product = [&](const torch::Tensor& a, const torch::Tensor& b) {
+      return a.scalar_type() == torch::kBFloat16 ? bf16_matrix_product(a, b) : matrix_product(a, b);
+    };
+    return {ctx->needs_input_grad(0) ? product(dl, weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? product(dl.t(), x) : torch::Tensor(),
             ctx->needs_input_grad(2) ? partial_sums.sum(0) : torch::Tensor(), torch::Tensor()};
   }
 };
