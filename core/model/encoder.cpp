@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "core/model/batch_norm_relu.h"
+#include "core/model/bf16_convolution.h"
+#include "core/runtime/torch_compat.h"
 
 namespace fovea {
 
@@ -59,6 +61,19 @@ std::shared_ptr<const std::string> read_backbone_file(const std::string& path) {
   bytes << in.rdbuf();
   if (!in.good() && !in.eof()) throw std::runtime_error(path + ": cannot read the TorchScript backbone");
   return std::make_shared<const std::string>(bytes.str());
+}
+
+/// A block's convolution. Trained under CPU bf16 autocast, its forward runs in bf16 and its
+/// backward in float (core/model/bf16_convolution.h says why); otherwise the module as it is.
+torch::Tensor convolve(nn::Conv2dImpl& conv, const torch::Tensor& x) {
+  const bool trained = torch::GradMode::is_enabled() && conv.weight.requires_grad();
+  const auto* padding = compat::explicit_padding(conv.options);
+  const auto dilation = *conv.options.dilation();
+  if (!(trained && x.is_cpu() && compat::cpu_autocast_enabled() && !conv.bias.defined() && padding != nullptr &&
+        dilation[0] == 1 && dilation[1] == 1 && conv.options.groups() == 1)) {
+    return conv.forward(x);
+  }
+  return bf16_convolution(x, conv.weight, *conv.options.stride(), **padding);
 }
 
 }  // namespace
@@ -150,7 +165,7 @@ torch::Tensor EncoderImpl::forward(const torch::Tensor& images) {
       std::optional<torch::NoGradGuard> frozen;
       if (first < frozen_modules_) frozen.emplace();
       if (centred_cells_ && first == third_strided_conv_) fm = torch::constant_pad_nd(fm, {0, 1, 0, 1});
-      fm = modules[first].forward(fm);  // the convolution
+      fm = convolve(*cnn_->ptr(first)->as<nn::Conv2dImpl>(), fm);
       if (batch_norm_relu_applies(fm)) {
         batch_norm_relu_(fm, *cnn_->ptr(first + 1)->as<nn::BatchNorm2dImpl>());
       } else {

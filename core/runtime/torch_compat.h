@@ -41,6 +41,16 @@ inline bool cpu_autocast_enabled() {
 #endif
 }
 
+/// A 2-D convolution's padding as numbers, or null where it is "valid" or "same": its options
+/// hold a c10::variant in LibTorch 1.x and a std::variant in 2.x.
+inline const torch::ExpandingArray<2>* explicit_padding(const torch::nn::detail::ConvNdOptions<2>& options) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+  return std::get_if<torch::ExpandingArray<2>>(&options.padding());
+#else
+  return c10::get_if<torch::ExpandingArray<2>>(&options.padding());
+#endif
+}
+
 /// While alive, CPU operators on autocast's lower-precision list (matrix products, convolutions)
 /// run in bfloat16 with float accumulation, like Python's torch.autocast("cpu"). Used by
 /// `fovea train/bench --precision bf16` around the forward only (backward and Adam stay float).
