@@ -10,6 +10,7 @@
 #include "core/data/image_io.h"
 #include "core/decode/captioner.h"
 #include "core/eval/reference_captions.h"
+#include "core/io/model_name.h"
 #include "core/render/gallery_page.h"
 
 namespace fovea::cli {
@@ -41,7 +42,7 @@ int export_gallery(const std::string& folder, const std::string& out, const Capt
   GalleryOptions page;
   page.title = "Fovea: " + fs::path(folder).lexically_normal().filename().string();
   if (page.title == "Fovea: " || page.title == "Fovea: .") page.title = "Fovea gallery";
-  for (const auto& m : models) page.models.push_back(fs::path(m.path()).filename().string());
+  for (const auto& m : models) page.models.push_back(model_display_name(m.path()));
   if (page.models.size() == 2 && page.models[0] == page.models[1]) {  // same names: say where they lie
     page.models = {fs::path(models[0].path()).string(), fs::path(models[1].path()).string()};
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/io/model_name.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/common/image_convert.h"
@@ -224,7 +225,7 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   const auto& familiarity = caption_.familiarity;
   if (familiarity && !familiarity->familiar()) {
     unfamiliar_text_ = tr("⚠ This image is unlike what %1 was trained on: its caption is unreliable.")
-                           .arg(QFileInfo(modelPath()).completeBaseName());
+                           .arg(QString::fromStdString(model_display_name(modelPath().toStdString())));
     unfamiliar_->setToolTip(unfamiliar_text_ + QLatin1Char('\n') +
                             tr("Distance of its features from the training images: %1; 99% of validation images "
                                "are within %2, the limit is %3.")

@@ -28,6 +28,7 @@
 
 #include "core/render/figure.h"
 #include "core/render/web_page.h"
+#include "core/io/model_name.h"
 #include "ui/common/user_message.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
@@ -168,7 +169,7 @@ bool MainWindow::exportWebPage(const QString& path) {
   }
   try {
     fovea::WebPageOptions page;
-    page.model = QFileInfo(primary_->modelPath()).fileName().toStdString();
+    page.model = fovea::model_display_name(primary_->modelPath().toStdString());
     if (!live_ && !image_path_.isEmpty()) page.references = references_.of(QFileInfo(image_path_).fileName().toStdString());
     page.style = primary_->view()->overlayStyle().colormap == fovea::Colormap::Spotlight ? "spotlight" : "heatmap";
     fovea::write_web_page(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), page);
