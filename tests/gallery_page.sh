@@ -93,7 +93,9 @@ read -r item word other < <(data compare.html | jq -r '.items | to_entries[] | .
 linked=$(dom compare.html "item=$((item + 1))&word=$((word + 1))" | grep -o "<figure class=\"card\" data-item=\"$item\">.*" | sed 's|</figure>.*||')
 canvases=$(grep -o 'data-word="-\?[0-9]*"' <<<"$linked" | tr '\n' ' ')
 [ "$canvases" = "data-word=\"$word\" data-word=\"$other\" " ] || fail "word $word of image $item's first caption showed as $canvases, not word $other of the second"
-[ "$other" -ge 0 ] || grep -q 'is not in this caption' <<<"$linked" || fail "a word missing from the second caption is not said to be"
+if [ "$other" -lt 0 ]; then
+  grep -q 'is not in this caption' <<<"$linked" || fail "a word missing from the second caption is not said to be"
+fi
 for hostile in hostile.html hostile-compare.html; do
   shown=$(dom "$hostile" "")
   [ "$(grep -o '<figure class="card"' <<<"$shown" | wc -l)" -eq 2 ] || fail "$hostile: markup in a name blanked the page's cards"
