@@ -323,7 +323,7 @@ void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
                                     ? tr("where “%1” looks").arg(QString::fromStdString(t.control_word).toHtmlEscaped())
                                     : tr("far from it");
   notes_->setNote(PanelNotes::Kind::TakeAway, tr("<span style='color:#c03030'>Without what “%1” looks at</span> <span style='color:gray'>(%2 "
-                         "cells, outlined):</span> %3<br><span style='color:#2080b0'>Control</span> <span "
+                         "cells, shaded):</span> %3<br><span style='color:#2080b0'>Control</span> <span "
                          "style='color:gray'>(%4 cells %5, dashed):</span> %6")
                           .arg(word)
                           .arg(t.attended.cells.size())
