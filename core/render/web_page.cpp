@@ -127,6 +127,7 @@ std::string web_page(const RgbImage& image, const CaptionResult& caption, const 
   const std::string title = options.title.empty() ? caption.text() : options.title;
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + xml_escape(title) +
                      "</title>\n<style>" + kStyle + page_pieces::kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
+  if (!options.source.empty()) html += "<p class=\"source\">" + xml_escape(options.source) + "</p>\n";
   html += "<p><canvas id=\"fovea-view\"></canvas><img id=\"fovea-image\" hidden alt=\"\" src=\"" +
           page_image(image, options.max_side) + "\"></p>\n";
   html += "<div id=\"fovea-chips\" class=\"chips\"></div>\n<p><button id=\"fovea-play\" class=\"play\">Play</button> " +

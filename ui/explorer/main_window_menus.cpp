@@ -33,6 +33,8 @@
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/live_source.h"
+#include "ui/export/gallery_export.h"
 #include "ui/common/image_convert.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
@@ -69,6 +71,14 @@ void MainWindow::buildActions() {
                                  &MainWindow::chooseExport);
   fig->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
   file->addAction(tr("Export &Web Page…"), this, &MainWindow::chooseWebPageExport);
+  file->addAction(tr("Export &Gallery of a Folder…"), this, [this] {
+    GalleryRequest r{QFileInfo(image_path_).absolutePath(), {}, {primary_->modelPath()}, {}, QStringLiteral("spotlight")};
+    if (!compare_->isHidden() && !compare_->modelPath().isEmpty()) r.models << compare_->modelPath();
+    r.caption.beam = greedy_->isChecked() ? 1 : beam_->value();
+    if (primary_->view()->overlayStyle().colormap != fovea::Colormap::Spotlight) r.style = QStringLiteral("heatmap");
+    if (auto* job = GalleryExport::choose(this, r))
+      connect(job, &GalleryExport::finished, this, [this](const QString& text, bool error) { error ? showError(text) : statusBar()->showMessage(text, 8000); });
+  });
   file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
   file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
   file->addAction(tr("Export &Video with Captions…"), this, &MainWindow::chooseVideoExport);
@@ -170,6 +180,7 @@ bool MainWindow::exportWebPage(const QString& path) {
   try {
     fovea::WebPageOptions page;
     page.model = fovea::model_display_name(primary_->modelPath().toStdString());
+    if (live_) page.source = live_source_->describeLatest().toStdString();  // a video's frame: which one
     if (!live_ && !image_path_.isEmpty()) page.references = references_.of(QFileInfo(image_path_).fileName().toStdString());
     page.style = primary_->view()->overlayStyle().colormap == fovea::Colormap::Spotlight ? "spotlight" : "heatmap";
     fovea::write_web_page(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), page);

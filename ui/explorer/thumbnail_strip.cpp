@@ -119,10 +119,38 @@ void ThumbnailStrip::showThumbnail(int row, const QImage& thumb) {
 }
 
 void ThumbnailStrip::markCurrent(const QString& path) {
+  if (!playing_.isEmpty()) {
+    playing_.clear();
+    viewport()->update();
+  }
   const int row = int(files_.indexOf(QFileInfo(path).absoluteFilePath()));
   quiet_ = true;
   setCurrentRow(row);
   quiet_ = false;
+}
+
+void ThumbnailStrip::setPlaying(const QString& what) {
+  quiet_ = true;
+  setCurrentRow(-1);
+  clearSelection();
+  quiet_ = false;
+  playing_ = what;
+  viewport()->update();
+}
+
+void ThumbnailStrip::paintEvent(QPaintEvent* event) {
+  QListWidget::paintEvent(event);
+  if (playing_.isEmpty()) return;
+  QPainter p(viewport());
+  QColor veil = palette().color(QPalette::Base);
+  veil.setAlpha(180);
+  p.fillRect(viewport()->rect(), veil);
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(viewport()->rect().adjusted(8, 0, -8, 0), Qt::AlignCenter | Qt::TextWordWrap,
+             tr("▶ Playing %1 — click an image to go back to the images").arg(playing_));
 }
 
 }  // namespace fovea::ui
