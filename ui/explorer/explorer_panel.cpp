@@ -51,6 +51,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   strip_space_->setWidget(strip_);
   strip_space_->setWidgetResizable(true);
   strip_space_->setFrameShape(QFrame::NoFrame);
+  strip_space_->setFocusPolicy(Qt::NoFocus);  // no Tab stop of its own: the chips are, and it scrolls to them
   strip_space_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the chips wrap instead
   strip_space_->viewport()->setBackgroundRole(QPalette::Window);
   strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));

@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
   scroll->setWidget(content);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setFocusPolicy(Qt::NoFocus);  // not a Tab stop with no mark: it scrolls to the focused control
   scroll->viewport()->setBackgroundRole(QPalette::Window);
   auto* central = new QWidget;
   auto* outer = new QVBoxLayout(central);
