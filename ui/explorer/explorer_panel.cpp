@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QBoxLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -47,7 +48,14 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   title_layout->addWidget(unfamiliar_);
   title_row->setFixedHeight(std::max(title_->sizeHint().height(), unfamiliar_->sizeHint().height()));
   layout->addWidget(title_row);
-  layout->addWidget(view_, 1);
+  // The image, and under it (beside it on a short screen: setCompact) the words and their notes.
+  body_ = new QBoxLayout(QBoxLayout::TopToBottom);
+  layout->addLayout(body_, 1);
+  body_->addWidget(view_, 1);
+  details_ = new QWidget;
+  auto* details = new QVBoxLayout(details_);
+  details->setContentsMargins(0, 0, 0, 0);
+  body_->addWidget(details_);
   strip_space_->setWidget(strip_);
   strip_space_->setWidgetResizable(true);
   strip_space_->setFrameShape(QFrame::NoFrame);
@@ -55,7 +63,7 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   strip_space_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the chips wrap instead
   strip_space_->viewport()->setBackgroundRole(QPalette::Window);
   strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));
-  layout->addWidget(strip_space_);
+  details->addWidget(strip_space_);
   auto* word_row = new QHBoxLayout;
   word_row->addWidget(readout_, 1);
   take_away_button_->setObjectName("takeAwayButton");
@@ -63,8 +71,8 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
                                    "elsewhere), then ask it again: does the word go?"));
   take_away_button_->setEnabled(false);
   word_row->addWidget(take_away_button_);
-  layout->addLayout(word_row);
-  layout->addWidget(notes_);
+  details->addLayout(word_row);
+  details->addWidget(notes_);
 
   connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
     showModelTitle(m);
@@ -106,6 +114,21 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   connect(strip_, &CaptionStrip::wordClicked, this, &ExplorerPanel::wordClicked);
   connect(strip_, &CaptionStrip::wordHovered, this, &ExplorerPanel::wordHovered);
 }
+
+void ExplorerPanel::setCompact(bool compact) {
+  if (compact == (body_->direction() == QBoxLayout::LeftToRight)) return;
+  // Beside the image the words have the image's height: as many rows of chips as fit.
+  body_->setDirection(compact ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+  body_->setStretchFactor(details_, compact ? 1 : 0);
+  if (compact) {
+    strip_space_->setMinimumHeight(strip_->heightOfRows(1));
+    strip_space_->setMaximumHeight(QWIDGETSIZE_MAX);
+  } else {
+    strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));
+  }
+}
+
+bool ExplorerPanel::isCompact() const { return body_->direction() == QBoxLayout::LeftToRight; }
 
 void ExplorerPanel::showModelTitle(const ModelDescription& m) {
   setTitle(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")

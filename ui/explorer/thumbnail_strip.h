@@ -29,6 +29,9 @@ class ThumbnailStrip : public QListWidget {
   /// says what plays over its dimmed thumbnails, which still open on a click.
   void setPlaying(const QString& what);
   QString playing() const { return playing_; }
+  /// For a short screen: smaller thumbnails without their names (the tooltips keep them).
+  void setCompact(bool compact);
+  bool isCompact() const { return compact_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -50,6 +53,8 @@ class ThumbnailStrip : public QListWidget {
   QStringList files_;
   bool quiet_ = false;
   QString playing_;
+  bool compact_ = false;
+  void applyCellSize();
 };
 
 }  // namespace fovea::ui
