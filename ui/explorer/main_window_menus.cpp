@@ -34,7 +34,6 @@
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/live_source.h"
-#include "ui/export/gallery_export.h"
 #include "ui/common/image_convert.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
@@ -71,14 +70,7 @@ void MainWindow::buildActions() {
                                  &MainWindow::chooseExport);
   fig->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
   file->addAction(tr("Export &Web Page…"), this, &MainWindow::chooseWebPageExport);
-  file->addAction(tr("Export &Gallery of a Folder…"), this, [this] {
-    GalleryRequest r{QFileInfo(image_path_).absolutePath(), {}, {primary_->modelPath()}, {}, QStringLiteral("spotlight")};
-    if (!compare_->isHidden() && !compare_->modelPath().isEmpty()) r.models << compare_->modelPath();
-    r.caption.beam = greedy_->isChecked() ? 1 : beam_->value();
-    if (primary_->view()->overlayStyle().colormap != fovea::Colormap::Spotlight) r.style = QStringLiteral("heatmap");
-    if (auto* job = GalleryExport::choose(this, r))
-      connect(job, &GalleryExport::finished, this, [this](const QString& text, bool error) { error ? showError(text) : statusBar()->showMessage(text, 8000); });
-  });
+  file->addAction(tr("Export &Gallery of a Folder…"), this, &MainWindow::chooseGalleryExport);
   file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
   file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
   file->addAction(tr("Export &Video with Captions…"), this, &MainWindow::chooseVideoExport);

@@ -163,7 +163,8 @@ void ThumbnailStrip::paintEvent(QPaintEvent* event) {
   p.setFont(bold);
   p.setPen(palette().color(QPalette::Text));
   p.drawText(viewport()->rect().adjusted(8, 0, -8, 0), Qt::AlignCenter | Qt::TextWordWrap,
-             tr("▶ Playing %1 — click an image to go back to the images").arg(playing_));
+             count() > 0 ? tr("▶ Playing %1 — click an image to go back to the images").arg(playing_)
+                         : tr("▶ Playing %1").arg(playing_));
 }
 
 }  // namespace fovea::ui
