@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/data/image_io.h"
+#include "core/io/model_name.h"
 #include "core/render/gallery_page.h"
 #include "core/render/web_page.h"
 #include "tests/test_support.h"
@@ -172,7 +173,29 @@ TEST(WebPage, MarkupInTheDataCannotTurnThePageIntoScript) {
   test::TempDir dir("web-page-markup");
   const auto dom = rendered(pages[0], dir);
   if (dom.empty()) GTEST_SKIP() << "no chromium: the page was not opened in a browser";
-  const auto chips = between(dom, "<div id=\"fovea-chips\">", "</div>");
+  const auto chips = between(dom, "<div id=\"fovea-chips\" class=\"chips\">", "</div>");
   EXPECT_EQ(count(chips, "<button"), 2u) << dom;
   EXPECT_NE(chips.find("&lt;!-- c"), std::string::npos) << chips;
+}
+
+TEST(WebPage, SaysWhatBetaIsOnlyWhereTheModelHasTheGate) {
+  CaptionResult gated = two_words();
+  CaptionResult plain = two_words();
+  plain.beta_gated = false;
+  const RgbImage image(8, 8);
+  const std::string explained = "the gate, how much of the image";
+  EXPECT_NE(web_page(image, gated).find(explained), std::string::npos);
+  EXPECT_EQ(web_page(image, plain).find(explained), std::string::npos);
+  GalleryEntry entry{"a.png", image, {plain}, {}};
+  GalleryOptions options;
+  options.models = {"m"};
+  EXPECT_EQ(gallery_page({entry}, options).find(explained), std::string::npos);
+  entry.captions = {gated};
+  EXPECT_NE(gallery_page({entry}, options).find(explained), std::string::npos);
+}
+
+TEST(WebPage, ARunsModelIsCalledByItsRun) {
+  EXPECT_EQ(model_display_name("runs/scenes-soft/best.ckpt"), "scenes-soft");
+  EXPECT_EQ(model_display_name("/data/runs/x/./best.ckpt"), "x");
+  EXPECT_EQ(model_display_name("models/fashion-soft.ckpt"), "fashion-soft.ckpt");
 }

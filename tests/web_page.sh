@@ -43,7 +43,7 @@ shown=$(timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-q
   --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$WORK/profile-hostile" \
   --virtual-time-budget=5000 --dump-dom "file://$WORK/hostile.html" 2>/dev/null)
 words=$(grep -o '"word":"[^"]*"' hostile.html | wc -l)
-chips=$(grep -o '<div id="fovea-chips">.*' <<<"$shown" | sed 's|</div>.*||' | grep -o '<button' | wc -l)
+chips=$(grep -o '<div id="fovea-chips" class="chips">.*' <<<"$shown" | sed 's|</div>.*||' | grep -o '<button' | wc -l)
 [ "$chips" -gt 0 ] && [ "$chips" -eq "$words" ] || fail "the page of an image with markup in its name shows $chips chips for $words words"
 [ "$(grep -o '<li>' <<<"$shown" | wc -l)" -eq 2 ] || fail "the reference captions with markup are not both shown"
 grep -q 'data-word="0"' <<<"$(canvas "$shown")" || fail "the page of an image with markup in its name drew nothing"

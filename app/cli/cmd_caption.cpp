@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/io/model_name.h"
 #include "app/cli/commands.h"
 #include "app/cli/caption_options.h"
 #include "app/cli/video_commands.h"
@@ -50,7 +51,7 @@ Runner add_caption_command(CLI::App& app) {
         const auto result = captioner.caption(read_image(path), opts);
         if (result.familiarity && !result.familiarity->familiar())
           std::cerr << "fovea: warning: " << path << " is unlike the images "
-                    << std::filesystem::path(captioner.path()).stem().string() << " was trained on (distance "
+                    << model_display_name(captioner.path()) << " was trained on (distance "
                     << result.familiarity->distance << ", limit " << result.familiarity->threshold
                     << "): its caption is unreliable\n";
         if (a->json) {

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/io/model_name.h"
 #include "app/cli/caption_options.h"
 #include "app/cli/commands.h"
 #include "app/cli/export_gallery.h"
@@ -76,7 +77,7 @@ int export_image(const ExportArgs& a, const FigureOptions& fig) {
   }
   if (!a.out.empty() && extension == ".html") {
     WebPageOptions page;
-    page.model = std::filesystem::path(a.c.model).filename().string();
+    page.model = model_display_name(a.c.model);
     page.references = ReferenceCaptions::read_folder(std::filesystem::path(a.image).parent_path().string())
                           .of(std::filesystem::path(a.image).filename().string());
     page.style = a.colormap == "spotlight" ? "spotlight" : "heatmap";

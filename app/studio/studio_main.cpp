@@ -21,6 +21,7 @@
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/model_session.h"
 #include "ui/explorer/resource_paths.h"
+#include "ui/explorer/session_memory.h"
 #include "ui/common/word_player.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
@@ -219,6 +220,7 @@ void open_first_view(fovea::ui::MainWindow& window, const StudioOptions& o) {
   else
     window.loadModel(model_path);
   if (cli.isSet(o.compare)) window.loadCompareModel(cli.value(o.compare));
+  else if (remembered) fovea::ui::restore_compare_mode(window);
   if (cli.isSet(o.beam) || !remembered) window.setBeam(o.beam_width);
   if (cli.isSet(o.caption)) window.setUserCaption(cli.value(o.caption));
 
@@ -226,6 +228,8 @@ void open_first_view(fovea::ui::MainWindow& window, const StudioOptions& o) {
   if (!args.isEmpty()) {
     if (QFileInfo(args.first()).isDir()) window.openFolder(args.first());
     else window.openImage(args.first());
+  } else if (remembered && fovea::ui::reopen_last_shown(window)) {
+    // the image or folder the last session showed
   } else if (!fovea::ui::samples_dir().isEmpty()) {
     window.openFolder(fovea::ui::samples_dir());  // first launch: the scenes the model knows
   }

@@ -10,6 +10,7 @@
 #include "core/data/image_tensor.h"
 #include "core/io/atomic_file.h"
 #include "core/render/markup.h"
+#include "core/render/page_pieces.h"
 #include "core/render/png_encoder.h"
 
 namespace fovea {
@@ -36,20 +37,17 @@ nlohmann::json caption_data(const CaptionResult& c) {
 }
 
 // Builds the cards from the data, draws a word's α over its image (the byte grid stretched over
-// the image by the browser's smooth scaling), and follows the overlay style. Plain JavaScript.
+// the image by the browser's smooth scaling), and follows the overlay style. With two models a word
+// chosen in one caption is shown in the other too where it says that word. Plain JavaScript; el(),
+// heat(), chip(), sentence(), mark() and player() are page_pieces.h's.
 constexpr const char* kGalleryScript = R"JS(
 const data = JSON.parse(document.getElementById('fovea-data').textContent);
 const gallery = document.getElementById('fovea-gallery');
 const styleChoice = document.getElementById('fovea-style');
-const shown = [];  // per card and model: [canvas, caption, word index]
+const cards = [];  // per card: per model {canvas, img, c, word, selected, show}
 function bytesOf(c) {
   if (!c.bytes) { const s = atob(c.a); c.bytes = new Uint8Array(s.length); for (let i = 0; i < s.length; ++i) c.bytes[i] = s.charCodeAt(i); }
   return c.bytes;
-}
-function heat(t) {  // viridis, five stops
-  const s = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-  const f = Math.min(Math.max(t, 0), 1) * 4, i = Math.min(Math.floor(f), 3), u = f - i;
-  return s[i].map((c, k) => c + (s[i + 1][k] - c) * u);
 }
 function draw(canvas, img, c, w) {
   canvas.width = img.naturalWidth || img.width; canvas.height = img.naturalHeight || img.height;
@@ -73,67 +71,104 @@ function draw(canvas, img, c, w) {
   ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
   canvas.dataset.ink = ink;
 }
-function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
+// The same word in another caption: its occurrence nearest position w, or -1.
+function sameWord(c, word, w) {
+  let best = -1;
+  c.words.forEach(([other], k) => { if (other.toLowerCase() === word.toLowerCase() && (best < 0 || Math.abs(k - w) < Math.abs(best - w))) best = k; });
+  return best;
+}
+// Shows word w of model m and the same word in the card's other models; `hold` keeps it chosen.
+function link(cols, m, w, hold) {
+  const word = w < 0 ? '' : cols[m].c.words[w][0];
+  cols.forEach((s, k) => {
+    const shown = k === m ? w : (w < 0 ? -1 : sameWord(s.c, word, w));
+    if (hold) s.selected = shown;
+    s.show(shown);
+    if (k !== m) s.missing.textContent = w >= 0 && shown < 0 ? '\u201c' + word + '\u201d is not in this caption' : '';
+  });
+}
 data.items.forEach((item, i) => {
   const card = el('figure', 'card'); card.dataset.item = i;
-  const row = el('div', 'models');
+  const row = el('div', 'models'), cols = [];
+  const play = el('button', 'play', 'Play');
+  let step = -1;
+  const playing = player(play, () => {
+    const longest = Math.max(...cols.map(s => s.c.words.length));
+    step = (step + 1) % Math.max(longest, 1);
+    cols.forEach(s => { s.selected = Math.min(step, s.c.words.length - 1); s.show(s.selected); s.missing.textContent = ''; });
+  });
   item.captions.forEach((c, m) => {
     const col = el('div', 'model'), view = el('div', 'view'), img = el('img'), canvas = el('canvas');
     img.src = item.image; img.alt = item.name;
     view.append(img, canvas);
     const chips = el('div', 'chips'); chips.dataset.model = m;
-    let selected = -1;
-    const state = [canvas, c, -1, img];
-    const show = (w) => { state[2] = w; draw(canvas, img, c, w); chips.querySelectorAll('button').forEach((b, k) => b.classList.toggle('current', k === w)); };
+    const said = sentence(c.words.map(w => w[0]));
+    const s = {canvas, img, c, word: -1, selected: -1, missing: el('div', 'note missing')};
+    s.show = (w) => { s.word = w; draw(canvas, img, c, w); chips.querySelectorAll('button').forEach((b, k) => b.classList.toggle('current', k === w)); mark(said, w); };
     c.words.forEach(([word, p, beta], w) => {
-      const b = el('button'); b.append(el('b', '', word), el('small', '', 'p ' + p.toFixed(2) + (c.gated ? ' \u00b7 \u03b2 ' + beta.toFixed(2) : '')));
-      b.addEventListener('mouseenter', () => show(w));
-      b.addEventListener('mouseleave', () => show(selected));
-      b.addEventListener('click', () => { selected = selected === w ? -1 : w; show(selected); });
+      const b = chip(word, p, beta, c.gated);
+      b.addEventListener('mouseenter', () => link(cols, m, w, false));
+      b.addEventListener('mouseleave', () => cols.forEach(o => { o.show(o.selected); o.missing.textContent = ''; }));
+      b.addEventListener('click', () => { playing.stop(); link(cols, m, s.selected === w ? -1 : w, true); });
       chips.append(b);
     });
-    state.show = show;
-    shown.push(state);
+    cols.push(s);
     if (data.models.length > 1) col.append(el('div', 'who', data.models[m]));
-    col.append(view, chips);
+    col.append(view, said, chips, s.missing);
     row.append(col);
   });
-  card.append(row, el('div', 'name', item.name));
+  cards.push(cols);
+  const foot = el('div', 'foot');
+  foot.append(play, el('span', 'name', item.name));
+  card.append(row, foot);
   if (item.refs.length) { const ul = el('ul', 'refs'); item.refs.forEach(r => ul.append(el('li', '', r))); card.append(ul); }
   gallery.append(card);
 });
-styleChoice.addEventListener('change', () => shown.forEach(s => draw(s[0], s[3], s[1], s[2])));
-// A link may open at a word: gallery.html#item=3&word=2 (counting from 1) shows that image's word 2.
+styleChoice.addEventListener('change', () => cards.flat().forEach(s => draw(s.canvas, s.img, s.c, s.word)));
+// A link may open at a word: gallery.html#item=3&word=2 (counting from 1) shows that image's word 2
+// of the first model, and the same word in the other's caption.
 const item = parseInt((location.hash.match(/item=(\d+)/) || [])[1] || '0', 10) - 1;
 const word = parseInt((location.hash.match(/word=(\d+)/) || [])[1] || '0', 10) - 1;
-if (item >= 0 && word >= 0) {
-  const cards = shown.filter((s, k) => Math.floor(k / Math.max(1, data.models.length)) === item);
-  cards.forEach(s => { const img = s[3]; const go = () => s.show(Math.min(word, s[1].words.length - 1)); if (img.complete) go(); else img.addEventListener('load', go); });
-  if (item > 0 && gallery.children[item]) gallery.children[item].scrollIntoView();
+if (item >= 0 && word >= 0 && cards[item]) {
+  const cols = cards[item], loaded = cols.map(s => s.img.complete ? null : new Promise(r => s.img.addEventListener('load', r)));
+  Promise.all(loaded).then(() => link(cols, 0, Math.min(word, cols[0].c.words.length - 1), true));
+  if (item > 0) gallery.children[item].scrollIntoView();
+}
+// How much of the window's width the cards leave empty, for tools that check the layout.
+function measure() {
+  const right = Math.max(...Array.from(gallery.children, c => c.getBoundingClientRect().right));
+  document.body.dataset.unusedWidth = Math.round(document.documentElement.clientWidth - right);
 }
 document.body.dataset.cards = gallery.children.length;
 document.body.dataset.builtMs = Math.round(performance.now());
-window.addEventListener('load', () => { document.body.dataset.loadedMs = Math.round(performance.now()); });
+window.addEventListener('resize', measure);
+window.addEventListener('load', () => { measure(); document.body.dataset.loadedMs = Math.round(performance.now()); });
 )JS";
 
+// Cards fill the window's width in as many columns as fit (wider ones for two models).
 constexpr const char* kGalleryStyle = R"CSS(
 body { font-family: "DejaVu Sans", sans-serif; margin: 1.5em; color: #222; }
-#fovea-gallery { display: flex; flex-wrap: wrap; gap: 1em; }
-.card { margin: 0; padding: 0.6em; border: 1px solid #ddd; border-radius: 8px; max-width: 30em; }
+#fovea-gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(18em, 1fr)); gap: 1em; }
+#fovea-gallery.compare { grid-template-columns: repeat(auto-fill, minmax(34em, 1fr)); }
+.card { margin: 0; padding: 0.6em; border: 1px solid #ddd; border-radius: 8px; }
 .models { display: flex; gap: 0.8em; }
-.model { flex: 1; min-width: 12em; }
+.model { flex: 1; min-width: 0; }
 .view { position: relative; width: 100%; }
 .view img, .view canvas { width: 100%; display: block; image-rendering: auto; }
 .view canvas { position: absolute; left: 0; top: 0; height: 100%; pointer-events: none; }
-.chips button { margin: 0.15em; padding: 0.2em 0.45em; border: 1px solid #aaa; border-radius: 6px; background: #f4f4f4;
-  cursor: pointer; display: inline-flex; flex-direction: column; align-items: center; font-size: 0.85em; }
-.chips button.current { border: 2px solid #2a6fd6; background: #e3edfb; }
-.chips small { color: #666; font-size: 0.8em; }
+.chips button.chip { font-size: 0.85em; }
 .who { font-weight: bold; font-size: 0.9em; margin-bottom: 0.3em; }
-.name { color: #666; font-size: 0.85em; margin-top: 0.3em; }
+.foot { display: flex; gap: 0.6em; align-items: center; margin-top: 0.3em; }
+.name { color: #666; font-size: 0.85em; }
 .refs { color: #444; font-size: 0.85em; padding-left: 1.2em; margin: 0.3em 0 0; }
-.note { color: #666; font-size: 0.9em; }
 )CSS";
+
+bool any_gated(const std::vector<GalleryEntry>& entries) {
+  for (const auto& e : entries)
+    for (const auto& c : e.captions)
+      if (c.beta_gated) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -159,20 +194,21 @@ std::string gallery_page(const std::vector<GalleryEntry>& entries, const Gallery
   const nlohmann::json data = {{"models", options.models}, {"items", items}};
   const std::string title = xml_escape(options.title);
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
-                     "</title>\n<style>" + kGalleryStyle + "</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n";
-  html += "<p><label>Overlay <select id=\"fovea-style\"><option value=\"spotlight\"" +
-          std::string(options.style == "heatmap" ? "" : " selected") + ">spotlight</option><option value=\"heatmap\"" +
-          std::string(options.style == "heatmap" ? " selected" : "") + ">heat map</option></select></label> <span class=\"note\">" +
-          std::to_string(entries.size()) + (entries.size() == 1 ? " image" : " images");
+                     "</title>\n<style>" + page_pieces::kStyle + kGalleryStyle + "</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n";
+  html += "<p>" + page_pieces::overlay_choice(options.style) + " <span class=\"note\">" + std::to_string(entries.size()) +
+          (entries.size() == 1 ? " image" : " images");
   if (!options.models.empty()) {
     std::string names;
     for (const auto& m : options.models) names += (names.empty() ? "" : " and ") + m;
     html += ", captions by " + xml_escape(names);
   }
-  html += ". Hover or click a word to see where the model looked (its attention, \u03b1); a link ending in "
-          "#item=N&amp;word=M opens at word M of image N.</span></p>\n<div id=\"fovea-gallery\"></div>\n";
+  html += ". Hover or click a word to see where the model looked (its attention, \u03b1)";
+  if (options.models.size() > 1) html += ", in both captions where both say it";
+  html += "; Play steps through a card's caption; a link ending in #item=N&amp;word=M opens at word M of image N.</span></p>\n";
+  html += page_pieces::chip_note(any_gated(entries));
+  html += std::string("<div id=\"fovea-gallery\"") + (options.models.size() > 1 ? " class=\"compare\"" : "") + "></div>\n";
   html += "<script type=\"application/json\" id=\"fovea-data\">" + script_safe(data.dump()) + "</script>\n";
-  html += std::string("<script>") + kGalleryScript + "</script>\n</body>\n</html>\n";
+  html += std::string("<script>") + page_pieces::kScript + kGalleryScript + "</script>\n</body>\n</html>\n";
   return html;
 }
 

@@ -9,6 +9,7 @@
 #include "core/data/image_tensor.h"
 #include "core/io/atomic_file.h"
 #include "core/render/markup.h"
+#include "core/render/page_pieces.h"
 #include "core/render/png_encoder.h"
 
 namespace fovea {
@@ -38,7 +39,7 @@ const canvas = document.getElementById('fovea-view');
 const chips = document.getElementById('fovea-chips');
 const styleChoice = document.getElementById('fovea-style');
 const playButton = document.getElementById('fovea-play');
-let current = -1, selected = -1, timer = null;
+let current = -1, selected = -1;
 const [gh, gw] = data.grid;
 function alphaAt(a, x, y) {  // bilinear, cell centres at (i + 0.5) / n
   const fx = Math.min(Math.max(x * gw - 0.5, 0), gw - 1), fy = Math.min(Math.max(y * gh - 0.5, 0), gh - 1);
@@ -47,11 +48,6 @@ function alphaAt(a, x, y) {  // bilinear, cell centres at (i + 0.5) / n
   const top = a[y0 * gw + x0] * (1 - tx) + a[y0 * gw + x1] * tx;
   const bottom = a[y1 * gw + x0] * (1 - tx) + a[y1 * gw + x1] * tx;
   return top * (1 - ty) + bottom * ty;
-}
-function heat(t) {  // viridis, five stops
-  const s = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-  const f = Math.min(Math.max(t, 0), 1) * 4, i = Math.min(Math.floor(f), 3), u = f - i;
-  return s[i].map((c, k) => c + (s[i + 1][k] - c) * u);
 }
 function draw() {
   const ctx = canvas.getContext('2d');
@@ -89,21 +85,13 @@ function show(i) {
   draw();
 }
 data.words.forEach((w, i) => {
-  const b = document.createElement('button');
-  b.innerHTML = '<b></b><small></small>';
-  b.firstChild.textContent = w.word;
-  b.lastChild.textContent = 'p ' + w.p.toFixed(2) + (data.beta_gated ? ' \u00b7 \u03b2 ' + w.beta.toFixed(2) : '');
+  const b = chip(w.word, w.p, w.beta, data.beta_gated);
   b.addEventListener('mouseenter', () => show(i));           // hover previews the word
   b.addEventListener('mouseleave', () => show(selected));    // leaving shows the chosen one again
-  b.addEventListener('click', () => { stop(); selected = i; show(i); });
+  b.addEventListener('click', () => { playing.stop(); selected = i; show(i); });
   chips.appendChild(b);
 });
-function stop() { clearInterval(timer); timer = null; playButton.textContent = 'Play'; }
-playButton.addEventListener('click', () => {
-  if (timer) return stop();
-  playButton.textContent = 'Pause';
-  timer = setInterval(() => { selected = (selected + 1) % data.words.length; show(selected); }, 700);
-});
+const playing = player(playButton, () => { selected = (selected + 1) % data.words.length; show(selected); });
 styleChoice.addEventListener('change', draw);
 // A link may name the word to show first: page.html#word=3 (counting from 1).
 const asked = parseInt((location.hash.match(/word=(\d+)/) || [])[1] || '1', 10) - 1;
@@ -114,11 +102,6 @@ if (img.complete) show(selected); else img.addEventListener('load', () => show(s
 constexpr const char* kStyle = R"CSS(
 body { font-family: "DejaVu Sans", sans-serif; margin: 1.5em; color: #222; max-width: 60em; }
 #fovea-view { image-rendering: auto; width: min(32em, 100%); border: 1px solid #ccc; }
-#fovea-chips button { margin: 0.2em; padding: 0.3em 0.6em; border: 1px solid #aaa; border-radius: 6px;
-  background: #f4f4f4; cursor: pointer; display: inline-flex; flex-direction: column; align-items: center; }
-#fovea-chips button.current { border: 2px solid #2a6fd6; background: #e3edfb; }
-#fovea-chips small { color: #666; }
-.note { color: #666; font-size: 0.9em; }
 )CSS";
 
 /// The image as a data URL: at most `max_side` px on its longer side; PNG while that stays small
@@ -143,24 +126,23 @@ std::string web_page(const RgbImage& image, const CaptionResult& caption, const 
   }
   const std::string title = options.title.empty() ? caption.text() : options.title;
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + xml_escape(title) +
-                     "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
+                     "</title>\n<style>" + kStyle + page_pieces::kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
+  if (!options.source.empty()) html += "<p class=\"source\">" + xml_escape(options.source) + "</p>\n";
   html += "<p><canvas id=\"fovea-view\"></canvas><img id=\"fovea-image\" hidden alt=\"\" src=\"" +
           page_image(image, options.max_side) + "\"></p>\n";
-  html += "<div id=\"fovea-chips\"></div>\n<p><button id=\"fovea-play\">Play</button> <label>Overlay <select "
-          "id=\"fovea-style\"><option value=\"spotlight\"" +
-          std::string(options.style == "heatmap" ? "" : " selected") + ">spotlight</option><option value=\"heatmap\"" +
-          std::string(options.style == "heatmap" ? " selected" : "") +
-          ">heat map</option></select></label> <span id=\"fovea-word\"></span></p>\n";
+  html += "<div id=\"fovea-chips\" class=\"chips\"></div>\n<p><button id=\"fovea-play\" class=\"play\">Play</button> " +
+          page_pieces::overlay_choice(options.style) + " <span id=\"fovea-word\"></span></p>\n";
   if (!options.model.empty()) html += "<p class=\"note\">Caption by " + xml_escape(options.model) + ".</p>\n";
   if (!options.references.empty()) {
     html += "<h2>Reference captions</h2>\n<ul>\n";
     for (const auto& r : options.references) html += "<li>" + xml_escape(r) + "</li>\n";
     html += "</ul>\n";
   }
+  html += page_pieces::chip_note(caption.beta_gated);
   html += "<p class=\"note\">Hover or click a word to see where the model looked (its attention, \u03b1); Play "
           "steps through the caption; a link ending in #word=N opens at word N.</p>\n";
   html += "<script type=\"application/json\" id=\"fovea-data\">" + page_data(caption) + "</script>\n";
-  html += std::string("<script>") + kScript + "</script>\n</body>\n</html>\n";
+  html += std::string("<script>") + page_pieces::kScript + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }
 

@@ -15,6 +15,9 @@ namespace fovea {
 struct WebPageOptions {
   std::string title;                    ///< the page's title and heading ("" : the caption)
   std::string model;                    ///< what made the caption, said under it
+  /// What the image is, said under the title: a video's frame ("frame 13 of 30 (1.20 s) of
+  /// clip.avi"); "" says nothing.
+  std::string source;
   std::vector<std::string> references;  ///< the image's reference captions, if known
   std::string style = "spotlight";      ///< the first overlay shown: "spotlight" or "heatmap"
   /// Larger images are shrunk to this many pixels on their longer side on the page: α is a grid of

@@ -83,5 +83,5 @@ def test_markup_in_a_file_name_or_reference_caption_stays_text_in_a_notebook(mod
                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
                           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom",
                           page.as_uri()], capture_output=True, text=True, timeout=120).stdout
-    chips = re.search(r'<div id="fovea-chips">(.*?)</div>', dom, re.S).group(1)
+    chips = re.search(r'<div id="fovea-chips"[^>]*>(.*?)</div>', dom, re.S).group(1)
     assert chips.count("<button") == len(result.words) > 0, dom

@@ -242,8 +242,14 @@ void AttentionView::paintEvent(QPaintEvent*) {
       p.drawRect(box);
     }
   }
-  // Taken away: the removed cells outlined, the control cells (removed in the other image) dashed.
+  // Taken away: the removed cells shaded (a red wash and hatching over their background fill) and
+  // outlined, so that a cell kept among them still shows as kept and not as part of the removed
+  // block; the control cells (removed in the other image) dashed.
   if (removal_active_) {
+    for (int c : removed_cells_) {
+      p.fillRect(cellRect(c), QColor(255, 80, 80, 80));
+      p.fillRect(cellRect(c), QBrush(QColor(255, 80, 80, 170), Qt::BDiagPattern));
+    }
     p.setPen(QPen(QColor(255, 80, 80), 1.5));
     for (int c : removed_cells_) p.drawRect(cellRect(c));
     p.setPen(QPen(QColor(80, 200, 255), 1.5, Qt::DashLine));

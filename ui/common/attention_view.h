@@ -31,7 +31,7 @@ class AttentionView : public QWidget {
   void clearProbe();
   bool hasProbe() const { return probe_active_; }
   /// Shows `image` (the picture without `removed`, grid cells) in place of the picture, the
-  /// removed cells outlined and the `control` cells dashed, until the word changes.
+  /// removed cells shaded and outlined and the `control` cells dashed, until the word changes.
   void setRemoval(const QImage& image, const std::vector<int>& removed, const std::vector<int>& control);
   void clearRemoval();
   bool hasRemoval() const { return removal_active_; }

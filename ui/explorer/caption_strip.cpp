@@ -1,9 +1,12 @@
 #include "ui/explorer/caption_strip.h"
 
 #include <QCoreApplication>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollArea>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fovea::ui {
@@ -37,6 +40,7 @@ QString detail(const fovea::WordAttention& w, bool beta_gated) {
 
 CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
@@ -47,6 +51,7 @@ void CaptionStrip::setCaption(const fovea::CaptionResult& caption, bool scored) 
   finished_ = caption.finished;
   message_.clear();
   current_ = words_.empty() ? -1 : std::min(std::max(current_, 0), int(words_.size()) - 1);
+  if (focus_ >= int(words_.size())) focus_ = int(words_.size()) - 1;
   rects_ = layoutChips(width());
   fitRows();
   update();
@@ -55,7 +60,7 @@ void CaptionStrip::setCaption(const fovea::CaptionResult& caption, bool scored) 
 void CaptionStrip::clear() {
   words_.clear();
   rects_.clear();
-  current_ = hovered_ = -1;  // a preview of a word that is gone ends without a signal
+  current_ = hovered_ = focus_ = -1;  // a preview of a word that is gone ends without a signal
   fitRows();
   update();
 }
@@ -165,6 +170,12 @@ void CaptionStrip::paintEvent(QPaintEvent*) {
     p.drawText(QRect(r.left(), r.top() + kPad + wm.height(), r.width(), r.height() - kPad - wm.height()), Qt::AlignHCenter,
                detail(words_[i], beta_gated_));
   }
+  // The keyboard's chip: a ring outside it, in the highlight colour, while the strip has the focus.
+  if (hasFocus() && focus_ >= 0 && focus_ < int(rects_.size())) {
+    p.setPen(QPen(highlight, 2, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawRoundedRect(QRectF(rects_[std::size_t(focus_)]).adjusted(-2, -2, 2, 2), 6, 6);
+  }
   if (!finished_ && !rects_.empty()) {
     p.setFont(df);
     p.setPen(palette().color(QPalette::PlaceholderText));
@@ -193,6 +204,68 @@ void CaptionStrip::leaveEvent(QEvent* event) {
   hovered_ = -1;  // the mouse is gone: no chip stays highlighted, the preview ends
   update();
   Q_EMIT wordHovered(-1);
+}
+
+bool CaptionStrip::event(QEvent* event) {
+  // Enter and Space on a focused chip select its word: Space is not the player's key here.
+  if (event->type() == QEvent::ShortcutOverride) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    if (key->modifiers() == Qt::NoModifier && focus_ >= 0 &&
+        (key->key() == Qt::Key_Space || key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter)) {
+      event->accept();
+      return true;
+    }
+  }
+  return QWidget::event(event);
+}
+
+bool CaptionStrip::focusNextPrevChild(bool next) {
+  // Tab steps through the chips, and after the last (Shift+Tab: before the first) on to the
+  // next widget.
+  const int to = focus_ + (next ? 1 : -1);
+  if (hasFocus() && to >= 0 && to < count()) {
+    focusChip(to);
+    return true;
+  }
+  return QWidget::focusNextPrevChild(next);
+}
+
+void CaptionStrip::focusInEvent(QFocusEvent* event) {
+  QWidget::focusInEvent(event);
+  if (words_.empty()) return;
+  if (event->reason() == Qt::TabFocusReason) focusChip(0);
+  else if (event->reason() == Qt::BacktabFocusReason) focusChip(count() - 1);
+  else focusChip(std::max(current_, 0));
+}
+
+void CaptionStrip::focusOutEvent(QFocusEvent* event) {
+  QWidget::focusOutEvent(event);
+  update();  // the ring goes
+}
+
+void CaptionStrip::keyPressEvent(QKeyEvent* event) {
+  const int key = event->key();
+  if (focus_ >= 0 && (key == Qt::Key_Space || key == Qt::Key_Return || key == Qt::Key_Enter)) {
+    Q_EMIT wordClicked(focus_);
+  } else if (focus_ >= 0 && (key == Qt::Key_Left || key == Qt::Key_Right)) {
+    focusChip(std::clamp(focus_ + (key == Qt::Key_Right ? 1 : -1), 0, count() - 1));
+  } else {
+    QWidget::keyPressEvent(event);
+  }
+}
+
+void CaptionStrip::focusChip(int index) {
+  focus_ = index;
+  update();
+  if (index < 0 || index >= int(rects_.size())) return;
+  // Inside the panel's scrolling caption area: bring the chip's row into view.
+  for (QWidget* p = parentWidget(); p != nullptr; p = p->parentWidget()) {
+    if (auto* area = qobject_cast<QScrollArea*>(p)) {
+      const QPoint c = mapTo(area->widget(), rects_[std::size_t(index)].center());
+      area->ensureVisible(c.x(), c.y(), rects_[std::size_t(index)].width() / 2 + 4, rects_[std::size_t(index)].height() / 2 + 4);
+      break;
+    }
+  }
 }
 
 }  // namespace fovea::ui

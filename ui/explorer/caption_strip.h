@@ -1,7 +1,9 @@
 #pragma once
 /// The caption as a strip of word chips: each shows the word, p(word) and β; the current word
 /// is highlighted. A click selects a word; hovering only previews it while the pointer is on
-/// its chip (wordHovered(-1) when the pointer leaves it). Chips wrap onto more lines.
+/// its chip (wordHovered(-1) when the pointer leaves it). Chips wrap onto more lines. From the
+/// keyboard each chip is a Tab stop (a ring marks the focused one; the arrows move it too), and
+/// Enter or Space selects its word as a click does.
 #include <QWidget>
 
 #include <vector>
@@ -36,6 +38,8 @@ class CaptionStrip : public QWidget {
   QSize minimumSizeHint() const override { return {120, 40}; }
   /// The chip under the mouse (drawn darker), -1 when none.
   int hoveredIndex() const { return hovered_; }
+  /// The chip with the keyboard focus (ringed while the strip has the focus), -1 when none.
+  int focusedChip() const { return focus_; }
 
  Q_SIGNALS:
   void wordClicked(int index);
@@ -48,11 +52,18 @@ class CaptionStrip : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* event) override;
+  bool focusNextPrevChild(bool next) override;
+  void focusInEvent(QFocusEvent* event) override;
+  void focusOutEvent(QFocusEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   /// The minimum height that shows every row of chips at the current width.
   void fitRows();
   std::vector<QRect> layoutChips(int width) const;
+  /// Moves the keyboard focus to chip `index` and scrolls it into view.
+  void focusChip(int index);
 
   std::vector<fovea::WordAttention> words_;
   std::vector<QRect> rects_;
@@ -61,6 +72,7 @@ class CaptionStrip : public QWidget {
   bool finished_ = true;
   int current_ = -1;
   int hovered_ = -1;
+  int focus_ = -1;
   QString message_;
 };
 

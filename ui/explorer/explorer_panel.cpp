@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QBoxLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/io/model_name.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/common/image_convert.h"
@@ -46,14 +48,22 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   title_layout->addWidget(unfamiliar_);
   title_row->setFixedHeight(std::max(title_->sizeHint().height(), unfamiliar_->sizeHint().height()));
   layout->addWidget(title_row);
-  layout->addWidget(view_, 1);
+  // The image, and under it (beside it on a short screen: setCompact) the words and their notes.
+  body_ = new QBoxLayout(QBoxLayout::TopToBottom);
+  layout->addLayout(body_, 1);
+  body_->addWidget(view_, 1);
+  details_ = new QWidget;
+  auto* details = new QVBoxLayout(details_);
+  details->setContentsMargins(0, 0, 0, 0);
+  body_->addWidget(details_);
   strip_space_->setWidget(strip_);
   strip_space_->setWidgetResizable(true);
   strip_space_->setFrameShape(QFrame::NoFrame);
+  strip_space_->setFocusPolicy(Qt::NoFocus);  // no Tab stop of its own: the chips are, and it scrolls to them
   strip_space_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the chips wrap instead
   strip_space_->viewport()->setBackgroundRole(QPalette::Window);
   strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));
-  layout->addWidget(strip_space_);
+  details->addWidget(strip_space_);
   auto* word_row = new QHBoxLayout;
   word_row->addWidget(readout_, 1);
   take_away_button_->setObjectName("takeAwayButton");
@@ -61,8 +71,8 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
                                    "elsewhere), then ask it again: does the word go?"));
   take_away_button_->setEnabled(false);
   word_row->addWidget(take_away_button_);
-  layout->addLayout(word_row);
-  layout->addWidget(notes_);
+  details->addLayout(word_row);
+  details->addWidget(notes_);
 
   connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
     showModelTitle(m);
@@ -104,6 +114,21 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   connect(strip_, &CaptionStrip::wordClicked, this, &ExplorerPanel::wordClicked);
   connect(strip_, &CaptionStrip::wordHovered, this, &ExplorerPanel::wordHovered);
 }
+
+void ExplorerPanel::setCompact(bool compact) {
+  if (compact == (body_->direction() == QBoxLayout::LeftToRight)) return;
+  // Beside the image the words have the image's height: as many rows of chips as fit.
+  body_->setDirection(compact ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+  body_->setStretchFactor(details_, compact ? 1 : 0);
+  if (compact) {
+    strip_space_->setMinimumHeight(strip_->heightOfRows(1));
+    strip_space_->setMaximumHeight(QWIDGETSIZE_MAX);
+  } else {
+    strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));
+  }
+}
+
+bool ExplorerPanel::isCompact() const { return body_->direction() == QBoxLayout::LeftToRight; }
 
 void ExplorerPanel::showModelTitle(const ModelDescription& m) {
   setTitle(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
@@ -224,7 +249,7 @@ void ExplorerPanel::showReply(const CaptionReply& reply) {
   const auto& familiarity = caption_.familiarity;
   if (familiarity && !familiarity->familiar()) {
     unfamiliar_text_ = tr("⚠ This image is unlike what %1 was trained on: its caption is unreliable.")
-                           .arg(QFileInfo(modelPath()).completeBaseName());
+                           .arg(QString::fromStdString(model_display_name(modelPath().toStdString())));
     unfamiliar_->setToolTip(unfamiliar_text_ + QLatin1Char('\n') +
                             tr("Distance of its features from the training images: %1; 99% of validation images "
                                "are within %2, the limit is %3.")
@@ -322,7 +347,7 @@ void ExplorerPanel::showTakeAway(const TakeAwayReply& reply) {
                                     ? tr("where “%1” looks").arg(QString::fromStdString(t.control_word).toHtmlEscaped())
                                     : tr("far from it");
   notes_->setNote(PanelNotes::Kind::TakeAway, tr("<span style='color:#c03030'>Without what “%1” looks at</span> <span style='color:gray'>(%2 "
-                         "cells, outlined):</span> %3<br><span style='color:#2080b0'>Control</span> <span "
+                         "cells, shaded):</span> %3<br><span style='color:#2080b0'>Control</span> <span "
                          "style='color:gray'>(%4 cells %5, dashed):</span> %6")
                           .arg(word)
                           .arg(t.attended.cells.size())

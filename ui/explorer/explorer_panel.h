@@ -10,6 +10,7 @@
 #include "core/render/heatmap.h"
 #include "ui/explorer/model_session.h"
 
+class QBoxLayout;
 class QLabel;
 class QPushButton;
 class QScrollArea;
@@ -29,6 +30,10 @@ class ExplorerPanel : public QWidget {
   void loadModel(const QString& path);
   /// What this panel's model is to the user in messages ("the model", "the model to compare with").
   void setModelRole(const QString& role) { model_role_ = role; }
+  /// For a short screen: the words and their notes beside the image instead of under it, so the
+  /// image keeps the panel's height.
+  void setCompact(bool compact);
+  bool isCompact() const;
   void setImage(const QImage& image);
   /// A webcam frame: shown at once; captioned when the model is free (the last caption stays meanwhile).
   void setLiveFrame(const QImage& frame);
@@ -113,6 +118,8 @@ class ExplorerPanel : public QWidget {
   ModelSession* session_;
   LiveText* title_;  ///< one line, cut with an ellipsis: a long name or summary takes no row from the image
   AttentionView* view_;
+  QBoxLayout* body_;   ///< the image and details_: one under the other, or side by side (setCompact)
+  QWidget* details_;   ///< the words, the word's numbers and the notes
   CaptionStrip* strip_;
   /// The strip in a space of kCaptionRows rows of chips, whatever the caption: a longer one
   /// scrolls there, so the image's size depends on the window only.

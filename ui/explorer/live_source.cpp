@@ -1,5 +1,6 @@
 #include "ui/explorer/live_source.h"
 
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QPointer>
 
@@ -245,5 +246,13 @@ QString LiveSource::path() const { FOVEA_SHARED_GET(shared_->path, QString()) }
 long long LiveSource::frameCount() const { FOVEA_SHARED_GET(shared_->count, 0LL) }
 double LiveSource::fps() const { FOVEA_SHARED_GET(shared_->fps, 25.0) }
 LiveFrame LiveSource::latest() const { return latest_; }
+
+QString LiveSource::describeLatest() const {
+  if (latest_.image.isNull()) return {};
+  const QString source = isCamera() ? path() : QFileInfo(path()).fileName();
+  const long long count = frameCount();
+  const QString frame = count > 0 ? tr("frame %1 of %2").arg(latest_.index + 1).arg(count) : tr("frame %1").arg(latest_.index + 1);
+  return tr("%1 (%2 s) of %3").arg(frame).arg(latest_.time, 0, 'f', 2).arg(source);
+}
 
 }  // namespace fovea::ui

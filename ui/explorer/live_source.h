@@ -50,6 +50,8 @@ class LiveSource : public QObject {
   double fps() const;
   /// The newest frame shown (null image before the first).
   LiveFrame latest() const;
+  /// Which frame latest() is, in words: "frame 13 of 30 (1.20 s) of clip.avi"; "" before the first.
+  QString describeLatest() const;
 
  Q_SIGNALS:
   void opened(const QString& path);

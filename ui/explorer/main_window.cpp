@@ -38,6 +38,7 @@
 #include "ui/export/figure_preview.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
+#include "ui/explorer/compact_layout.h"
 #include "ui/explorer/error_bar.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/common/image_convert.h"
@@ -73,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
   scroll->setWidget(content);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setFocusPolicy(Qt::NoFocus);  // not a Tab stop with no mark: it scrolls to the focused control
   scroll->viewport()->setBackgroundRole(QPalette::Window);
   auto* central = new QWidget;
   auto* outer = new QVBoxLayout(central);
@@ -84,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
   buildActions();
   buildControls();
   layout->insertWidget(layout->indexOf(thumbs_), user_caption_row_);
+  new CompactLayout(this);  // on a short screen the image keeps its room
 
   compare_->setModelRole(tr("the model to compare with"));
   for (ExplorerPanel* panel : {primary_, compare_}) {

@@ -127,6 +127,7 @@ class MainWindow : public QMainWindow {
   void chooseWebPageExport();
   void chooseFramesExport();
   void chooseViewExport();
+  void chooseGalleryExport();  ///< File ▸ Export Gallery of a Folder (ui/export/gallery_export.h)
   void buildLiveControls();  ///< the Video toolbar and the Camera menu (main_window_live.cpp)
   void showLiveFrame(const LiveFrame& frame);
   void fillCameraMenu();

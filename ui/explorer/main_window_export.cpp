@@ -1,10 +1,12 @@
 // MainWindow's exports: the annotated figure (PDF, SVG, PNG), the animation frames and the view,
-// each into the folder of the last export (at first, the image's).
+// each into the folder of the last export (at first, the image's), and a folder's gallery page.
+#include <QCheckBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 
 #include "core/render/figure.h"
@@ -16,6 +18,7 @@
 #include "ui/export/export_settings.h"
 #include "ui/export/figure_export_dialog.h"
 #include "ui/export/figure_preview.h"
+#include "ui/export/gallery_export.h"
 
 namespace fovea::ui {
 
@@ -111,6 +114,18 @@ void MainWindow::chooseViewExport() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Export View"), QDir(exportFolder()).filePath(QStringLiteral("fovea-view.png")),
                                                     tr("PNG (*.png)"));
   if (!path.isEmpty()) exportView(with_suffix_of(path, QStringLiteral("(*.png)")));
+}
+
+void MainWindow::chooseGalleryExport() {
+  // The page of the shown image's folder, as the window captions: its models, beam and overlay.
+  GalleryRequest r{QFileInfo(image_path_).absolutePath(), {}, {primary_->modelPath()}, {}, QStringLiteral("spotlight")};
+  if (!compare_->isHidden() && !compare_->modelPath().isEmpty()) r.models << compare_->modelPath();
+  r.caption.beam = greedy_->isChecked() ? 1 : beam_->value();
+  if (primary_->view()->overlayStyle().colormap != fovea::Colormap::Spotlight) r.style = QStringLiteral("heatmap");
+  if (auto* job = GalleryExport::choose(this, r))
+    connect(job, &GalleryExport::finished, this, [this](const QString& text, bool error) {
+      error ? showError(text) : statusBar()->showMessage(text, 8000);
+    });
 }
 
 }  // namespace fovea::ui

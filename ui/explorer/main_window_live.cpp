@@ -26,6 +26,7 @@
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/recent_files.h"
 #include "ui/explorer/thumbnail_strip.h"
+#include "ui/export/job_progress.h"
 #include "ui/common/word_player.h"
 
 namespace fovea::ui {
@@ -128,6 +129,7 @@ bool MainWindow::openVideo(const QString& path, bool remember) {
   player_->setCount(0);
   if (remember && !image_path_.isEmpty()) recent_->add(image_path_);
   live_source_->open(path);
+  thumbs_->setPlaying(fovea::is_camera_path(p) ? path : QFileInfo(path).fileName());
   live_bar_->show();
   setWindowTitle(tr("%1 — Fovea Studio").arg(fovea::is_camera_path(p) ? path : QFileInfo(path).fileName()));
   return true;
@@ -187,28 +189,31 @@ void MainWindow::exportVideo(const QString& out) {
   options.beam = greedy_->isChecked() ? 1 : beam_->value();
   fovea::VideoExportOptions style;
   style.style = primary_->view()->overlayStyle();
-  auto stop = std::make_shared<std::atomic<bool>>(false);
+  auto* progress = new JobProgress(tr("Export Video"), tr("Writing %1 with its captions…").arg(QFileInfo(out).fileName()),
+                                   live_source_->frameCount(), this);
+  auto stop = progress->stopFlag();
   video_export_stop_ = stop;
+  auto report = progress->reporter();
   QPointer<MainWindow> self(this);
   auto say = [self](const QString& text, bool error) {
     QMetaObject::invokeMethod(self.data(), [self, text, error] {
       if (self) error ? self->showError(text) : self->statusBar()->showMessage(text, 8000);
     }, Qt::QueuedConnection);
   };
-  video_export_ = QThread::create([in, path, model, options, style, stop, say, out] {
+  video_export_ = QThread::create([in, path, model, options, style, stop, say, out, report] {
     try {
       fovea::Captioner captioner(model, "cpu");
       fovea::LiveCaptioner live(captioner, options);
       const auto s = fovea::export_annotated_video(in, path, live, style, [&](long long frame, const fovea::LiveCaption&) {
-        if (frame % 25 == 0) say(MainWindow::tr("Exporting the video: frame %1…").arg(frame), false);
-        return !stop->load();
+        return report(frame + 1);
       });
-      if (!stop->load())
-        say(MainWindow::tr("Wrote %1 (%2 frames, codec %3)").arg(out).arg(s.frames).arg(QString::fromStdString(s.codec)), false);
+      say(stop->load() ? MainWindow::tr("Video export canceled: nothing was written")
+                       : MainWindow::tr("Wrote %1 (%2 frames, codec %3)").arg(out).arg(s.frames).arg(QString::fromStdString(s.codec)), false);
     } catch (const std::exception& e) {
       say(QString::fromStdString(e.what()), true);
     }
   });
+  connect(video_export_, &QThread::finished, progress, &QObject::deleteLater);
   connect(video_export_, &QThread::finished, this, [this] {
     video_export_->deleteLater();
     video_export_ = nullptr;

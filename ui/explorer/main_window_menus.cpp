@@ -28,10 +28,12 @@
 
 #include "core/render/figure.h"
 #include "core/render/web_page.h"
+#include "core/io/model_name.h"
 #include "ui/common/user_message.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/live_source.h"
 #include "ui/common/image_convert.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/thumbnail_strip.h"
@@ -68,6 +70,7 @@ void MainWindow::buildActions() {
                                  &MainWindow::chooseExport);
   fig->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
   file->addAction(tr("Export &Web Page…"), this, &MainWindow::chooseWebPageExport);
+  file->addAction(tr("Export &Gallery of a Folder…"), this, &MainWindow::chooseGalleryExport);
   file->addAction(tr("Export &Animation Frames…"), this, &MainWindow::chooseFramesExport);
   file->addAction(tr("Export Current &View as PNG…"), this, &MainWindow::chooseViewExport);
   file->addAction(tr("Export &Video with Captions…"), this, &MainWindow::chooseVideoExport);
@@ -168,7 +171,8 @@ bool MainWindow::exportWebPage(const QString& path) {
   }
   try {
     fovea::WebPageOptions page;
-    page.model = QFileInfo(primary_->modelPath()).fileName().toStdString();
+    page.model = fovea::model_display_name(primary_->modelPath().toStdString());
+    if (live_) page.source = live_source_->describeLatest().toStdString();  // a video's frame: which one
     if (!live_ && !image_path_.isEmpty()) page.references = references_.of(QFileInfo(image_path_).fileName().toStdString());
     page.style = primary_->view()->overlayStyle().colormap == fovea::Colormap::Spotlight ? "spotlight" : "heatmap";
     fovea::write_web_page(path.toStdString(), to_rgb(primary_->view()->image()), primary_->caption(), page);

@@ -1,5 +1,5 @@
 // MainWindow's remembered view: the decoding, overlay and playback choices, the window's size and
-// place, and the model last loaded, kept from one session to the next (QSettings, "view/...").
+// place, the model last loaded, and (session_memory.h) the image or folder shown and compare mode, kept from one session to the next (QSettings, "view/...").
 // fovea-studio restores them at start, except for a --screenshot, which renders with the defaults.
 #include <QCheckBox>
 #include <QComboBox>
@@ -11,6 +11,7 @@
 #include "ui/common/settings_writer.h"
 #include "ui/common/window_fit.h"
 #include "ui/explorer/main_window.h"
+#include "ui/explorer/session_memory.h"
 
 namespace fovea::ui {
 
@@ -40,6 +41,7 @@ void MainWindow::rememberView() const {
   remember_setting(kSmooth, smooth_->isChecked());
   remember_setting(kSpeed, speed_->value());
   remember_geometry(this, kGeometry);
+  remember_session(*this);  // the image or folder shown, and compare mode
 }
 
 QString MainWindow::rememberedModel() const {

@@ -11,6 +11,7 @@
 namespace fovea::ui {
 namespace {
 constexpr int kThumb = 72;
+constexpr int kCompactThumb = 44;  ///< on a short screen (setCompact)
 constexpr int kMaxFiles = 500;
 
 /// `image` centred on a transparent kThumb x kThumb square: icons of one shape for any image.
@@ -42,16 +43,14 @@ ThumbnailStrip::ThumbnailStrip(QWidget* parent) : QListWidget(parent) {
   setFlow(QListView::LeftToRight);
   setWrapping(false);
   setMovement(QListView::Static);
-  setIconSize(QSize(kThumb, kThumb));
   // Every cell the same size, whatever the images' shapes (a wide figure first in the folder once
   // set the size of all), and long names cut in the middle, where file names differ least (the
   // tooltip has the whole path). One line: at 1024x700 the window has no height to spare.
-  setGridSize(QSize(kThumb + 28, kThumb + 30));
+  applyCellSize();
   setTextElideMode(Qt::ElideMiddle);
   setUniformItemSizes(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  setFixedHeight(kThumb + 46);
   connect(this, &QListWidget::currentRowChanged, this, [this](int row) {
     if (!quiet_ && row >= 0 && row < files_.size()) Q_EMIT imageChosen(files_[row]);
   });
@@ -79,7 +78,7 @@ void ThumbnailStrip::setFiles(const QStringList& paths) {
   files_.clear();
   const QIcon waiting = style()->standardIcon(QStyle::SP_FileIcon);
   for (const QString& path : paths) {
-    auto* item = new QListWidgetItem(waiting, QFileInfo(path).fileName());
+    auto* item = new QListWidgetItem(waiting, compact_ ? QString() : QFileInfo(path).fileName());
     item->setToolTip(path);
     addItem(item);
     files_ << path;
@@ -119,10 +118,53 @@ void ThumbnailStrip::showThumbnail(int row, const QImage& thumb) {
 }
 
 void ThumbnailStrip::markCurrent(const QString& path) {
+  if (!playing_.isEmpty()) {
+    playing_.clear();
+    viewport()->update();
+  }
   const int row = int(files_.indexOf(QFileInfo(path).absoluteFilePath()));
   quiet_ = true;
   setCurrentRow(row);
   quiet_ = false;
+}
+
+void ThumbnailStrip::applyCellSize() {
+  const int side = compact_ ? kCompactThumb : kThumb;
+  setIconSize(QSize(side, side));
+  setGridSize(compact_ ? QSize(side + 8, side + 6) : QSize(side + 28, side + 30));
+  setFixedHeight(compact_ ? side + 24 : side + 46);  // room for the horizontal scroll bar
+}
+
+void ThumbnailStrip::setCompact(bool compact) {
+  if (compact == compact_) return;
+  compact_ = compact;
+  applyCellSize();
+  for (int i = 0; i < count() && i < files_.size(); ++i) item(i)->setText(compact ? QString() : QFileInfo(files_[i]).fileName());
+}
+
+void ThumbnailStrip::setPlaying(const QString& what) {
+  quiet_ = true;
+  setCurrentRow(-1);
+  clearSelection();
+  quiet_ = false;
+  playing_ = what;
+  viewport()->update();
+}
+
+void ThumbnailStrip::paintEvent(QPaintEvent* event) {
+  QListWidget::paintEvent(event);
+  if (playing_.isEmpty()) return;
+  QPainter p(viewport());
+  QColor veil = palette().color(QPalette::Base);
+  veil.setAlpha(180);
+  p.fillRect(viewport()->rect(), veil);
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(viewport()->rect().adjusted(8, 0, -8, 0), Qt::AlignCenter | Qt::TextWordWrap,
+             count() > 0 ? tr("▶ Playing %1 — click an image to go back to the images").arg(playing_)
+                         : tr("▶ Playing %1").arg(playing_));
 }
 
 }  // namespace fovea::ui

@@ -1,6 +1,6 @@
 #pragma once
 /// A folder's images as a horizontal strip of thumbnails; the arrow keys move through it and
-/// the current one is opened.
+/// the current one is opened. While a video plays the strip says so and marks no image.
 #include <QImage>
 #include <QListWidget>
 #include <QStringList>
@@ -23,8 +23,18 @@ class ThumbnailStrip : public QListWidget {
   void setFiles(const QStringList& paths);
   QString folder() const { return folder_; }
   QStringList files() const { return files_; }
-  /// Selects the file (if listed) without emitting imageChosen.
+  /// Selects the file (if listed) without emitting imageChosen; ends setPlaying().
   void markCurrent(const QString& path);
+  /// A video or a camera (`what`, its name) plays in the view: no image is marked, and the strip
+  /// says what plays over its dimmed thumbnails, which still open on a click.
+  void setPlaying(const QString& what);
+  QString playing() const { return playing_; }
+  /// For a short screen: smaller thumbnails without their names (the tooltips keep them).
+  void setCompact(bool compact);
+  bool isCompact() const { return compact_; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
 
  Q_SIGNALS:
   void imageChosen(const QString& path);
@@ -42,6 +52,9 @@ class ThumbnailStrip : public QListWidget {
   QString folder_;
   QStringList files_;
   bool quiet_ = false;
+  QString playing_;
+  bool compact_ = false;
+  void applyCellSize();
 };
 
 }  // namespace fovea::ui
