@@ -62,6 +62,7 @@ class LiveSource : public QObject {
 
  private:
   struct Shared;
+  struct Worker;
   void deliver();  ///< on the GUI thread: emits the newest frame
   std::shared_ptr<Shared> shared_;
   LiveFrame latest_;
