@@ -13,6 +13,8 @@
 
 #include "core/datasets/moving_scenes.h"
 #include "ui/explorer/live_source.h"
+#include "ui/explorer/decoding_controls.h"
+#include "ui/explorer/live_controls.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/common/word_player.h"
@@ -28,9 +30,9 @@ int video_case(QApplication& app, double seconds, int beam) {
 
   fovea::ui::MainWindow window;
   window.loadModel(fovea::ui::default_model_path());
-  window.setBeam(beam);
+  window.decoding()->setBeam(beam);
   window.show();
-  window.openVideo(clip, false);
+  window.live()->openVideo(clip, false);
   std::vector<double> gaps;
   long long frames = 0;
   QObject::connect(window.liveSource(), &fovea::ui::LiveSource::frameReady, [&] { ++frames; });
@@ -69,7 +71,7 @@ int video_case(QApplication& app, double seconds, int beam) {
                                 {"median_blocked_ms", at(0.5)}};
       std::printf("%s\n", j.dump().c_str());
       std::fflush(stdout);
-      window.stopLive();
+      window.live()->stop();
       QApplication::exit(0);
     });
   });

@@ -16,10 +16,13 @@
 #include "launch/local_processes.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
+#include "ui/explorer/decoding_controls.h"
 #include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/live_controls.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/model_session.h"
+#include "ui/explorer/remembered_model.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/session_memory.h"
 #include "ui/common/word_player.h"
@@ -213,15 +216,15 @@ void open_first_view(fovea::ui::MainWindow& window, const StudioOptions& o) {
   const bool remembered = !cli.isSet(o.shot);
   if (remembered) window.restoreView();
   QString model_path = cli.isSet(o.model) ? cli.value(o.model) : fovea::ui::default_model_path();
-  if (!cli.isSet(o.model) && qEnvironmentVariableIsEmpty("FOVEA_MODEL") && remembered && !window.rememberedModel().isEmpty())
-    model_path = window.rememberedModel();
+  if (!cli.isSet(o.model) && qEnvironmentVariableIsEmpty("FOVEA_MODEL") && remembered && !fovea::ui::remembered_model().isEmpty())
+    model_path = fovea::ui::remembered_model();
   if (model_path.isEmpty())
     window.primaryPanel()->strip()->setMessage(QObject::tr("No model found: use File \u25B8 Load Model"));
   else
     window.loadModel(model_path);
   if (cli.isSet(o.compare)) window.loadCompareModel(cli.value(o.compare));
   else if (remembered) fovea::ui::restore_compare_mode(window);
-  if (cli.isSet(o.beam) || !remembered) window.setBeam(o.beam_width);
+  if (cli.isSet(o.beam) || !remembered) window.decoding()->setBeam(o.beam_width);
   if (cli.isSet(o.caption)) window.setUserCaption(cli.value(o.caption));
 
   const QStringList args = cli.positionalArguments();
@@ -288,7 +291,7 @@ int main(int argc, char** argv) {
   open_first_view(window, o);
   if (o.window_size.isValid()) window.resize(o.window_size);
   window.show();
-  if (o.cli.isSet(o.webcam)) window.startWebcam();
+  if (o.cli.isSet(o.webcam)) window.live()->startWebcam();
   if (o.frame_index >= 0) {
     window.liveSource()->pause();
     window.liveSource()->seek(o.frame_index);

@@ -40,6 +40,170 @@ torch::Tensor packed_indices(const std::vector<std::int64_t>& rows_at, std::int6
 
 torch::Tensor plain(const torch::Tensor& t) { return t.defined() ? t.detach() : t; }
 
+/// What Recurrence::forward saved for the backward pass.
+struct SavedForBackward {
+  torch::Tensor a, h0, c0, W_q, w, W_c, W_hh, sample, u, alpha, weights, beta, context, H, C, workspace, glimpse, score_bias;
+  std::vector<std::int64_t> rows_at;
+  bool gated, hard;
+
+  explicit SavedForBackward(AutogradContext* ctx) {
+    auto& s = ctx->saved_data;
+    a = s["a"].toTensor(), h0 = s["h0"].toTensor(), c0 = s["c0"].toTensor(), W_q = s["W_q"].toTensor();
+    w = s["w"].toTensor(), W_c = s["W_c"].toTensor(), W_hh = s["W_hh"].toTensor();
+    sample = s["sample"].toTensor(), u = s["u"].toTensor(), alpha = s["alpha"].toTensor();
+    weights = s["weights"].toTensor(), beta = s["beta"].toTensor(), context = s["context"].toTensor();
+    H = s["h"].toTensor(), C = s["c"].toTensor(), workspace = s["workspace"].toTensor();
+    glimpse = s["glimpse"].toTensor(), score_bias = s["score_bias"].toTensor();
+    rows_at = s["rows_at"].toIntVector();
+    gated = s["gated"].toBool(), hard = sample.numel() > 0;
+  }
+};
+
+/// `t`, a tensor of step t+1's rows, with zero rows added where step t has more; undefined stays so.
+torch::Tensor padded_rows(const torch::Tensor& t, std::int64_t b) {
+  return !t.defined() || t.size(0) == b ? t : at::constant_pad_nd(t, {0, 0, 0, b - t.size(0)});
+}
+
+/// What the walk back through the steps leaves for the inputs' gradients, packed by row as the
+/// forward pass's tensors are.
+struct StepGradients {
+  torch::Tensor dq;     ///< ∂(W_h h + b) (first without w, see W_q_w) and ∂ of β's input
+  torch::Tensor dz;     ///< ∂ of each row's context
+  torch::Tensor de;     ///< ∂ of each row's scores
+  torch::Tensor slope;  ///< 1 − u² (the tanh's derivative)
+  torch::Tensor soft_rows;  ///< hard: the rows that use the expected context (undefined for soft)
+  std::vector<torch::Tensor> dgates;  ///< per step
+  torch::Tensor dh0, dc0;
+};
+
+/// Walks the steps back from the last: each step's LSTM cell, context, attention and query.
+StepGradients backward_steps(const SavedForBackward& s, const variable_list& grads) {
+  const auto &a = s.a, &c0 = s.c0, &W_q = s.W_q, &w = s.w, &W_c = s.W_c, &W_hh = s.W_hh, &u_all = s.u;
+  const auto &alpha = s.alpha, &beta = s.beta, &C = s.C, &workspace = s.workspace, &glimpse = s.glimpse;
+  const auto& rows_at = s.rows_at;
+  const bool gated = s.gated, hard = s.hard;
+  const auto &gH = grads[0], &gZ = grads[1], &gA = grads[2], &gB = grads[3], &gL = grads[5];
+  const auto L = a.size(1), D = a.size(2), A = w.size(0), n = s.h0.size(1);
+  const auto T = std::int64_t(rows_at.size());
+  const auto off = step_offsets(rows_at);
+  const auto N = off.back();
+  const auto opt = a.options();
+
+  // ∂h_t and ∂c_t reach step t from step t+1 (and ∂h_t from the output layer); undefined before
+  // the last step.
+  torch::Tensor dh_next, dc_next;
+  auto dq = torch::empty({N, W_q.size(0)}, opt);  // see StepGradients::dq
+  auto dz_all = torch::empty({N, D}, opt);
+  auto de_all = torch::empty({N, L}, opt);
+  std::vector<torch::Tensor> dgates(static_cast<std::size_t>(T));
+  // Σ_l ∂e_l (1 − u_l²) w is the query's gradient; w is folded into the weight here and into dq
+  // after the loop, so a step takes one product for it.
+  auto W_q_w = W_q.clone();
+  W_q_w.narrow(0, 0, A).mul_(w.unsqueeze(1));
+  auto slope = at::rsub(u_all.square(), 1);  // 1 − u²
+  torch::Tensor soft_rows = hard ? s.sample.logical_not().to(opt.dtype()) : torch::Tensor();
+  for (std::int64_t t = T - 1; t >= 0; --t) {
+    const auto b = rows_at[std::size_t(t)], o = off[std::size_t(t)];
+    auto dh = padded_rows(dh_next, b);
+    if (!dh.defined()) dh = gH.defined() ? gH.narrow(0, o, b) : torch::zeros({b, n}, opt);
+    const auto c_prev = t == 0 ? c0.narrow(0, 0, b) : C.narrow(0, off[std::size_t(t - 1)], b);
+    auto [dg, dc] = fused_lstm_cell_backward(dh, padded_rows(dc_next, b), c_prev, C.narrow(0, o, b), workspace.narrow(0, o, b));
+    dgates[std::size_t(t)] = dg;
+    dc_next = dc;
+    auto dz = dz_all.narrow(0, o, b);
+    if (gZ.defined()) {
+      at::addmm_out(dz, gZ.narrow(0, o, b), dg, W_c);
+    } else {
+      at::mm_out(dz, dg, W_c);
+    }
+    const auto dz_soft = hard ? dz * soft_rows.narrow(0, 0, b).unsqueeze(1) : dz;
+    const auto al = alpha.narrow(0, o, b);
+    auto dweights = torch::bmm(dz_soft.unsqueeze(1), a.narrow(0, 0, b).transpose(1, 2)).squeeze(1);  // (b, L)
+    torch::Tensor dalpha;
+    if (gated) {
+      const auto bt = beta.narrow(0, o, b);
+      dalpha = gA.defined() ? torch::addcmul(gA.narrow(0, o, b), dweights, bt.unsqueeze(1)) : dweights * bt.unsqueeze(1);
+      const auto row_dot = [&](const torch::Tensor& x, const torch::Tensor& y) { return x.unsqueeze(1).bmm(y.unsqueeze(2)); };
+      auto dbeta = gB.defined() ? torch::baddbmm(gB.narrow(0, o, b).view({b, 1, 1}), dweights.unsqueeze(1), al.unsqueeze(2))
+                                : row_dot(dweights, al);
+      auto column = dq.narrow(0, o, b).select(1, A);
+      at::sigmoid_backward_out(column, dbeta.view({b}), bt);
+    } else {
+      dalpha = gA.defined() ? dweights.add_(gA.narrow(0, o, b)) : dweights;
+    }
+    if (hard && gL.defined()) {  // log α_s: 1/α_s at the drawn cell, where the clamp let it through
+      const auto cells = glimpse.narrow(0, o, b).clamp_min(0).unsqueeze(1);
+      const auto at_cell = al.gather(1, cells);
+      const auto drawn = (glimpse.narrow(0, o, b).unsqueeze(1) >= 0).logical_and(at_cell > 1e-12);
+      dalpha = dalpha.scatter_add(1, cells, torch::where(drawn, gL.narrow(0, o, b).unsqueeze(1) / at_cell,
+                                                         torch::zeros_like(at_cell)));
+    }
+    auto de = de_all.narrow(0, o, b);
+    at::_softmax_backward_data_out(de, dalpha, al, 1, al.scalar_type());
+    auto dq3 = dq.narrow(0, o, b).narrow(1, 0, A).unsqueeze(1);
+    at::bmm_out(dq3, de.unsqueeze(1), slope.narrow(0, o, b));
+    // ∂h_{t-1} = ∂q' W_q_w + ∂gates W_hh, with the output layer's ∂h_{t-1} for the rows step t has.
+    const auto from_gates = t > 0 && gH.defined() ? torch::addmm(gH.narrow(0, off[std::size_t(t - 1)], b), dg, W_hh)
+                                                  : torch::mm(dg, W_hh);
+    dh_next = from_gates.addmm_(dq.narrow(0, o, b), W_q_w);
+    if (t > 0 && gH.defined() && rows_at[std::size_t(t - 1)] > b) {  // rows that end at step t-1
+      const auto prev = rows_at[std::size_t(t - 1)];
+      dh_next = torch::cat({dh_next, gH.narrow(0, off[std::size_t(t - 1)] + b, prev - b)});
+    }
+  }
+  dq.narrow(1, 0, A).mul_(w);
+  return {dq, dz_all, de_all, slope, soft_rows, std::move(dgates), dh_next, dc_next};
+}
+
+/// The gradients of Recurrence's inputs from the steps' (their order: Recurrence's arguments).
+variable_list input_gradients(AutogradContext* ctx, const SavedForBackward& s, StepGradients g) {
+  const auto &a = s.a, &w = s.w, &weights = s.weights, &glimpse = s.glimpse, &u_all = s.u;
+  const bool gated = s.gated, hard = s.hard;
+  const auto B = a.size(0), L = a.size(1), D = a.size(2), A = w.size(0);
+  const auto T = std::int64_t(s.rows_at.size());
+  const auto N = step_offsets(s.rows_at).back();
+  const auto opt = a.options();
+  const auto &dq = g.dq, &dz_all = g.dz, &de_all = g.de, &soft_rows = g.soft_rows;
+  auto& slope = g.slope;
+  const auto dG = torch::cat(g.dgates);
+  const auto idx = packed_indices(s.rows_at, B, a.device());
+  const auto sequence = idx[0], cell_of = idx[1], previous = idx[2];
+  const auto h_prev = torch::cat({s.h0, s.H}).index_select(0, previous);
+
+  variable_list out(15);
+  if (ctx->needs_input_grad(0)) {
+    // ∂a = Σ_t (β α_t)ᵀ ∂ẑ_t per sequence, as one batched product over a (B, T) grid.
+    auto dz_soft = hard ? dz_all * soft_rows.index_select(0, sequence).unsqueeze(1) : dz_all;
+    auto w_grid = torch::zeros({B * T, L}, opt).index_copy_(0, cell_of, weights).view({B, T, L});
+    auto z_grid = torch::zeros({B * T, D}, opt).index_copy_(0, cell_of, dz_soft).view({B, T, D});
+    auto da = torch::bmm(w_grid.transpose(1, 2), z_grid);
+    if (hard) {  // a drawn glimpse passes ∂ẑ to its cell
+      const auto drawn = (glimpse >= 0).to(opt.dtype()).unsqueeze(1);
+      da.view({B * L, D}).index_add_(0, sequence * L + glimpse.clamp_min(0), dz_all * drawn);
+    }
+    out[0] = da;
+  }
+  if (ctx->needs_input_grad(1)) {
+    slope.mul_(de_all.unsqueeze(2));
+    out[1] = torch::zeros({B, L, A}, opt).index_add_(0, sequence, slope).mul_(w);
+  }
+  out[2] = dG;
+  out[3] = g.dh0;
+  out[4] = g.dc0;
+  const auto dW_q = dq.t().mm(h_prev);
+  out[5] = dW_q.narrow(0, 0, A);
+  out[6] = dq.narrow(1, 0, A).sum(0);
+  out[7] = at::mv(u_all.view({N * L, A}).t(), de_all.view({N * L}));
+  out[8] = torch::zeros_like(s.score_bias);
+  if (gated) {
+    out[9] = dW_q.narrow(0, A, 1);
+    out[10] = dq.narrow(1, A, 1).sum(0);
+  }
+  out[11] = dG.t().mm(s.context);
+  out[12] = dG.t().mm(h_prev);
+  return out;
+}
+
 /// Arguments: 0 a, 1 W_a a, 2 word gates, 3 h0, 4 c0, 5 W_h, 6 b, 7 w, 8 w's bias, 9 β weight,
 /// 10 β bias, 11 context gates, 12 hidden gates, 13 sample, 14 rows_at.
 struct Recurrence : public torch::autograd::Function<Recurrence> {
@@ -117,125 +281,8 @@ struct Recurrence : public torch::autograd::Function<Recurrence> {
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    auto& s = ctx->saved_data;
-    const auto a = s["a"].toTensor(), h0 = s["h0"].toTensor(), c0 = s["c0"].toTensor(), W_q = s["W_q"].toTensor();
-    const auto w = s["w"].toTensor(), W_c = s["W_c"].toTensor(), W_hh = s["W_hh"].toTensor();
-    const auto sample = s["sample"].toTensor(), u_all = s["u"].toTensor(), alpha = s["alpha"].toTensor();
-    const auto weights = s["weights"].toTensor(), beta = s["beta"].toTensor(), context = s["context"].toTensor();
-    const auto H = s["h"].toTensor(), C = s["c"].toTensor(), workspace = s["workspace"].toTensor();
-    const auto glimpse = s["glimpse"].toTensor();
-    const auto rows_at = s["rows_at"].toIntVector();
-    const bool gated = s["gated"].toBool(), hard = sample.numel() > 0;
-    const auto &gH = grads[0], &gZ = grads[1], &gA = grads[2], &gB = grads[3], &gL = grads[5];
-    const auto B = a.size(0), L = a.size(1), D = a.size(2), A = w.size(0), n = h0.size(1);
-    const auto T = std::int64_t(rows_at.size());
-    const auto off = step_offsets(rows_at);
-    const auto N = off.back();
-    const auto opt = a.options();
-
-    // ∂h_t and ∂c_t reach step t from step t+1 (and ∂h_t from the output layer); undefined before
-    // the last step. A tensor of step t+1's rows gains zero rows where step t has more.
-    torch::Tensor dh_next, dc_next;
-    const auto rows = [&](const torch::Tensor& t, std::int64_t b) {
-      return !t.defined() || t.size(0) == b ? t : at::constant_pad_nd(t, {0, 0, 0, b - t.size(0)});
-    };
-    auto dq = torch::empty({N, W_q.size(0)}, opt);  // ∂(W_h h + b) (first without w, see W_q_w) and ∂ of β's input
-    auto dz_all = torch::empty({N, D}, opt);
-    auto de_all = torch::empty({N, L}, opt);
-    std::vector<torch::Tensor> dgates(static_cast<std::size_t>(T));
-    // Σ_l ∂e_l (1 − u_l²) w is the query's gradient; w is folded into the weight here and into dq
-    // after the loop, so a step takes one product for it.
-    auto W_q_w = W_q.clone();
-    W_q_w.narrow(0, 0, A).mul_(w.unsqueeze(1));
-    auto slope = at::rsub(u_all.square(), 1);  // 1 − u²
-    torch::Tensor soft_rows = hard ? sample.logical_not().to(opt.dtype()) : torch::Tensor();
-    for (std::int64_t t = T - 1; t >= 0; --t) {
-      const auto b = rows_at[std::size_t(t)], o = off[std::size_t(t)];
-      auto dh = rows(dh_next, b);
-      if (!dh.defined()) dh = gH.defined() ? gH.narrow(0, o, b) : torch::zeros({b, n}, opt);
-      const auto c_prev = t == 0 ? c0.narrow(0, 0, b) : C.narrow(0, off[std::size_t(t - 1)], b);
-      auto [dg, dc] = fused_lstm_cell_backward(dh, rows(dc_next, b), c_prev, C.narrow(0, o, b), workspace.narrow(0, o, b));
-      dgates[std::size_t(t)] = dg;
-      dc_next = dc;
-      auto dz = dz_all.narrow(0, o, b);
-      if (gZ.defined()) {
-        at::addmm_out(dz, gZ.narrow(0, o, b), dg, W_c);
-      } else {
-        at::mm_out(dz, dg, W_c);
-      }
-      const auto dz_soft = hard ? dz * soft_rows.narrow(0, 0, b).unsqueeze(1) : dz;
-      const auto al = alpha.narrow(0, o, b);
-      auto dweights = torch::bmm(dz_soft.unsqueeze(1), a.narrow(0, 0, b).transpose(1, 2)).squeeze(1);  // (b, L)
-      torch::Tensor dalpha;
-      if (gated) {
-        const auto bt = beta.narrow(0, o, b);
-        dalpha = gA.defined() ? torch::addcmul(gA.narrow(0, o, b), dweights, bt.unsqueeze(1)) : dweights * bt.unsqueeze(1);
-        const auto row_dot = [&](const torch::Tensor& x, const torch::Tensor& y) { return x.unsqueeze(1).bmm(y.unsqueeze(2)); };
-        auto dbeta = gB.defined() ? torch::baddbmm(gB.narrow(0, o, b).view({b, 1, 1}), dweights.unsqueeze(1), al.unsqueeze(2))
-                                  : row_dot(dweights, al);
-        auto column = dq.narrow(0, o, b).select(1, A);
-        at::sigmoid_backward_out(column, dbeta.view({b}), bt);
-      } else {
-        dalpha = gA.defined() ? dweights.add_(gA.narrow(0, o, b)) : dweights;
-      }
-      if (hard && gL.defined()) {  // log α_s: 1/α_s at the drawn cell, where the clamp let it through
-        const auto cells = glimpse.narrow(0, o, b).clamp_min(0).unsqueeze(1);
-        const auto at_cell = al.gather(1, cells);
-        const auto drawn = (glimpse.narrow(0, o, b).unsqueeze(1) >= 0).logical_and(at_cell > 1e-12);
-        dalpha = dalpha.scatter_add(1, cells, torch::where(drawn, gL.narrow(0, o, b).unsqueeze(1) / at_cell,
-                                                           torch::zeros_like(at_cell)));
-      }
-      auto de = de_all.narrow(0, o, b);
-      at::_softmax_backward_data_out(de, dalpha, al, 1, al.scalar_type());
-      auto dq3 = dq.narrow(0, o, b).narrow(1, 0, A).unsqueeze(1);
-      at::bmm_out(dq3, de.unsqueeze(1), slope.narrow(0, o, b));
-      // ∂h_{t-1} = ∂q' W_q_w + ∂gates W_hh, with the output layer's ∂h_{t-1} for the rows step t has.
-      const auto from_gates = t > 0 && gH.defined() ? torch::addmm(gH.narrow(0, off[std::size_t(t - 1)], b), dg, W_hh)
-                                                    : torch::mm(dg, W_hh);
-      dh_next = from_gates.addmm_(dq.narrow(0, o, b), W_q_w);
-      if (t > 0 && gH.defined() && rows_at[std::size_t(t - 1)] > b) {  // rows that end at step t-1
-        const auto prev = rows_at[std::size_t(t - 1)];
-        dh_next = torch::cat({dh_next, gH.narrow(0, off[std::size_t(t - 1)] + b, prev - b)});
-      }
-    }
-    dq.narrow(1, 0, A).mul_(w);
-    const auto dG = torch::cat(dgates);
-    const auto idx = packed_indices(rows_at, B, a.device());
-    const auto sequence = idx[0], cell_of = idx[1], previous = idx[2];
-    const auto h_prev = torch::cat({h0, H}).index_select(0, previous);
-
-    variable_list out(15);
-    if (ctx->needs_input_grad(0)) {
-      // ∂a = Σ_t (β α_t)ᵀ ∂ẑ_t per sequence, as one batched product over a (B, T) grid.
-      auto dz_soft = hard ? dz_all * soft_rows.index_select(0, sequence).unsqueeze(1) : dz_all;
-      auto w_grid = torch::zeros({B * T, L}, opt).index_copy_(0, cell_of, weights).view({B, T, L});
-      auto z_grid = torch::zeros({B * T, D}, opt).index_copy_(0, cell_of, dz_soft).view({B, T, D});
-      auto da = torch::bmm(w_grid.transpose(1, 2), z_grid);
-      if (hard) {  // a drawn glimpse passes ∂ẑ to its cell
-        const auto drawn = (glimpse >= 0).to(opt.dtype()).unsqueeze(1);
-        da.view({B * L, D}).index_add_(0, sequence * L + glimpse.clamp_min(0), dz_all * drawn);
-      }
-      out[0] = da;
-    }
-    if (ctx->needs_input_grad(1)) {
-      slope.mul_(de_all.unsqueeze(2));
-      out[1] = torch::zeros({B, L, A}, opt).index_add_(0, sequence, slope).mul_(w);
-    }
-    out[2] = dG;
-    out[3] = dh_next;
-    out[4] = dc_next;
-    const auto dW_q = dq.t().mm(h_prev);
-    out[5] = dW_q.narrow(0, 0, A);
-    out[6] = dq.narrow(1, 0, A).sum(0);
-    out[7] = at::mv(u_all.view({N * L, A}).t(), de_all.view({N * L}));
-    out[8] = torch::zeros_like(s["score_bias"].toTensor());
-    if (gated) {
-      out[9] = dW_q.narrow(0, A, 1);
-      out[10] = dq.narrow(1, A, 1).sum(0);
-    }
-    out[11] = dG.t().mm(context);
-    out[12] = dG.t().mm(h_prev);
-    return out;
+    const SavedForBackward saved(ctx);
+    return input_gradients(ctx, saved, backward_steps(saved, grads));
   }
 };
 

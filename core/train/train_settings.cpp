@@ -87,100 +87,131 @@ std::vector<TrainSetting> with_applicability(std::vector<TrainSetting> table) {
   return table;
 }
 
+/// The run folder and where it starts from; the dataset and its vocabulary.
+std::vector<TrainSetting> run_and_data_settings() {
+  return {
+    // Run
+    {"out", "Run", "Run folder for metrics.jsonl, checkpoints, samples and the model card", FOVEA_FIELD(out_dir)},
+    {"init_from", "Run", "Start from this checkpoint's weights (e.g. a hard model from a soft one)", FOVEA_FIELD(init_from)},
+    // Data
+    {"dataset", "Data",
+     "fashion-scenes (built in), karpathy:PATH/dataset_flickr8k.json (Karpathy split file; also Flickr30k, COCO) "
+     "or coco:PATH/captions.json (COCO captions file)",
+     FOVEA_FIELD(dataset)},
+    {"images", "Data", "Folder of the dataset's images (karpathy: and coco: datasets)", FOVEA_FIELD(images_dir)},
+    {"train_scenes", "Data", "Built-in scenes drawn for every epoch; on disk: at most this many images (0: all)",
+     FOVEA_FIELD(train_scenes), 0, kInf},
+    {"val_scenes", "Data", "Validation scenes or images", FOVEA_FIELD(val_scenes), 1, kInf},
+    {"min_count", "Data", "Vocabulary: the words seen at least this often in the training split", FOVEA_FIELD(min_count), 1, kInf},
+  };
+}
+
+/// The encoder, the decoder and their sizes.
+std::vector<TrainSetting> model_settings() {
+  return {
+    // Model
+    {"attention", "Model", "soft (deterministic) or hard (stochastic, REINFORCE)", FOVEA_FIELD(model.attention), -kInf, kInf,
+     false, {"soft", "hard"}},
+    {"image_size", "Model", "Input side in pixels (multiple of 8)",
+     [](const TrainConfig& c) -> SettingValue { return c.model.image_size; },
+     [](TrainConfig& c, const SettingValue& v) {
+       c.model.image_size = std::get<std::int64_t>(v);
+       c.scenes.image_size = int(c.model.image_size);
+     },
+     16, 1024},
+    {"encoder_widths", "Model", "Built-in CNN: channels of each 3x3 conv block (three of them halve the image)",
+     [](const TrainConfig& c) -> SettingValue { return c.model.encoder_widths; },
+     [](TrainConfig& c, const SettingValue& v) {
+       c.model.encoder_widths = std::get<std::vector<std::int64_t>>(v);
+       c.model.fit_strides_to_widths(false);
+     }},
+    {"backbone", "Model",
+     "The encoder to start from: an encoder file (fovea pretrain-encoder: the built-in CNN, pretrained), a "
+     "TorchScript CNN returning (B, D, H, W), or none: the built-in CNN, untrained",
+     [](const TrainConfig& c) -> SettingValue { return c.backbone; },
+     [](TrainConfig& c, const SettingValue& v) {
+       const auto& path = std::get<std::string>(v);
+       c.backbone = path == "none" ? std::string() : path;
+     }},
+    {"finetune_backbone", "Model", "Train a TorchScript backbone too (an encoder file's CNN trains its top trainable_blocks)",
+     FOVEA_FIELD(model.backbone_trainable)},
+    {"trainable_blocks", "Model",
+     "Built-in CNN starting trained (encoder file, pretraining, init_from): its top blocks that train; the blocks "
+     "below keep their weights and skip the backward (an untrained CNN trains all)",
+     FOVEA_FIELD(trainable_blocks), 0, 64},
+    {"embed_dim", "Model", "Word embedding size m", FOVEA_FIELD(model.embed_dim), 1, 8192},
+    {"attention_dim", "Model", "Attention MLP size", FOVEA_FIELD(model.attention_dim), 1, 8192},
+    {"hidden_dim", "Model", "LSTM size n", FOVEA_FIELD(model.hidden_dim), 1, 8192},
+    {"dropout", "Model", "Dropout before the deep output layer", FOVEA_FIELD(model.dropout), 0, 0.99},
+    {"beta", "Model", "Soft attention: the gating scalar beta on the context", FOVEA_FIELD(model.use_beta)},
+    {"init_state", "Model", "h0/c0: mean (f_init MLPs on the mean annotation, the paper's), zero or learned",
+     FOVEA_FIELD(model.init_state), -kInf, kInf, false, {"mean", "zero", "learned"}},
+  };
+}
+
+/// The loss: penalties, REINFORCE, self-critical training, auxiliary losses, pretraining.
+std::vector<TrainSetting> objective_settings() {
+  return {
+    // Objective
+    {"lambda", "Objective", "Weight of the doubly stochastic penalty", FOVEA_FIELD(objective.lambda), 0, kInf},
+    {"penalty_reduction", "Objective", "The penalty over cells: sum (the paper's) or mean", FOVEA_FIELD(objective.reduction),
+     -kInf, kInf, false, {"sum", "mean"}},
+    {"lambda_r", "Objective", "Hard: weight of the REINFORCE term", FOVEA_FIELD(objective.lambda_r), 0, kInf},
+    {"lambda_e", "Objective", "Hard: weight of the entropy bonus on alpha", FOVEA_FIELD(objective.lambda_e), 0, kInf},
+    {"self_critical", "Objective",
+     "Self-critical training from --init-from's model: reward CIDEr-D of 5 sampled captions per image, baseline the "
+     "greedy caption's reward (greedy) or the other samples' mean (samples); off: cross-entropy",
+     FOVEA_FIELD(self_critical), -kInf, kInf, false, {"off", "greedy", "samples"}},
+    {"aux_weight", "Objective",
+     "Auxiliary losses on the annotations: each cell's class and colour, each object's class (needs object boxes; 0: off)",
+     FOVEA_FIELD(aux_weight), 0, kInf},
+    {"attention_supervision", "Objective",
+     "Weight of KL(alpha from an even spread over the box of the object each colour word and noun names) (needs object "
+     "boxes; 0: off)",
+     FOVEA_FIELD(attention_supervision), 0, kInf},
+    {"pretrain_steps", "Objective",
+     "Encoder pretraining before captioning: steps on single Fashion-MNIST items (built-in CNN and scenes; 0: off)",
+     FOVEA_FIELD(pretrain_steps), 0, kInf},
+  };
+}
+
+/// The optimiser, the schedule, stopping; the device and the precision.
+std::vector<TrainSetting> optimisation_and_runtime_settings() {
+  return {
+    // Optimisation
+    {"lr", "Optimisation", "Adam learning rate", FOVEA_FIELD(lr), 0, kInf, true},
+    {"lr_decay", "Optimisation", "The learning rate is multiplied by this after every epoch", FOVEA_FIELD(lr_decay), 0, 1, true},
+    {"batch", "Optimisation", "Captions per step", FOVEA_FIELD(batch_size), 1, kInf},
+    {"epochs", "Optimisation", "Epochs (with --resume: extend the run to this many)", FOVEA_FIELD(epochs), 1, kInf},
+    {"max_steps", "Optimisation", "Stop after this many steps in all, pretraining included (0: no limit)",
+     FOVEA_FIELD(max_steps), 0, kInf},
+    {"patience", "Optimisation", "Early stopping: epochs without a better validation BLEU-4", FOVEA_FIELD(patience), 1, kInf},
+    {"seed", "Optimisation", "Seed of the weights, the batch order and the sampling", FOVEA_FIELD(seed), 0, kInf},
+    {"on_nonfinite", "Optimisation",
+     "A NaN or infinite loss or gradient: stop (the default), skip the batch, or rollback to the last checkpoint "
+     "with the learning rate halved",
+     FOVEA_FIELD(on_nonfinite), -kInf, kInf, false, {"stop", "skip", "rollback"}},
+    // Runtime
+    {"device", "Runtime", "auto, cpu, cuda or cuda:N", FOVEA_FIELD(device)},
+    {"precision", "Runtime",
+     "fp32, or bf16 (products and convolutions in bfloat16, CPU); auto: on a CPU with bf16 products the "
+     "faster of the two for this run, timed before its first step; else fp32",
+     FOVEA_FIELD(precision), -kInf, kInf, false, {"auto", "fp32", "bf16"}},
+  };
+}
+
 }  // namespace
 
 const std::vector<TrainSetting>& train_settings() {
-  static const std::vector<TrainSetting> table = with_applicability({
-      // Run
-      {"out", "Run", "Run folder for metrics.jsonl, checkpoints, samples and the model card", FOVEA_FIELD(out_dir)},
-      {"init_from", "Run", "Start from this checkpoint's weights (e.g. a hard model from a soft one)", FOVEA_FIELD(init_from)},
-      // Data
-      {"dataset", "Data",
-       "fashion-scenes (built in), karpathy:PATH/dataset_flickr8k.json (Karpathy split file; also Flickr30k, COCO) "
-       "or coco:PATH/captions.json (COCO captions file)",
-       FOVEA_FIELD(dataset)},
-      {"images", "Data", "Folder of the dataset's images (karpathy: and coco: datasets)", FOVEA_FIELD(images_dir)},
-      {"train_scenes", "Data", "Built-in scenes drawn for every epoch; on disk: at most this many images (0: all)",
-       FOVEA_FIELD(train_scenes), 0, kInf},
-      {"val_scenes", "Data", "Validation scenes or images", FOVEA_FIELD(val_scenes), 1, kInf},
-      {"min_count", "Data", "Vocabulary: the words seen at least this often in the training split", FOVEA_FIELD(min_count), 1, kInf},
-      // Model
-      {"attention", "Model", "soft (deterministic) or hard (stochastic, REINFORCE)", FOVEA_FIELD(model.attention), -kInf, kInf,
-       false, {"soft", "hard"}},
-      {"image_size", "Model", "Input side in pixels (multiple of 8)",
-       [](const TrainConfig& c) -> SettingValue { return c.model.image_size; },
-       [](TrainConfig& c, const SettingValue& v) {
-         c.model.image_size = std::get<std::int64_t>(v);
-         c.scenes.image_size = int(c.model.image_size);
-       },
-       16, 1024},
-      {"encoder_widths", "Model", "Built-in CNN: channels of each 3x3 conv block (three of them halve the image)",
-       [](const TrainConfig& c) -> SettingValue { return c.model.encoder_widths; },
-       [](TrainConfig& c, const SettingValue& v) {
-         c.model.encoder_widths = std::get<std::vector<std::int64_t>>(v);
-         c.model.fit_strides_to_widths(false);
-       }},
-      {"backbone", "Model",
-       "The encoder to start from: an encoder file (fovea pretrain-encoder: the built-in CNN, pretrained), a "
-       "TorchScript CNN returning (B, D, H, W), or none: the built-in CNN, untrained",
-       [](const TrainConfig& c) -> SettingValue { return c.backbone; },
-       [](TrainConfig& c, const SettingValue& v) {
-         const auto& path = std::get<std::string>(v);
-         c.backbone = path == "none" ? std::string() : path;
-       }},
-      {"finetune_backbone", "Model", "Train a TorchScript backbone too (an encoder file's CNN trains its top trainable_blocks)",
-       FOVEA_FIELD(model.backbone_trainable)},
-      {"trainable_blocks", "Model",
-       "Built-in CNN starting trained (encoder file, pretraining, init_from): its top blocks that train; the blocks "
-       "below keep their weights and skip the backward (an untrained CNN trains all)",
-       FOVEA_FIELD(trainable_blocks), 0, 64},
-      {"embed_dim", "Model", "Word embedding size m", FOVEA_FIELD(model.embed_dim), 1, 8192},
-      {"attention_dim", "Model", "Attention MLP size", FOVEA_FIELD(model.attention_dim), 1, 8192},
-      {"hidden_dim", "Model", "LSTM size n", FOVEA_FIELD(model.hidden_dim), 1, 8192},
-      {"dropout", "Model", "Dropout before the deep output layer", FOVEA_FIELD(model.dropout), 0, 0.99},
-      {"beta", "Model", "Soft attention: the gating scalar beta on the context", FOVEA_FIELD(model.use_beta)},
-      {"init_state", "Model", "h0/c0: mean (f_init MLPs on the mean annotation, the paper's), zero or learned",
-       FOVEA_FIELD(model.init_state), -kInf, kInf, false, {"mean", "zero", "learned"}},
-      // Objective
-      {"lambda", "Objective", "Weight of the doubly stochastic penalty", FOVEA_FIELD(objective.lambda), 0, kInf},
-      {"penalty_reduction", "Objective", "The penalty over cells: sum (the paper's) or mean", FOVEA_FIELD(objective.reduction),
-       -kInf, kInf, false, {"sum", "mean"}},
-      {"lambda_r", "Objective", "Hard: weight of the REINFORCE term", FOVEA_FIELD(objective.lambda_r), 0, kInf},
-      {"lambda_e", "Objective", "Hard: weight of the entropy bonus on alpha", FOVEA_FIELD(objective.lambda_e), 0, kInf},
-      {"self_critical", "Objective",
-       "Self-critical training from --init-from's model: reward CIDEr-D of 5 sampled captions per image, baseline the "
-       "greedy caption's reward (greedy) or the other samples' mean (samples); off: cross-entropy",
-       FOVEA_FIELD(self_critical), -kInf, kInf, false, {"off", "greedy", "samples"}},
-      {"aux_weight", "Objective",
-       "Auxiliary losses on the annotations: each cell's class and colour, each object's class (needs object boxes; 0: off)",
-       FOVEA_FIELD(aux_weight), 0, kInf},
-      {"attention_supervision", "Objective",
-       "Weight of KL(alpha from an even spread over the box of the object each colour word and noun names) (needs object "
-       "boxes; 0: off)",
-       FOVEA_FIELD(attention_supervision), 0, kInf},
-      {"pretrain_steps", "Objective",
-       "Encoder pretraining before captioning: steps on single Fashion-MNIST items (built-in CNN and scenes; 0: off)",
-       FOVEA_FIELD(pretrain_steps), 0, kInf},
-      // Optimisation
-      {"lr", "Optimisation", "Adam learning rate", FOVEA_FIELD(lr), 0, kInf, true},
-      {"lr_decay", "Optimisation", "The learning rate is multiplied by this after every epoch", FOVEA_FIELD(lr_decay), 0, 1, true},
-      {"batch", "Optimisation", "Captions per step", FOVEA_FIELD(batch_size), 1, kInf},
-      {"epochs", "Optimisation", "Epochs (with --resume: extend the run to this many)", FOVEA_FIELD(epochs), 1, kInf},
-      {"max_steps", "Optimisation", "Stop after this many steps in all, pretraining included (0: no limit)",
-       FOVEA_FIELD(max_steps), 0, kInf},
-      {"patience", "Optimisation", "Early stopping: epochs without a better validation BLEU-4", FOVEA_FIELD(patience), 1, kInf},
-      {"seed", "Optimisation", "Seed of the weights, the batch order and the sampling", FOVEA_FIELD(seed), 0, kInf},
-      {"on_nonfinite", "Optimisation",
-       "A NaN or infinite loss or gradient: stop (the default), skip the batch, or rollback to the last checkpoint "
-       "with the learning rate halved",
-       FOVEA_FIELD(on_nonfinite), -kInf, kInf, false, {"stop", "skip", "rollback"}},
-      // Runtime
-      {"device", "Runtime", "auto, cpu, cuda or cuda:N", FOVEA_FIELD(device)},
-      {"precision", "Runtime",
-       "fp32, or bf16 (products and convolutions in bfloat16, CPU); auto: on a CPU with bf16 products the "
-       "faster of the two for this run, timed before its first step; else fp32",
-       FOVEA_FIELD(precision), -kInf, kInf, false, {"auto", "fp32", "bf16"}},
-  });
+  // In the order of train_setting_groups(), a section each.
+  static const std::vector<TrainSetting> table = [] {
+    std::vector<TrainSetting> all;
+    for (auto section : {run_and_data_settings, model_settings, objective_settings, optimisation_and_runtime_settings}) {
+      auto settings = section();
+      all.insert(all.end(), settings.begin(), settings.end());
+    }
+    return with_applicability(std::move(all));
+  }();
   return table;
 }
 

@@ -20,9 +20,11 @@
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/live_controls.h"
 #include "ui/common/image_convert.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
+#include "ui/explorer/studio_exports.h"
 #include "ui/common/word_player.h"
 
 using namespace fovea::ui;
@@ -118,9 +120,9 @@ class LiveSourceTest : public QObject {
     QCOMPARE(w->liveSource()->path(), clip_);
     // File ▸ Export Video: the clip with its captions, written on a worker while it plays on.
     const QString out = dir_.filePath("captioned.avi");
-    w->exportVideo(out);
-    QVERIFY(w->isExportingVideo());
-    QTRY_VERIFY_WITH_TIMEOUT(!w->isExportingVideo(), kWait);
+    w->exports()->exportVideo(out);
+    QVERIFY(w->exports()->isExportingVideo());
+    QTRY_VERIFY_WITH_TIMEOUT(!w->exports()->isExportingVideo(), kWait);
     QVERIFY2(w->errorText().isEmpty(), qPrintable(w->errorText()));
     fovea::VideoReader written(out.toStdString());
     QCOMPARE(written.width(), 224);
@@ -145,7 +147,7 @@ class LiveSourceTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("truncated.ckpt")), kWait);
     QCOMPARE(w.primaryPanel()->modelPath(), kSoft);  // the panel keeps the model it had
     // A video opened now is captioned with that model, and nothing brings the old error back.
-    QVERIFY(w.openVideo(clip_));
+    QVERIFY(w.live()->openVideo(clip_));
     QTRY_VERIFY_WITH_TIMEOUT(w.liveSource()->latest().index >= 3 && w.primaryPanel()->hasCaption(), kWait);
     QVERIFY(!w.liveSource()->latest().caption.words.empty());
     QVERIFY(w.liveSource()->isPlaying());
@@ -165,7 +167,7 @@ class LiveSourceTest : public QObject {
     MainWindow w;
     w.show();
     w.loadModel(kSoft);
-    QVERIFY(w.openVideo(clip_));
+    QVERIFY(w.live()->openVideo(clip_));
     ExplorerPanel* panel = w.primaryPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && panel->caption().words.size() >= 2, kWait);
     w.liveSource()->pause();
@@ -199,7 +201,7 @@ class LiveSourceTest : public QObject {
     w.show();
     QVERIFY(w.openImage(kSample));
     const QString title = w.windowTitle();
-    w.startWebcam(QStringLiteral("/dev/video97"));
+    w.live()->startWebcam(QStringLiteral("/dev/video97"));
     QTRY_VERIFY_WITH_TIMEOUT(w.errorText().contains(QStringLiteral("/dev/video97")), kWait);
     QCOMPARE(w.windowTitle(), title);  // not "/dev/video97 — Fovea Studio" over the image
     QCOMPARE(w.imagePath(), QFileInfo(kSample).absoluteFilePath());

@@ -70,8 +70,8 @@ class StudioTest : public QObject {
     // A run's checkpoint is named with its run folder.
     QVERIFY(QDir().mkpath(tmp_.filePath("run-a")));
     QFile(tmp_.filePath("run-a/metrics.jsonl")).open(QIODevice::WriteOnly);
-    QCOMPARE(ExplorerPanel::displayName(tmp_.filePath("run-a/best.ckpt")), QString("run-a/best.ckpt"));
-    QCOMPARE(ExplorerPanel::displayName(kSoft), QString("fashion-soft.ckpt"));
+    QCOMPARE(model_file_title(tmp_.filePath("run-a/best.ckpt")), QString("run-a/best.ckpt"));
+    QCOMPARE(model_file_title(kSoft), QString("fashion-soft.ckpt"));
   }
 
   void compareWithOffersTheShippedModelsByNameAndTheHeaderSaysWhetherAttentionWasTaught() {
@@ -105,10 +105,10 @@ class StudioTest : public QObject {
 
   void helpListsTheShortcutsAndPlaybackHasAMenu() {
     MainWindow w;
-    const QString keys = w.shortcutsText();
+    const QString keys = StudioMenus::shortcutsText(w);
     for (const char* part : {"Space", "Play / Pause", "Previous Word", "Next Word", "Faster", "Ctrl+O", "Open Image"})
       QVERIFY2(keys.contains(part), qPrintable(part + QString(" missing from: ") + keys));
-    QVERIFY(w.quickStartText().contains("Export Figure"));
+    QVERIFY(StudioMenus::quickStartText().contains("Export Figure"));
     QMenu* playback = nullptr;
     for (auto* a : w.menuBar()->actions()) {
       if (a->menu() && a->text().remove('&') == "Playback") playback = a->menu();

@@ -19,8 +19,10 @@
 #include "core/datasets/moving_scenes.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
+#include "ui/explorer/live_controls.h"
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
+#include "ui/explorer/studio_exports.h"
 #include "ui/explorer/thumbnail_strip.h"
 #include "ui/export/gallery_export.h"
 #include "ui/export/job_progress.h"
@@ -82,7 +84,7 @@ class StudioExportsTest : public QObject {
   void cleanupTestCase() { delete w_; }
 
   void theStripSaysTheVideoPlaysAndMarksNoStill() {
-    QVERIFY(w_->openVideo(clip_));
+    QVERIFY(w_->live()->openVideo(clip_));
     QTRY_VERIFY_WITH_TIMEOUT(w_->primaryPanel()->hasCaption() && w_->liveSource()->latest().index > 0, kWait);
     ThumbnailStrip* strip = w_->thumbnails();
     QVERIFY(strip->count() > 0);  // the folder's images stay, to go back to
@@ -95,7 +97,7 @@ class StudioExportsTest : public QObject {
     w_->liveSource()->pause();
     QTest::qWait(300);
     const QString page = dir_.filePath("frame.html");
-    QVERIFY(w_->exportWebPage(page));
+    QVERIFY(w_->exports()->exportWebPage(page));
     QFile f(page);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());
@@ -108,14 +110,14 @@ class StudioExportsTest : public QObject {
 
   void exportingTheVideoShowsProgressAndCancelStopsIt() {
     const QString out = dir_.filePath("captioned.avi");
-    w_->exportVideo(out);
-    QVERIFY(w_->isExportingVideo());
+    w_->exports()->exportVideo(out);
+    QVERIFY(w_->exports()->isExportingVideo());
     JobProgress* progress = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((progress = shownProgress()) != nullptr, 5000);
     QCOMPARE(progress->maximum(), int(w_->liveSource()->frameCount()));
     QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 0, kWait);  // it moves
     pressCancel(progress);
-    QTRY_VERIFY_WITH_TIMEOUT(!w_->isExportingVideo(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(!w_->exports()->isExportingVideo(), kWait);
     QTRY_VERIFY(shownProgress() == nullptr);
     QVERIFY2(!QFile::exists(out), "a canceled export left its file");
   }

@@ -115,9 +115,9 @@ class StudioFilesTest : public QObject {
     auto w = captioned();
     const int words = w->primaryPanel()->strip()->count();
     const QString png = tmp_.filePath("fig.png"), svg = tmp_.filePath("fig.svg"), pdf = tmp_.filePath("fig.pdf");
-    QVERIFY(w->exportFigure(png));
-    QVERIFY(w->exportFigure(svg));
-    QVERIFY(w->exportFigure(pdf));
+    QVERIFY(w->exports()->exportFigure(png));
+    QVERIFY(w->exports()->exportFigure(svg));
+    QVERIFY(w->exports()->exportFigure(pdf));
     QVERIFY(!QImage(png).isNull());
     QFile s(svg);
     QVERIFY(s.open(QIODevice::ReadOnly));
@@ -129,11 +129,11 @@ class StudioFilesTest : public QObject {
     const QByteArray pdf_bytes = p.readAll();
     QVERIFY(pdf_bytes.startsWith("%PDF-"));
     QVERIFY(pdf_bytes.contains("/FontFile"));  // the labels' font is embedded
-    QVERIFY(w->exportFrames(tmp_.filePath("frames")));
+    QVERIFY(w->exports()->exportFrames(tmp_.filePath("frames")));
     QCOMPARE(QDir(tmp_.filePath("frames")).entryList({"*.png"}).size(), words);
-    QVERIFY(w->exportView(tmp_.filePath("view.png")));
+    QVERIFY(w->exports()->exportView(tmp_.filePath("view.png")));
     QVERIFY(!QImage(tmp_.filePath("view.png")).isNull());
-    QVERIFY(!w->exportFigure(tmp_.filePath("fig.doc")));
+    QVERIFY(!w->exports()->exportFigure(tmp_.filePath("fig.doc")));
     QVERIFY(w->errorText().contains("fig.doc"));
   }
 
@@ -163,7 +163,7 @@ class StudioFilesTest : public QObject {
     QVERIFY(!w.findChild<QCheckBox*>("smooth")->isChecked());
     QCOMPARE(w.findChild<QSlider*>("speed")->value(), 7);
     QCOMPARE(w.size(), saved);
-    QCOMPARE(QFileInfo(w.rememberedModel()), QFileInfo(kHard));
+    QCOMPARE(QFileInfo(remembered_model()), QFileInfo(kHard));
     QSettings().remove(QStringLiteral("view"));
   }
 
@@ -194,11 +194,11 @@ class StudioFilesTest : public QObject {
     ExportSettings s;
     s.figure_width = QStringLiteral("column");
     s.columns = 3;
-    const QString three = w->describeFigure(s);
+    const QString three = w->exports()->describeFigure(s);
     QVERIFY2(three.startsWith(QStringLiteral("3 columns × ")), qPrintable(three));
     s.columns = 0;
-    QVERIFY2(w->describeFigure(s).contains(QStringLiteral(" px (PNG at 300 dpi)")), qPrintable(w->describeFigure(s)));
-    FigureExportDialog d(s, [&](const ExportSettings& chosen) { return w->describeFigure(chosen); });
+    QVERIFY2(w->exports()->describeFigure(s).contains(QStringLiteral(" px (PNG at 300 dpi)")), qPrintable(w->exports()->describeFigure(s)));
+    FigureExportDialog d(s, [&](const ExportSettings& chosen) { return w->exports()->describeFigure(chosen); });
     QVERIFY(!d.previewText().isEmpty());
     auto* width = d.findChild<QComboBox*>();
     width->setCurrentIndex(2);  // custom
@@ -304,7 +304,7 @@ class StudioFilesTest : public QObject {
     player->setCurrent(3);
     const QString studied = strip->word(3);
     QSignalSpy shown(w->primaryPanel(), &ExplorerPanel::captionShown);
-    w->setBeam(1);  // greedy: a caption of its own, of the same image
+    w->decoding()->setBeam(1);  // greedy: a caption of its own, of the same image
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kWait);
     QVERIFY(!player->isPlaying());  // the word being studied stays, and so does the pause
     QStringList words;
@@ -315,21 +315,21 @@ class StudioFilesTest : public QObject {
 
   void sampledGlimpsesAreOfferedOnlyWhileAHardModelIsShown() {
     auto w = captioned();  // the shipped soft model
-    QVERIFY(!w->glimpseSwitchEnabled());
+    QVERIFY(!w->decoding()->glimpseSwitchEnabled());
     w->loadCompareModel(kHard);
     QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
-    QVERIFY(w->glimpseSwitchEnabled());
+    QVERIFY(w->decoding()->glimpseSwitchEnabled());
     // Only the soft model's β gates its context; the hard model's card claims no gate.
     QVERIFY(w->primaryPanel()->titleToolTip().contains(QStringLiteral("β gate")));
     QVERIFY(!w->comparePanel()->titleToolTip().contains(QStringLiteral("β gate")));
     // Asked for anyway, a soft model keeps its expected alpha: its caption does not change.
     auto* strip = w->primaryPanel()->strip();
     const QStringList soft = stripWords(strip);
-    w->setSampleGlimpses(true);
+    w->decoding()->setSampleGlimpses(true);
     QTest::qWait(300);
     QTRY_COMPARE_WITH_TIMEOUT(stripWords(strip), soft, kWait);
     w->setCompareVisible(false);
-    QVERIFY(!w->glimpseSwitchEnabled());
+    QVERIFY(!w->decoding()->glimpseSwitchEnabled());
   }
 
   void commaAndPeriodStepThroughTheWords() {

@@ -3,12 +3,13 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
-#include <QMouseEvent>
 #include <QPainter>
 
 #include <algorithm>
 
 #include "ui/common/image_convert.h"
+#include "ui/common/image_placement.h"
+#include "ui/common/region_drag.h"
 
 namespace fovea::ui {
 
@@ -22,6 +23,10 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   setMinimumSize(160, 160);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
   placeholder_ = tr("Drop an image here, or use File \u25B8 Open Image");
+  drag_ = new RegionDrag(this, [this] { return placement(); }, [this] { return has_caption_; },
+                         [this] { return probe_active_ || removal_active_; });
+  connect(drag_, &RegionDrag::regionSelected, this, &AttentionView::regionSelected);
+  connect(drag_, &RegionDrag::dismissRequested, this, &AttentionView::dismissRequested);
 }
 
 void AttentionView::setImage(const QImage& image) {
@@ -51,7 +56,7 @@ void AttentionView::clearCaption() {
   has_caption_ = false;
   probe_active_ = false;
   removal_active_ = false;
-  dragging_ = false;
+  drag_->cancel();
   unsetCursor();
   setToolTip(QString());
   caption_ = {};
@@ -114,48 +119,13 @@ void AttentionView::clearProbe() {
   update();
 }
 
-fovea::ProbeRegion AttentionView::regionBetween(const QPoint& from, const QPoint& to) const {
-  const QRect r = targetRect();
-  fovea::ProbeRegion region;
-  if (r.isEmpty()) return region;
-  const double sx = double(image_.width()) / r.width(), sy = double(image_.height()) / r.height();
-  const auto image_x = [&](int x) { return std::clamp((x - r.left()) * sx, 0.0, double(image_.width())); };
-  const auto image_y = [&](int y) { return std::clamp((y - r.top()) * sy, 0.0, double(image_.height())); };
-  if ((to - from).manhattanLength() < 5) {
-    region.point = true;
-    region.x0 = region.x1 = std::min(image_x(from.x()), image_.width() - 1.0);
-    region.y0 = region.y1 = std::min(image_y(from.y()), image_.height() - 1.0);
-    return region;
-  }
-  region.x0 = image_x(std::min(from.x(), to.x()));
-  region.x1 = image_x(std::max(from.x(), to.x()));
-  region.y0 = image_y(std::min(from.y(), to.y()));
-  region.y1 = image_y(std::max(from.y(), to.y()));
-  return region;
-}
-
-QRectF AttentionView::screenRect(const fovea::ProbeRegion& region) const {
-  const QRect r = targetRect();
-  const double sx = double(r.width()) / image_.width(), sy = double(r.height()) / image_.height();
-  return QRectF(r.left() + region.x0 * sx, r.top() + region.y0 * sy, (region.x1 - region.x0) * sx,
-                (region.y1 - region.y0) * sy);
-}
-
-QRectF AttentionView::cellRect(int cell) const {
-  const QRect r = targetRect();
-  if (caption_.grid_w <= 0 || caption_.grid_h <= 0) return {};
-  const double cw = double(r.width()) / caption_.grid_w, ch = double(r.height()) / caption_.grid_h;
-  return QRectF(r.left() + (cell % caption_.grid_w) * cw, r.top() + (cell / caption_.grid_w) * ch, cw, ch);
-}
-
 void AttentionView::setPlaceholder(const QString& text) {
   placeholder_ = text;
   update();
 }
 
 QSize AttentionView::fittedImageSize() const {
-  if (image_.isNull()) return {};
-  return image_.size().scaled((size() - QSize(8, 8)).expandedTo(QSize(1, 1)), Qt::KeepAspectRatio);
+  return image_.isNull() ? QSize() : ImagePlacement::fittedSize(image_.size(), size());
 }
 
 void AttentionView::setImageSizeLimit(const QSize& limit) {
@@ -165,27 +135,14 @@ void AttentionView::setImageSizeLimit(const QSize& limit) {
   update();
 }
 
-QRect AttentionView::targetRect() const {
-  if (image_.isNull()) return {};
-  QSize s = fittedImageSize();
-  if (size_limit_.isValid() && (s.width() > size_limit_.width() || s.height() > size_limit_.height()))
-    s = image_.size().scaled(size_limit_, Qt::KeepAspectRatio);
-  // Beside another panel (a size limit is set), the image hangs from the top: the two panels' strips
-  // under it differ in height, and centred images would sit at different heights side by side.
-  const int top = size_limit_.isValid() ? 0 : (height() - s.height()) / 2;
-  return QRect(QPoint((width() - s.width()) / 2, top), s);
+ImagePlacement AttentionView::placement() const {
+  return image_.isNull() ? ImagePlacement{} : ImagePlacement::in(image_.size(), size(), size_limit_);
 }
 
-QPointF AttentionView::imagePoint(const QPoint& p) const {
-  const QRect r = targetRect();
-  if (r.isEmpty()) return {};
-  const double x = (p.x() - r.left()) * double(image_.width()) / r.width();
-  const double y = (p.y() - r.top()) * double(image_.height()) / r.height();
-  return {std::clamp(x, 0.0, double(image_.width())), std::clamp(y, 0.0, double(image_.height()))};
-}
+QRect AttentionView::imageRect() const { return placement().rect; }
 
 void AttentionView::rebuild() {
-  const QRect r = targetRect();
+  const QRect r = placement().rect;
   if (r.isEmpty()) return;
   if (base_size_ != r.size()) {
     base_ = to_rgb(image_.scaled(r.size(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation));
@@ -216,7 +173,7 @@ void AttentionView::rebuild() {
 }
 
 QImage AttentionView::renderedFrame() {
-  if (dirty_ || base_size_ != targetRect().size()) rebuild();
+  if (dirty_ || base_size_ != placement().rect.size()) rebuild();
   return frame_image_.copy();
 }
 
@@ -228,13 +185,14 @@ void AttentionView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
     return;
   }
-  if (dirty_ || base_size_ != targetRect().size()) rebuild();
-  const QRect r = targetRect();
-  p.drawImage(r.topLeft(), frame_image_);
+  if (dirty_ || base_size_ != placement().rect.size()) rebuild();
+  const ImagePlacement placed = placement();
+  p.drawImage(placed.rect.topLeft(), frame_image_);
+  const auto cell_rect = [&](int cell) { return placed.cellRect(cell, caption_.grid_w, caption_.grid_h); };
   // The probed region (dashed), or a point's cross; the rectangle being dragged.
   if (probe_active_) {
     p.setPen(QPen(Qt::white, 1.5, Qt::DashLine));
-    const QRectF box = screenRect(probe_region_);
+    const QRectF box = placed.screenRect(probe_region_);
     if (probe_region_.point) {
       p.drawLine(box.topLeft() + QPointF(-8, 0), box.topLeft() + QPointF(8, 0));
       p.drawLine(box.topLeft() + QPointF(0, -8), box.topLeft() + QPointF(0, 8));
@@ -247,79 +205,28 @@ void AttentionView::paintEvent(QPaintEvent*) {
   // block; the control cells (removed in the other image) dashed.
   if (removal_active_) {
     for (int c : removed_cells_) {
-      p.fillRect(cellRect(c), QColor(255, 80, 80, 80));
-      p.fillRect(cellRect(c), QBrush(QColor(255, 80, 80, 170), Qt::BDiagPattern));
+      p.fillRect(cell_rect(c), QColor(255, 80, 80, 80));
+      p.fillRect(cell_rect(c), QBrush(QColor(255, 80, 80, 170), Qt::BDiagPattern));
     }
     p.setPen(QPen(QColor(255, 80, 80), 1.5));
-    for (int c : removed_cells_) p.drawRect(cellRect(c));
+    for (int c : removed_cells_) p.drawRect(cell_rect(c));
     p.setPen(QPen(QColor(80, 200, 255), 1.5, Qt::DashLine));
-    for (int c : control_cells_) p.drawRect(cellRect(c));
+    for (int c : control_cells_) p.drawRect(cell_rect(c));
   }
-  if (dragging_) {
+  if (const QRect dragged = drag_->dragRect(); !dragged.isNull()) {
     p.setPen(QPen(Qt::white, 1.5, Qt::DashLine));
-    p.drawRect(QRect(drag_from_, drag_to_).normalized());
+    p.drawRect(dragged);
   }
   // A hard model's sampled glimpse: outline the cell it looked at.
   if (!probe_active_ && !removal_active_ && has_caption_ && word_ >= 0 && caption_.words[word_].glimpse >= 0) {
     p.setPen(QPen(Qt::white, 2));
-    p.drawRect(cellRect(int(caption_.words[word_].glimpse)));
+    p.drawRect(cell_rect(int(caption_.words[word_].glimpse)));
   }
 }
 
 void AttentionView::resizeEvent(QResizeEvent*) {
   dirty_ = true;
   frames_.clear();
-}
-
-void AttentionView::mousePressEvent(QMouseEvent* event) {
-  if (event->button() == Qt::RightButton && (probe_active_ || removal_active_)) {
-    Q_EMIT dismissRequested();
-    return;
-  }
-  if (event->button() != Qt::LeftButton || !has_caption_ || !targetRect().contains(event->position().toPoint())) {
-    QWidget::mousePressEvent(event);
-    return;
-  }
-  dragging_ = true;
-  drag_from_ = drag_to_ = event->position().toPoint();
-  press_image_ = imagePoint(drag_from_);
-}
-
-void AttentionView::mouseMoveEvent(QMouseEvent* event) {
-  if (!dragging_) {
-    QWidget::mouseMoveEvent(event);
-    return;
-  }
-  const QRect r = targetRect();
-  const QPoint p = event->position().toPoint();
-  drag_to_ = QPoint(std::clamp(p.x(), r.left(), r.right() + 1), std::clamp(p.y(), r.top(), r.bottom() + 1));
-  update();
-}
-
-void AttentionView::mouseReleaseEvent(QMouseEvent* event) {
-  if (!dragging_ || event->button() != Qt::LeftButton) {
-    QWidget::mouseReleaseEvent(event);
-    return;
-  }
-  // A click or a drag by how far the pointer moved, not by where the image is now: the layout may
-  // have moved the image under a still pointer. The region starts where the press was in the image.
-  const bool click = (event->position().toPoint() - drag_from_).manhattanLength() < 5;
-  mouseMoveEvent(event);
-  dragging_ = false;
-  update();
-  fovea::ProbeRegion region;
-  if (click) {
-    region.point = true;
-    region.x0 = region.x1 = std::min(press_image_.x(), image_.width() - 1.0);
-    region.y0 = region.y1 = std::min(press_image_.y(), image_.height() - 1.0);
-  } else {
-    const QPointF to = imagePoint(drag_to_);
-    region.x0 = std::min(press_image_.x(), to.x());
-    region.x1 = std::max(press_image_.x(), to.x());
-    region.y0 = std::min(press_image_.y(), to.y());
-    region.y1 = std::max(press_image_.y(), to.y());
-  }
-  Q_EMIT regionSelected(region);
 }
 
 void AttentionView::dragEnterEvent(QDragEnterEvent* event) {

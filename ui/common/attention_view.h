@@ -1,7 +1,7 @@
 #pragma once
 /// The image with the α heatmap of the current word blended over it (core/render/heatmap.h), scaled to
 /// fit with its aspect ratio. Accepts dropped image files. Once captioned, dragging a rectangle (or
-/// clicking) asks "what would the model say looking here?": regionSelected, then setProbe shows
+/// clicking: ui/common/region_drag.h) asks "what would the model say looking here?": regionSelected, then setProbe shows
 /// the forced α and the region until the word changes; setRemoval shows the image with the word's
 /// attended cells taken away.
 #include <QHash>
@@ -13,6 +13,9 @@
 #include "core/render/heatmap.h"
 
 namespace fovea::ui {
+
+struct ImagePlacement;
+class RegionDrag;
 
 class AttentionView : public QWidget {
   Q_OBJECT
@@ -35,11 +38,8 @@ class AttentionView : public QWidget {
   void setRemoval(const QImage& image, const std::vector<int>& removed, const std::vector<int>& control);
   void clearRemoval();
   bool hasRemoval() const { return removal_active_; }
-  /// The image rectangle a drag between two widget points selects, in image pixels; a drag
-  /// shorter than 5 pixels is a click (a point).
-  fovea::ProbeRegion regionBetween(const QPoint& from, const QPoint& to) const;
   /// Where the image is drawn in the widget.
-  QRect imageRect() const { return targetRect(); }
+  QRect imageRect() const;
   /// The size the image would be drawn at without a limit (fitted to the widget).
   QSize fittedImageSize() const;
   /// Draws the image no larger than `limit` (an invalid size: no limit), so that two panels
@@ -65,18 +65,10 @@ class AttentionView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
-  void mousePressEvent(QMouseEvent* event) override;
-  void mouseMoveEvent(QMouseEvent* event) override;
-  void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
-  QRect targetRect() const;
-  /// Widget point `p` in image pixels (clamped to the image).
-  QPointF imagePoint(const QPoint& p) const;
-  /// `region` (image pixels) on screen.
-  QRectF screenRect(const fovea::ProbeRegion& region) const;
-  /// Grid cell `cell` on screen.
-  QRectF cellRect(int cell) const;
+  /// Where the image is drawn, and how widget points map to its pixels.
+  ImagePlacement placement() const;
   void rebuild();
 
   QImage image_;
@@ -97,10 +89,8 @@ class AttentionView : public QWidget {
   bool removal_active_ = false;
   QImage removal_image_;
   std::vector<int> removed_cells_, control_cells_;
-  QPoint drag_from_, drag_to_;
-  QPointF press_image_;  ///< where the drag began, in image pixels (the layout may move the image meanwhile)
   QSize size_limit_;
-  bool dragging_ = false;
+  RegionDrag* drag_;  ///< the drag of a region to probe (its mouse events)
 };
 
 }  // namespace fovea::ui

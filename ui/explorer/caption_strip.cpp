@@ -38,9 +38,69 @@ QString detail(const fovea::WordAttention& w, bool beta_gated) {
 }
 }  // namespace
 
+namespace {
+
+/// The strip's keys: Tab steps through the chips (Shift+Tab back), then on to the next widget;
+/// focus that arrives by Tab starts at the first chip (by Shift+Tab at the last); the arrows move
+/// the focus; Enter or Space selects the focused chip's word as a click does (Space is not the
+/// player's key there).
+class ChipKeys : public QObject {
+ public:
+  explicit ChipKeys(CaptionStrip* strip) : QObject(strip), strip_(strip) { strip->installEventFilter(this); }
+
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched != strip_) return false;
+    const int focus = strip_->focusedChip(), count = strip_->count();
+    switch (event->type()) {
+      case QEvent::FocusIn: {
+        const auto reason = static_cast<QFocusEvent*>(event)->reason();
+        if (count > 0) {
+          strip_->focusChip(reason == Qt::TabFocusReason       ? 0
+                            : reason == Qt::BacktabFocusReason ? count - 1
+                                                               : std::max(strip_->current(), 0));
+        }
+        return false;
+      }
+      case QEvent::FocusOut:
+        strip_->update();  // the ring goes
+        return false;
+      case QEvent::ShortcutOverride:
+        if (selects(static_cast<QKeyEvent*>(event)) && focus >= 0) return event->accept(), true;
+        return false;
+      case QEvent::KeyPress: {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        const int to = key->key() == Qt::Key_Tab || key->key() == Qt::Key_Right  ? focus + 1
+                       : key->key() == Qt::Key_Backtab || key->key() == Qt::Key_Left ? focus - 1
+                                                                                      : -2;
+        if (focus >= 0 && selects(key)) {
+          Q_EMIT strip_->wordClicked(focus);
+          return true;
+        }
+        if (to == -2 || focus < 0) return false;
+        const bool tab = key->key() == Qt::Key_Tab || key->key() == Qt::Key_Backtab;
+        if (tab && (to < 0 || to >= count)) return false;  // past the ends: on to the next widget
+        strip_->focusChip(std::clamp(to, 0, count - 1));
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+ private:
+  static bool selects(const QKeyEvent* key) {
+    return key->modifiers() == Qt::NoModifier &&
+           (key->key() == Qt::Key_Space || key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter);
+  }
+  CaptionStrip* strip_;
+};
+
+}  // namespace
+
 CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
+  new ChipKeys(this);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
@@ -204,54 +264,6 @@ void CaptionStrip::leaveEvent(QEvent* event) {
   hovered_ = -1;  // the mouse is gone: no chip stays highlighted, the preview ends
   update();
   Q_EMIT wordHovered(-1);
-}
-
-bool CaptionStrip::event(QEvent* event) {
-  // Enter and Space on a focused chip select its word: Space is not the player's key here.
-  if (event->type() == QEvent::ShortcutOverride) {
-    const auto* key = static_cast<QKeyEvent*>(event);
-    if (key->modifiers() == Qt::NoModifier && focus_ >= 0 &&
-        (key->key() == Qt::Key_Space || key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter)) {
-      event->accept();
-      return true;
-    }
-  }
-  return QWidget::event(event);
-}
-
-bool CaptionStrip::focusNextPrevChild(bool next) {
-  // Tab steps through the chips, and after the last (Shift+Tab: before the first) on to the
-  // next widget.
-  const int to = focus_ + (next ? 1 : -1);
-  if (hasFocus() && to >= 0 && to < count()) {
-    focusChip(to);
-    return true;
-  }
-  return QWidget::focusNextPrevChild(next);
-}
-
-void CaptionStrip::focusInEvent(QFocusEvent* event) {
-  QWidget::focusInEvent(event);
-  if (words_.empty()) return;
-  if (event->reason() == Qt::TabFocusReason) focusChip(0);
-  else if (event->reason() == Qt::BacktabFocusReason) focusChip(count() - 1);
-  else focusChip(std::max(current_, 0));
-}
-
-void CaptionStrip::focusOutEvent(QFocusEvent* event) {
-  QWidget::focusOutEvent(event);
-  update();  // the ring goes
-}
-
-void CaptionStrip::keyPressEvent(QKeyEvent* event) {
-  const int key = event->key();
-  if (focus_ >= 0 && (key == Qt::Key_Space || key == Qt::Key_Return || key == Qt::Key_Enter)) {
-    Q_EMIT wordClicked(focus_);
-  } else if (focus_ >= 0 && (key == Qt::Key_Left || key == Qt::Key_Right)) {
-    focusChip(std::clamp(focus_ + (key == Qt::Key_Right ? 1 : -1), 0, count() - 1));
-  } else {
-    QWidget::keyPressEvent(event);
-  }
 }
 
 void CaptionStrip::focusChip(int index) {

@@ -40,6 +40,8 @@ class CaptionStrip : public QWidget {
   int hoveredIndex() const { return hovered_; }
   /// The chip with the keyboard focus (ringed while the strip has the focus), -1 when none.
   int focusedChip() const { return focus_; }
+  /// Moves the keyboard focus to chip `index` and scrolls it into view (the strip's keys call it).
+  void focusChip(int index);
 
  Q_SIGNALS:
   void wordClicked(int index);
@@ -52,18 +54,11 @@ class CaptionStrip : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
-  bool event(QEvent* event) override;
-  bool focusNextPrevChild(bool next) override;
-  void focusInEvent(QFocusEvent* event) override;
-  void focusOutEvent(QFocusEvent* event) override;
-  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   /// The minimum height that shows every row of chips at the current width.
   void fitRows();
   std::vector<QRect> layoutChips(int width) const;
-  /// Moves the keyboard focus to chip `index` and scrolls it into view.
-  void focusChip(int index);
 
   std::vector<fovea::WordAttention> words_;
   std::vector<QRect> rects_;

@@ -25,6 +25,40 @@ namespace {
 /// Rows of chips the caption's space holds without scrolling: the captions of the shipped
 /// models and those of a few thousand steps take one or two rows beside each other at 1024 px.
 constexpr int kCaptionRows = 2;
+/// The header: the model's name and summary, and the warning beside it; one line high always.
+QWidget* title_row(LiveText* title, QLabel* unfamiliar) {
+  auto* row = new QWidget;
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(title, 1);
+  layout->addWidget(unfamiliar);
+  row->setFixedHeight(std::max(title->sizeHint().height(), unfamiliar->sizeHint().height()));
+  return row;
+}
+
+/// What goes with the image: the words in their fixed space, the word's numbers with the
+/// take-away button, and the notes.
+QWidget* details_column(QScrollArea* strip_space, CaptionStrip* strip, LiveText* readout, QPushButton* take_away,
+                        PanelNotes* notes) {
+  auto* column = new QWidget;
+  auto* details = new QVBoxLayout(column);
+  details->setContentsMargins(0, 0, 0, 0);
+  strip_space->setWidget(strip);
+  strip_space->setWidgetResizable(true);
+  strip_space->setFrameShape(QFrame::NoFrame);
+  strip_space->setFocusPolicy(Qt::NoFocus);  // no Tab stop of its own: the chips are, and it scrolls to them
+  strip_space->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the chips wrap instead
+  strip_space->viewport()->setBackgroundRole(QPalette::Window);
+  strip_space->setFixedHeight(strip->heightOfRows(kCaptionRows));
+  details->addWidget(strip_space);
+  auto* word_row = new QHBoxLayout;
+  word_row->addWidget(readout, 1);
+  word_row->addWidget(take_away);
+  details->addLayout(word_row);
+  details->addWidget(notes);
+  return column;
+}
+
 }  // namespace
 
 ExplorerPanel::ExplorerPanel(QWidget* parent)
@@ -41,38 +75,17 @@ ExplorerPanel::ExplorerPanel(QWidget* parent)
   unfamiliar_->setText(tr("⚠ unlike its training images"));
   unfamiliar_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 0px 4px; border-radius: 3px; }"));
   unfamiliar_->hide();
-  auto* title_row = new QWidget;
-  auto* title_layout = new QHBoxLayout(title_row);
-  title_layout->setContentsMargins(0, 0, 0, 0);
-  title_layout->addWidget(title_, 1);
-  title_layout->addWidget(unfamiliar_);
-  title_row->setFixedHeight(std::max(title_->sizeHint().height(), unfamiliar_->sizeHint().height()));
-  layout->addWidget(title_row);
+  layout->addWidget(title_row(title_, unfamiliar_));
   // The image, and under it (beside it on a short screen: setCompact) the words and their notes.
   body_ = new QBoxLayout(QBoxLayout::TopToBottom);
   layout->addLayout(body_, 1);
   body_->addWidget(view_, 1);
-  details_ = new QWidget;
-  auto* details = new QVBoxLayout(details_);
-  details->setContentsMargins(0, 0, 0, 0);
-  body_->addWidget(details_);
-  strip_space_->setWidget(strip_);
-  strip_space_->setWidgetResizable(true);
-  strip_space_->setFrameShape(QFrame::NoFrame);
-  strip_space_->setFocusPolicy(Qt::NoFocus);  // no Tab stop of its own: the chips are, and it scrolls to them
-  strip_space_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the chips wrap instead
-  strip_space_->viewport()->setBackgroundRole(QPalette::Window);
-  strip_space_->setFixedHeight(strip_->heightOfRows(kCaptionRows));
-  details->addWidget(strip_space_);
-  auto* word_row = new QHBoxLayout;
-  word_row->addWidget(readout_, 1);
   take_away_button_->setObjectName("takeAwayButton");
   take_away_button_->setToolTip(tr("Remove what the model looks at for this word (and, as a control, as much "
                                    "elsewhere), then ask it again: does the word go?"));
   take_away_button_->setEnabled(false);
-  word_row->addWidget(take_away_button_);
-  details->addLayout(word_row);
-  details->addWidget(notes_);
+  details_ = details_column(strip_space_, strip_, readout_, take_away_button_, notes_);
+  body_->addWidget(details_);
 
   connect(session_, &ModelSession::modelLoaded, this, [this](const ModelDescription& m) {
     showModelTitle(m);
@@ -128,11 +141,9 @@ void ExplorerPanel::setCompact(bool compact) {
   }
 }
 
-bool ExplorerPanel::isCompact() const { return body_->direction() == QBoxLayout::LeftToRight; }
-
 void ExplorerPanel::showModelTitle(const ModelDescription& m) {
   setTitle(QStringLiteral("<b>%1</b> &nbsp;<span style='color:gray'>%2</span>")
-               .arg(displayName(m.path).toHtmlEscaped(), m.summary.toHtmlEscaped()),
+               .arg(model_file_title(m.path).toHtmlEscaped(), m.summary.toHtmlEscaped()),
            m.card);
 }
 
@@ -146,7 +157,7 @@ void ExplorerPanel::showChip(int index) {
   if (chip.isValid()) strip_space_->ensureVisible(chip.center().x(), chip.center().y(), 0, chip.height() / 2 + 2);
 }
 
-QString ExplorerPanel::displayName(const QString& path) {
+QString model_file_title(const QString& path) {
   // A run's checkpoints are all best.ckpt or last.ckpt: the run folder tells two apart.
   const QFileInfo file(path);
   const bool in_run = QFileInfo::exists(file.dir().filePath(QStringLiteral("metrics.jsonl")));

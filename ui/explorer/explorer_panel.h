@@ -22,6 +22,10 @@ class CaptionStrip;
 class LiveText;
 class PanelNotes;
 
+/// How a model file is named in a panel's header: its file name, with the run folder for a run's
+/// checkpoints (two runs' best.ckpt side by side).
+QString model_file_title(const QString& path);
+
 class ExplorerPanel : public QWidget {
   Q_OBJECT
  public:
@@ -33,7 +37,6 @@ class ExplorerPanel : public QWidget {
   /// For a short screen: the words and their notes beside the image instead of under it, so the
   /// image keeps the panel's height.
   void setCompact(bool compact);
-  bool isCompact() const;
   void setImage(const QImage& image);
   /// A webcam frame: shown at once; captioned when the model is free (the last caption stays meanwhile).
   void setLiveFrame(const QImage& frame);
@@ -85,9 +88,6 @@ class ExplorerPanel : public QWidget {
   QString titleText() const;
   /// The header's tooltip: the model card.
   QString titleToolTip() const;
-  /// How a model file is named in the header: its file name, with the run folder for a run's
-  /// checkpoints (two runs' best.ckpt side by side).
-  static QString displayName(const QString& path);
 
  Q_SIGNALS:
   void captionShown(int words);

@@ -68,18 +68,24 @@ void LiveSource::close() {
   latest_ = {};
 }
 
-void LiveSource::open(const QString& path) {
-  close();
-  auto s = std::make_shared<Shared>();
-  s->path = path;
-  s->playing = true;
-  s->options = options_;
-  shared_ = s;
-  QPointer<LiveSource> self(this);
-  const std::string model = model_.toStdString();
-  // Queued calls to the GUI thread; dropped if the source is gone by then.
-  auto post = [self](auto fn) { QMetaObject::invokeMethod(self.data(), [self, fn] { if (self) fn(*self); }, Qt::QueuedConnection); };
-  s->worker = std::thread([s, model, post] {
+/// The worker thread of one opened source: reads the video file or camera, keeps a file to its own
+/// frame rate (dropping frames when captioning falls behind), captions each frame and hands the
+/// newest to the GUI thread, until the source closes.
+struct LiveSource::Worker {
+  std::shared_ptr<Shared> s;
+  std::string model;
+  QPointer<LiveSource> self;
+  Clock::time_point clock_start;
+  long long index_start = 0;
+
+  /// A queued call to the GUI thread; dropped if the source is gone by then.
+  template <class Fn>
+  void post(Fn fn) const {
+    QPointer<LiveSource> me = self;
+    QMetaObject::invokeMethod(me.data(), [me, fn] { if (me) fn(*me); }, Qt::QueuedConnection);
+  }
+
+  void run() {
     try {
       VideoReader reader(s->path.toStdString());
       {
@@ -93,75 +99,7 @@ void LiveSource::open(const QString& path) {
         captioner.emplace(model, "cpu");
         live.emplace(*captioner, s->options);
       }
-      auto clock_start = Clock::now();
-      long long index_start = reader.next_index();
-      RgbImage frame;
-      for (;;) {
-        bool stepping = false, restart = false;
-        {
-          std::unique_lock<std::mutex> lock(s->mutex);
-          s->wake.wait(lock, [&] { return s->stop || s->playing || s->step || s->seek >= 0; });
-          if (s->stop) return;
-          if (s->options_changed && captioner) live.emplace(*captioner, s->options);
-          s->options_changed = false;
-          if (s->seek >= 0 && !reader.is_camera()) {
-            reader.seek(s->seek);
-            if (live) live->reset();
-            stepping = !s->playing;
-            restart = true;
-          }
-          s->seek = -1;
-          if (s->step && s->step_to >= 0 && !reader.is_camera() && reader.next_index() != s->step_to) {
-            reader.seek(s->step_to < s->count || s->count <= 0 ? s->step_to : 0);
-          }
-          stepping = stepping || s->step;
-          restart = restart || s->step;
-          s->step = false;
-          s->step_to = -1;
-        }
-        if (restart) clock_start = Clock::now(), index_start = reader.next_index();
-        if (!reader.is_camera() && !stepping) {
-          // Behind the file's clock by more than a frame: drop frames (never queue them).
-          const auto due = index_start + (long long)(std::chrono::duration<double>(Clock::now() - clock_start).count() * reader.fps());
-          while (reader.next_index() < due && reader.skip()) {
-          }
-        }
-        if (!reader.read(frame)) {
-          std::lock_guard<std::mutex> lock(s->mutex);
-          if (s->loop && reader.frame_count() > 1) {
-            reader.seek(0);
-            if (live) live->reset();
-            clock_start = Clock::now(), index_start = 0;
-            s->step = s->step || stepping;  // a step at the clip's end shows its first frame
-          } else {
-            s->playing = false;
-            post([](LiveSource& me) { Q_EMIT me.playingChanged(false); Q_EMIT me.finished(); });
-          }
-          continue;
-        }
-        LiveFrame out;
-        out.index = reader.next_index() - 1;
-        out.time = double(out.index) / reader.fps();
-        out.image = to_qimage(frame);
-        if (live) {
-          const LiveCaption c = live->next(frame);  // resized to the model's input as every image is
-          out.caption = c.shown;
-          out.changed = c.changed;
-        }
-        bool notify = false;
-        {
-          std::lock_guard<std::mutex> lock(s->mutex);
-          notify = !s->slot.has_value();
-          s->slot = std::move(out);
-        }
-        if (notify) post([](LiveSource& me) { me.deliver(); });
-        if (!reader.is_camera()) {
-          std::unique_lock<std::mutex> lock(s->mutex);
-          const auto next_due = clock_start + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>((reader.next_index() - index_start) / reader.fps()));
-          s->wake.wait_until(lock, next_due, [&] { return s->stop || s->step || s->seek >= 0; });
-        }
-      }
+      play(reader, captioner, live);
     } catch (const std::exception& e) {
       const QString message = QString::fromStdString(error_text(e));
       {
@@ -170,7 +108,112 @@ void LiveSource::open(const QString& path) {
       }
       post([message](LiveSource& me) { Q_EMIT me.playingChanged(false); Q_EMIT me.failed(message); });
     }
-  });
+  }
+
+  /// Frame after frame until the source closes.
+  void play(VideoReader& reader, std::optional<Captioner>& captioner, std::optional<LiveCaptioner>& live) {
+    clock_start = Clock::now();
+    index_start = reader.next_index();
+    RgbImage frame;
+    for (;;) {
+      bool stepping = false;
+      if (!takeRequests(reader, captioner, live, stepping)) return;
+      if (!reader.is_camera() && !stepping) {
+        // Behind the file's clock by more than a frame: drop frames (never queue them).
+        const auto due = index_start + (long long)(std::chrono::duration<double>(Clock::now() - clock_start).count() * reader.fps());
+        while (reader.next_index() < due && reader.skip()) {
+        }
+      }
+      if (!reader.read(frame)) {
+        endOfClip(reader, live, stepping);
+        continue;
+      }
+      hand(reader, frame, live);
+      if (!reader.is_camera()) waitForNextFrame(reader);
+    }
+  }
+
+  /// Waits to play on (or for a step or a seek), then takes the GUI's requests: new options, a
+  /// seek, a step. `stepping`: one frame is shown, then the source stays paused. False: stop.
+  bool takeRequests(VideoReader& reader, std::optional<Captioner>& captioner, std::optional<LiveCaptioner>& live,
+                    bool& stepping) {
+    bool restart = false;
+    {
+      std::unique_lock<std::mutex> lock(s->mutex);
+      s->wake.wait(lock, [&] { return s->stop || s->playing || s->step || s->seek >= 0; });
+      if (s->stop) return false;
+      if (s->options_changed && captioner) live.emplace(*captioner, s->options);
+      s->options_changed = false;
+      if (s->seek >= 0 && !reader.is_camera()) {
+        reader.seek(s->seek);
+        if (live) live->reset();
+        stepping = !s->playing;
+        restart = true;
+      }
+      s->seek = -1;
+      if (s->step && s->step_to >= 0 && !reader.is_camera() && reader.next_index() != s->step_to) {
+        reader.seek(s->step_to < s->count || s->count <= 0 ? s->step_to : 0);
+      }
+      stepping = stepping || s->step;
+      restart = restart || s->step;
+      s->step = false;
+      s->step_to = -1;
+    }
+    if (restart) clock_start = Clock::now(), index_start = reader.next_index();
+    return true;
+  }
+
+  /// The end of a file: round to its start when looping, else stop playing.
+  void endOfClip(VideoReader& reader, std::optional<LiveCaptioner>& live, bool stepping) {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (s->loop && reader.frame_count() > 1) {
+      reader.seek(0);
+      if (live) live->reset();
+      clock_start = Clock::now(), index_start = 0;
+      s->step = s->step || stepping;  // a step at the clip's end shows its first frame
+    } else {
+      s->playing = false;
+      post([](LiveSource& me) { Q_EMIT me.playingChanged(false); Q_EMIT me.finished(); });
+    }
+  }
+
+  /// Captions `frame` (when a model is loaded) and puts it in the slot the GUI takes the newest from.
+  void hand(const VideoReader& reader, const RgbImage& frame, std::optional<LiveCaptioner>& live) {
+    LiveFrame out;
+    out.index = reader.next_index() - 1;
+    out.time = double(out.index) / reader.fps();
+    out.image = to_qimage(frame);
+    if (live) {
+      const LiveCaption c = live->next(frame);  // resized to the model's input as every image is
+      out.caption = c.shown;
+      out.changed = c.changed;
+    }
+    bool notify = false;
+    {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      notify = !s->slot.has_value();
+      s->slot = std::move(out);
+    }
+    if (notify) post([](LiveSource& me) { me.deliver(); });
+  }
+
+  /// A file plays at its own rate: waits until the next frame is due (or a step, seek or stop).
+  void waitForNextFrame(const VideoReader& reader) {
+    std::unique_lock<std::mutex> lock(s->mutex);
+    const auto next_due = clock_start + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>((reader.next_index() - index_start) / reader.fps()));
+    s->wake.wait_until(lock, next_due, [&] { return s->stop || s->step || s->seek >= 0; });
+  }
+};
+
+void LiveSource::open(const QString& path) {
+  close();
+  auto s = std::make_shared<Shared>();
+  s->path = path;
+  s->playing = true;
+  s->options = options_;
+  shared_ = s;
+  s->worker = std::thread([worker = Worker{s, model_.toStdString(), QPointer<LiveSource>(this)}]() mutable { worker.run(); });
 }
 
 void LiveSource::deliver() {

@@ -32,6 +32,8 @@ class LiveSource : public QObject {
   /// The model frames are captioned with (loaded on the worker); empty: frames only.
   void setModel(const QString& path);
   void setCaptionOptions(const fovea::CaptionOptions& options);
+  /// What frames are captioned with (the window's decoding controls set it).
+  const fovea::CaptionOptions& captionOptions() const { return options_; }
   /// Opens a video file or a camera and starts playing; opened() or failed() follows.
   void open(const QString& path);
   /// Stops the worker (waits for it); nothing is emitted after it returns.
@@ -62,6 +64,7 @@ class LiveSource : public QObject {
 
  private:
   struct Shared;
+  struct Worker;
   void deliver();  ///< on the GUI thread: emits the newest frame
   std::shared_ptr<Shared> shared_;
   LiveFrame latest_;

@@ -1,62 +1,103 @@
 #include "ui/explorer/main_window.h"
 
-#include <QAction>
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QDir>
-
-#include <algorithm>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSettings>
-#include <QSlider>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QThread>
-#include <QStyle>
 #include <QToolBar>
-#include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "core/data/video_io.h"
-#include "core/render/figure.h"
+#include "ui/common/attention_view.h"
+#include "ui/common/image_convert.h"
 #include "ui/common/user_message.h"
 #include "ui/common/window_fit.h"
-#include "ui/export/export_settings.h"
-#include "ui/export/figure_export_dialog.h"
-#include "ui/export/figure_preview.h"
-#include "ui/common/attention_view.h"
+#include "ui/common/word_player.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/compact_layout.h"
+#include "ui/explorer/decoding_controls.h"
 #include "ui/explorer/error_bar.h"
 #include "ui/explorer/explorer_panel.h"
-#include "ui/common/image_convert.h"
 #include "ui/explorer/image_size_sync.h"
-#include "ui/explorer/recent_files.h"
-#include "ui/explorer/resource_paths.h"
-#include "ui/explorer/thumbnail_strip.h"
+#include "ui/explorer/live_controls.h"
 #include "ui/explorer/live_source.h"
-#include "ui/common/word_player.h"
+#include "ui/explorer/playback_controls.h"
+#include "ui/explorer/recent_files.h"
+#include "ui/explorer/remembered_model.h"
+#include "ui/explorer/resource_paths.h"
+#include "ui/explorer/session_memory.h"
+#include "ui/explorer/studio_exports.h"
+#include "ui/explorer/studio_menus.h"
+#include "ui/explorer/thumbnail_strip.h"
 #include "ui/training/training_window.h"
 
 namespace fovea::ui {
+
+namespace {
+
+const QString kGeometry = QStringLiteral("view/geometry");
+
+/// Whether a hard-attention model is shown (the main panel's, or the compared one's when shown):
+/// only those sample glimpses.
+bool shows_hard_attention(const ExplorerPanel* primary, const ExplorerPanel* compare) {
+  bool hard = false;
+  for (const ExplorerPanel* panel : {primary, compare}) {
+    const auto* model = panel->session()->model();
+    if (model && (panel == primary || !panel->isHidden())) hard |= model->attention == QLatin1String("hard");
+  }
+  return hard;
+}
+
+/// Each panel's caption against the shown image's references (none: the line hides).
+void show_references(const ShownImage& shown, std::initializer_list<ExplorerPanel*> panels) {
+  const auto file = QFileInfo(shown.path).fileName().toStdString();
+  const auto refs = shown.shownReferences();  // webcam frames have none
+  for (ExplorerPanel* panel : panels) {
+    if (refs.empty() || !panel->hasCaption()) {
+      panel->showReferences({}, 0, 0);
+      continue;
+    }
+    QStringList list;
+    for (const auto& r : refs) list << QString::fromStdString(r);
+    const auto scores = shown.references.score(file, panel->caption().text());
+    panel->showReferences(list, scores.bleu4, scores.cider);
+  }
+}
+
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), primary_(new ExplorerPanel), compare_(new ExplorerPanel), splitter_(new QSplitter),
-      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip), live_source_(new LiveSource(this)) {
+      player_(new WordPlayer(this)), thumbs_(new ThumbnailStrip) {
   setWindowTitle(tr("Fovea Studio"));
   setAcceptDrops(false);  // the attention views take drops
+  menus_ = new StudioMenus(this);
+  recent_ = new RecentFiles(menus_->recentMenu(), [this](const QString& path) { openImage(path); }, this);
+  buildContent();
+  live_ = new LiveControls({this, &shown_, player_, primary_, compare_, recent_, menus_->cameraMenu()});
+  exports_ = new StudioExports(this, &shown_, {primary_, compare_}, decoding_, live_->source());
+  compare_->setModelRole(tr("the model to compare with"));
+  connectPanel(primary_);
+  connectPanel(compare_);
+  connectParts();
+  new CompactLayout(this);  // on a short screen the image keeps its room
+  size_sync_ = new ImageSizeSync(primary_->view(), compare_->view(), this);
+  fit_to_screen(this, {1180, 860});
+  statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
+}
 
+MainWindow::~MainWindow() { live_->stop(); }  // (the exports stop a video export as they go)
+
+void MainWindow::buildContent() {
   splitter_->addWidget(primary_);
   splitter_->addWidget(compare_);
   compare_->hide();
@@ -65,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent)
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 6);
   layout->addWidget(splitter_, 1);
+  buildControls(layout);
   layout->addWidget(thumbs_);
   // On a short screen (1920x1080 at 150% or 200% is 1280x720 or 960x540) everything below the
   // image would end under the screen's edge: the window's content scrolls there instead, and
@@ -82,182 +124,163 @@ MainWindow::MainWindow(QWidget* parent)
   outer->addWidget(scroll, 1);
   setCentralWidget(central);
   error_bar_ = new ErrorBar(central);  // non-modal, names the file; the window keeps working
+}
 
-  buildActions();
-  buildControls();
-  layout->insertWidget(layout->indexOf(thumbs_), user_caption_row_);
-  new CompactLayout(this);  // on a short screen the image keeps its room
+void MainWindow::buildControls(QVBoxLayout* content) {
+  auto* bar = new QToolBar(tr("Playback and overlay"));
+  bar->setObjectName(QStringLiteral("controlsToolbar"));
+  addToolBar(Qt::BottomToolBarArea, bar);
+  playback_ = new PlaybackControls(player_, bar, menus_->playbackMenu(), this);
+  bar->addSeparator();
+  decoding_ = new DecodingControls(bar);
 
-  compare_->setModelRole(tr("the model to compare with"));
-  for (ExplorerPanel* panel : {primary_, compare_}) {
-    connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);
-    connect(panel, &ExplorerPanel::captionShown, this, &MainWindow::captionArrived);
-    connect(panel, &ExplorerPanel::wordClicked, this, [this](int i) {
-      player_->pause();
-      player_->setCurrent(i);
-    });
-    connect(panel, &ExplorerPanel::wordHeld, this, &MainWindow::holdWord);
-    // Hover previews the word in both panels while the pointer is on its chip; only a click selects.
-    connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
-      if (player_->isPlaying()) return;
-      primary_->previewWord(i);
-      compare_->previewWord(i);
-    });
-    connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
-    // A model that failed to load is named until another loads in its panel; the panel goes on
-    // with the one it had, and so does the video source (it is given only models that loaded).
-    auto load_error = std::make_shared<QString>();
-    connect(panel, &ExplorerPanel::modelFailed, this, [this, load_error](const QString& message) {
-      *load_error = message;
-      showError(message);
-    });
-    connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel, load_error](const ModelDescription& m) {
-      withdrawError(*load_error);
-      load_error->clear();
-      statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
-      updateGlimpseSwitch();
-      if (panel != primary_) return;
-      rememberModel(m.path);
-      live_source_->setModel(m.path);  // the next video or camera opened is captioned with it
-      if (live_source_->isOpen()) live_source_->open(live_source_->path());  // and the one open, from its start
-    });
-  }
+  // The typed caption has a row of its own under the captions, at every window size.
+  user_caption_ = new QLineEdit;
+  user_caption_->setObjectName(QStringLiteral("user-caption"));
+  user_caption_->setPlaceholderText(tr("Type your own caption and press Enter to see where the model looks…"));
+  user_caption_->setClearButtonEnabled(true);
+  connect(user_caption_, &QLineEdit::returnPressed, this, [this] { setUserCaption(user_caption_->text()); });
+  auto* own = new QPushButton(tr("Model's caption"));
+  own->setToolTip(tr("Back to the caption the model generates"));
+  connect(own, &QPushButton::clicked, this, [this] {
+    user_caption_->clear();
+    setUserCaption(QString());
+  });
+  auto* row_widget = new QWidget;
+  auto* row = new QHBoxLayout(row_widget);
+  row->setContentsMargins(0, 2, 0, 2);
+  row->addWidget(new QLabel(tr("Your caption:")));
+  row->addWidget(user_caption_, 1);
+  row->addWidget(own);
+  content->addWidget(row_widget);
+}
+
+void MainWindow::connectPanel(ExplorerPanel* panel) {
+  connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);
+  connect(panel, &ExplorerPanel::captionShown, this, &MainWindow::captionArrived);
+  connect(panel, &ExplorerPanel::wordClicked, this, [this](int i) {
+    player_->pause();
+    player_->setCurrent(i);
+  });
+  connect(panel, &ExplorerPanel::wordHeld, live_, &LiveControls::hold);
+  // Hover previews the word in both panels while the pointer is on its chip; only a click selects.
+  connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
+    if (player_->isPlaying()) return;
+    primary_->previewWord(i);
+    compare_->previewWord(i);
+  });
+  connect(panel->view(), &AttentionView::fileDropped, this, [this](const QString& path) { openImage(path); });
+  // A model that failed to load is named until another loads in its panel; the panel goes on
+  // with the one it had, and so does the video source (it is given only models that loaded).
+  auto load_error = std::make_shared<QString>();
+  connect(panel, &ExplorerPanel::modelFailed, this, [this, load_error](const QString& message) {
+    *load_error = message;
+    showError(message);
+  });
+  connect(panel, &ExplorerPanel::modelLoaded, this, [this, panel, load_error](const ModelDescription& m) {
+    error_bar_->withdraw(*load_error);
+    load_error->clear();
+    statusBar()->showMessage(tr("Loaded %1 (%2)").arg(m.path, m.summary), 8000);
+    decoding_->setHardAttentionShown(shows_hard_attention(primary_, compare_));
+    if (panel != primary_) return;
+    remember_model(m.path);
+    LiveSource* source = live_->source();
+    source->setModel(m.path);  // the next video or camera opened is captioned with it
+    if (source->isOpen()) source->open(source->path());  // and the one open, from its start
+  });
+}
+
+void MainWindow::connectParts() {
   connect(player_, &WordPlayer::currentChanged, this, [this](int i) {
     primary_->setWordIndex(i);
     compare_->setWordIndex(i);
   });
-  connect(player_, &WordPlayer::playingChanged, this, [this](bool playing) {
-    play_button_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-    play_button_->setToolTip(playing ? tr("Pause (Space)") : tr("Play the caption word by word (Space)"));
-  });
   connect(thumbs_, &ThumbnailStrip::imageChosen, this, [this](const QString& path) { openImage(path, false); });
-  buildLiveControls();
-
-  recent_ = new RecentFiles(recent_menu_, [this](const QString& path) { openImage(path); }, this);
-  size_sync_ = new ImageSizeSync(primary_->view(), compare_->view(), this);
-  applyOverlayStyle();
-  applyDecoding();
-  fit_to_screen(this, {1180, 860});
-  statusBar()->showMessage(tr("Open an image (Ctrl+O), a folder (Ctrl+Shift+O), drop a file, or pick a sample below"));
+  connect(playback_, &PlaybackControls::dismissRequested, this, [this] {
+    primary_->dismissNotes();
+    compare_->dismissNotes();
+  });
+  const auto apply_options = [this](const fovea::CaptionOptions& options) {
+    decoding_->setHardAttentionShown(shows_hard_attention(primary_, compare_));
+    primary_->setCaptionOptions(options);
+    compare_->setCaptionOptions(options);
+    live_->source()->setCaptionOptions(options);
+  };
+  const auto apply_style = [this](const fovea::OverlayStyle& style) {
+    primary_->setOverlayStyle(style);
+    compare_->setOverlayStyle(style);
+  };
+  connect(decoding_, &DecodingControls::captionOptionsChanged, this, apply_options);
+  connect(decoding_, &DecodingControls::overlayStyleChanged, this, apply_style);
+  apply_style(decoding_->overlayStyle());
+  apply_options(decoding_->captionOptions());
+  connect(live_, &LiveControls::started, error_bar_, &ErrorBar::clear);
+  connect(live_, &LiveControls::started, thumbs_, &ThumbnailStrip::setPlaying);  // the strip says what plays
+  connect(live_, &LiveControls::ended, this, [this](const QString& back) {
+    if (!back.isEmpty() && openImage(back, false)) return;
+    shown_.path = back;
+    setWindowTitle(back.isEmpty() ? tr("Fovea Studio") : tr("%1 — Fovea Studio").arg(QFileInfo(back).fileName()));
+    thumbs_->markCurrent(back);
+    show_references(shown_, {primary_, compare_});
+  });
+  connect(live_, &LiveControls::errorOccurred, this, &MainWindow::showError);
+  connect(exports_, &StudioExports::errorOccurred, this, &MainWindow::showError);
 }
 
-MainWindow::~MainWindow() {
-  live_source_->close();
-  if (video_export_) video_export_stop_->store(true), video_export_->wait();
-}
-
-void MainWindow::applyDecoding() {
-  fovea::CaptionOptions o;
-  o.beam = greedy_->isChecked() ? 1 : beam_->value();
-  o.sample_glimpses = sample_glimpses_->isChecked();
-  beam_->setEnabled(!greedy_->isChecked());
-  updateGlimpseSwitch();
-  primary_->setCaptionOptions(o);
-  compare_->setCaptionOptions(o);
-  live_source_->setCaptionOptions(o);
-}
-
-void MainWindow::setBeam(int beam) {
-  greedy_->setChecked(beam <= 1);
-  if (beam > 1) beam_->setValue(beam);
-}
-
-void MainWindow::setSampleGlimpses(bool on) { sample_glimpses_->setChecked(on); }
-
-void MainWindow::updateGlimpseSwitch() {
-  bool hard = false;
-  for (const ExplorerPanel* panel : {primary_, compare_}) {
-    const auto* model = panel->session()->model();
-    if (model && (panel == primary_ || !panel->isHidden())) hard |= model->attention == QLatin1String("hard");
-  }
-  sample_glimpses_->setEnabled(hard);
-  sample_glimpses_->setToolTip(hard ? tr("Hard attention: sample one glimpse per word instead of using the expected \u03B1")
-                                    : tr("Only hard-attention models sample glimpses; the model shown is soft"));
-}
-
-bool MainWindow::glimpseSwitchEnabled() const { return sample_glimpses_->isEnabled(); }
-
-void MainWindow::applyOverlayStyle() {
-  fovea::OverlayStyle s;
-  s.colormap = fovea::parse_colormap(colormap_->currentText().toStdString());
-  s.opacity = opacity_->value() / 100.0f;
-  s.smooth = smooth_->isChecked();
-  primary_->setOverlayStyle(s);
-  compare_->setOverlayStyle(s);
-}
-
-void MainWindow::showReferences() {
-  const auto file = QFileInfo(image_path_).fileName().toStdString();
-  const bool from_file = !live_ && !image_path_.isEmpty();  // webcam frames have no references
-  const auto& refs = references_.of(file);
-  for (ExplorerPanel* panel : {primary_, compare_}) {
-    if (!from_file || refs.empty() || !panel->hasCaption()) {
-      panel->showReferences({}, 0, 0);
-      continue;
-    }
-    QStringList list;
-    for (const auto& r : refs) list << QString::fromStdString(r);
-    const auto scores = references_.score(file, panel->caption().text());
-    panel->showReferences(list, scores.bleu4, scores.cider);
-  }
-}
+LiveSource* MainWindow::liveSource() const { return live_->source(); }
 
 void MainWindow::captionArrived() {
-  showReferences();
+  show_references(shown_, {primary_, compare_});
   const int n = std::max(primary_->hasCaption() ? int(primary_->caption().words.size()) : 0,
                          !compare_->isHidden() && compare_->hasCaption() ? int(compare_->caption().words.size()) : 0);
   QStringList words;
   for (const auto& w : primary_->caption().words) words << QString::fromStdString(w.word);
-  if (live_) {
-    // Live captions: keep showing the current word's position, don't restart the animation. A
-    // paused video stepped or sought stays on the word being studied, playing or paused as it was
-    // (following its α from frame to frame is what stepping is for).
-    const int keep = word_to_keep(shown_words_, player_->current(), words);
-    shown_image_ = image_path_, shown_words_ = words;
+  // Another caption of the same image (beam, greedy, model), or live captions: stay on the word
+  // being studied. Live, a paused video stepped or sought stays on it, playing or paused as it
+  // was (following its α from frame to frame is what stepping is for).
+  const bool same_image = shown_image_ == shown_.path;
+  const int keep = word_to_keep(shown_words_, player_->current(), words);
+  shown_image_ = shown_.path, shown_words_ = words;
+  if (shown_.live) {
     if (player_->count() != n) player_->setCount(n);
-    if (live_source_->isPlaying()) player_->play();
+    if (live_->source()->isPlaying()) player_->play();
     else player_->setCurrent(keep);
     return;
   }
-  // Another caption of the same image (beam, greedy, model): stay on the word being studied.
-  const bool same_image = shown_image_ == image_path_;
-  const int keep = word_to_keep(shown_words_, player_->current(), words);
-  shown_image_ = image_path_, shown_words_ = words;
   player_->setCount(n);
   if (same_image) player_->setCurrent(keep);  // playing or paused, as it was
   else player_->play();
 }
 
 bool MainWindow::openImage(const QString& path, bool remember) {
-  if (fovea::is_video_path(path.toStdString())) return openVideo(path, remember);
-  stopLive();
+  if (fovea::is_video_path(path.toStdString())) return live_->openVideo(path, remember);
+  live_->stop();
   const LoadedImage loaded = load_image_file(path);
   if (loaded.image.isNull()) {
     showError(loaded.error);
-    thumbs_->markCurrent(image_path_);  // the strip shows what the view shows
+    thumbs_->markCurrent(shown_.path);  // the strip shows what the view shows
     return false;
   }
-  clearError();
-  image_path_ = QFileInfo(path).absoluteFilePath();
+  error_bar_->clear();
+  shown_.path = QFileInfo(path).absoluteFilePath();
   player_->setCount(0);
   primary_->setImage(loaded.image);
   if (!compare_->isHidden()) compare_->setImage(loaded.image);
   size_sync_->sync();
-  if (remember) recent_->add(image_path_);
-  const QString image_dir = QFileInfo(image_path_).absolutePath();
-  if (image_dir != references_dir_) {
-    references_dir_ = image_dir;
+  if (remember) recent_->add(shown_.path);
+  const QString folder = QFileInfo(shown_.path).absolutePath();
+  if (folder != shown_.references_dir) {
+    shown_.references_dir = folder;
     try {
-      references_ = fovea::ReferenceCaptions::read_folder(image_dir.toStdString());
+      shown_.references = fovea::ReferenceCaptions::read_folder(folder.toStdString());
     } catch (const std::exception& e) {
-      references_ = {};
+      shown_.references = {};
       showError(QString::fromStdString(e.what()));
     }
   }
   // Show the file's folder in the strip so the arrow keys move to its neighbours.
-  const QString folder = QFileInfo(image_path_).absolutePath();
   if (thumbs_->folder() != folder) thumbs_->setFolder(folder);
-  thumbs_->markCurrent(image_path_);
+  thumbs_->markCurrent(shown_.path);
   setWindowTitle(tr("%1 — Fovea Studio").arg(QFileInfo(path).fileName()));
   QString msg = tr("%1: %2x%3").arg(path).arg(loaded.image.width()).arg(loaded.image.height());
   if (!loaded.note.isEmpty()) msg += QStringLiteral(" (%1)").arg(loaded.note);
@@ -299,7 +322,7 @@ void MainWindow::loadCompareModel(const QString& path) {
 }
 
 void MainWindow::setCompareVisible(bool visible) {
-  if (compare_action_->isChecked() != visible) compare_action_->setChecked(visible);
+  if (menus_->compareAction()->isChecked() != visible) menus_->compareAction()->setChecked(visible);
   if (!compare_->isHidden() == visible) return;
   compare_->setVisible(visible);
   if (visible) {
@@ -315,7 +338,7 @@ void MainWindow::setCompareVisible(bool visible) {
     splitter_->setSizes({1, 1});
   }
   size_sync_->sync();
-  updateGlimpseSwitch();
+  decoding_->setHardAttentionShown(shows_hard_attention(primary_, compare_));
 }
 
 void MainWindow::setUserCaption(const QString& text) {
@@ -334,31 +357,7 @@ void MainWindow::showError(const QString& message) {
   statusBar()->showMessage(user_summary(message).section(QLatin1Char('\n'), 0, 0), 10000);
 }
 
-void MainWindow::withdrawError(const QString& message) { error_bar_->withdraw(message); }
-
-void MainWindow::clearError() { error_bar_->clear(); }
-
 QStringList MainWindow::recentFiles() const { return recent_->files(); }
-
-void MainWindow::chooseImage() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open Image"), QFileInfo(image_path_).absolutePath(),
-                                                    tr("Images and videos (*.png *.jpg *.jpeg *.bmp *.gif *.webp *.tif *.tiff *.ppm *.pgm *.mp4 *.m4v *.mov *.webm *.mkv *.avi);;"
-                                                       "Videos (*.mp4 *.m4v *.mov *.webm *.mkv *.avi *.mpg *.ogv);;All files (*)"));
-  if (!path.isEmpty()) openImage(path);
-}
-
-void MainWindow::chooseFolder() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Folder"), QFileInfo(image_path_).absolutePath());
-  if (!dir.isEmpty()) openFolder(dir);
-}
-
-void MainWindow::chooseModel(bool compare) {
-  const QString path = QFileDialog::getOpenFileName(this, compare ? tr("Load Model to Compare") : tr("Load Model"),
-                                                    QFileInfo(default_model_path()).absolutePath(),
-                                                    tr("Fovea models (*.ckpt);;All files (*)"));
-  if (path.isEmpty()) return;
-  compare ? loadCompareModel(path) : loadModel(path);
-}
 
 TrainingWindow* MainWindow::trainingWindow() {
   if (!training_window_) {
@@ -368,6 +367,10 @@ TrainingWindow* MainWindow::trainingWindow() {
       loadModel(path);
       raise();
       activateWindow();
+    });
+    // Closed while a run trained (closeEvent): this window closes, and quits, once the run stopped.
+    connect(training_window_, &TrainingWindow::closedAfterStop, this, [this] {
+      if (quit_after_stop_ && close() && QApplication::quitOnLastWindowClosed()) QCoreApplication::quit();
     });
   }
   return training_window_;
@@ -379,13 +382,15 @@ void MainWindow::showTrainingWindow() {
   training_window_->activateWindow();
 }
 
-void MainWindow::closeHiddenAndQuit() {
-  if (close() && QApplication::quitOnLastWindowClosed()) QCoreApplication::quit();
+void MainWindow::restoreView() {
+  decoding_->restore();
+  playback_->restore();
+  fit_to_screen(this, size(), kGeometry);  // a saved size from a larger screen is made to fit this one
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   // A video export in progress is not thrown away without a word.
-  if (isExportingVideo() && isVisible() &&
+  if (exports_->isExportingVideo() && isVisible() &&
       QMessageBox::question(this, tr("Quit Fovea Studio"),
                             tr("A video is still being exported; quitting now leaves it unwritten. Quit anyway?")) !=
           QMessageBox::Yes) {
@@ -397,14 +402,17 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   if (training_window_ && !training_window_->close()) {
     event->ignore();
     if (!training_window_->isStoppingToClose()) return;  // the user chose to keep training
-    stopLive();
+    live_->stop();
     hide();
     // Qt quits when the last *visible* window closes; this one is hidden by now, so it quits itself.
-    connect(training_window_, &TrainingWindow::closedAfterStop, this, &MainWindow::closeHiddenAndQuit, Qt::UniqueConnection);
+    quit_after_stop_ = true;
     return;
   }
-  stopLive();
-  rememberView();
+  live_->stop();
+  decoding_->remember();
+  playback_->remember();
+  remember_geometry(this, kGeometry);
+  remember_session(*this);  // the image or folder shown, and compare mode
   event->accept();
 }
 

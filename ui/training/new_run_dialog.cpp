@@ -63,45 +63,17 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
   error_->setWordWrap(true);
   error_->hide();
 
-  auto* recommended = new QPushButton(tr("Recommended recipe"));
-  recommended->setToolTip(tr("The shipped recipe: the shipped pretrained encoder, auxiliary loss, attention supervision, learned h0/c0"));
-  auto* paper = new QPushButton(tr("Paper's objective"));
-  paper->setToolTip(tr("Xu et al. 2015's objective: no auxiliary loss, encoder pretraining or attention supervision, "
-                       "h0/c0 from the mean annotation, penalty summed over cells; the encoder still starts pretrained, "
-                       "as the paper's VGG did"));
-  auto* self_critical = new QPushButton(tr("Self-critical (CIDEr-D)"));
-  self_critical->setToolTip(tr("Optimise CIDEr-D directly from a model trained with cross-entropy (asked for when "
-                               "\"init-from\" is empty): 5 sampled captions per image, each against the others' mean reward"));
-  auto* quick = new QPushButton(tr("Quick test"));
-  quick->setToolTip(tr("This model (attention, sizes, encoder and its pretraining) with the shipped recipe's every other setting, on a "
-                       "small budget: a few minutes, to check a setup end to end"));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start training"));
   buttons->button(QDialogButtonBox::Ok)->setObjectName("start");
-  auto* presets = new QHBoxLayout;
-  presets->addWidget(new QLabel(tr("Start from:")));
-  presets->addWidget(recommended);
-  presets->addWidget(paper);
-  presets->addWidget(self_critical);
-  presets->addWidget(quick);
-  presets->addStretch();
-
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(presets);
+  layout->addLayout(buildPresets());
   layout->addWidget(tabs_, 1);
   layout->addWidget(encoder_);
   layout->addWidget(plan_);
   layout->addWidget(error_);
   layout->addWidget(buttons);
-  for (const auto& group : fovea::train_setting_groups()) {
-    auto* page = addPage(QString::fromStdString(group));
-    for (const auto& s : fovea::train_settings()) {
-      if (s.group == group) addField(page, s);
-    }
-    auto* grid = static_cast<QGridLayout*>(page->layout());
-    if (group == "Runtime") addProcessesField(grid);
-    grid->setRowStretch(grid->rowCount(), 1);  // the rows at the top, the space below them
-  }
+  buildPages();
   // The last run's settings, else the shipped recipe; a new folder either way.
   auto start = fovea::recommended_train_config();
   try {
@@ -130,6 +102,30 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
 
   connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  fit_to_screen(this, {980, 640});
+}
+
+QHBoxLayout* NewRunDialog::buildPresets() {
+  auto* recommended = new QPushButton(tr("Recommended recipe"));
+  recommended->setToolTip(tr("The shipped recipe: the shipped pretrained encoder, auxiliary loss, attention supervision, learned h0/c0"));
+  auto* paper = new QPushButton(tr("Paper's objective"));
+  paper->setToolTip(tr("Xu et al. 2015's objective: no auxiliary loss, encoder pretraining or attention supervision, "
+                       "h0/c0 from the mean annotation, penalty summed over cells; the encoder still starts pretrained, "
+                       "as the paper's VGG did"));
+  auto* self_critical = new QPushButton(tr("Self-critical (CIDEr-D)"));
+  self_critical->setToolTip(tr("Optimise CIDEr-D directly from a model trained with cross-entropy (asked for when "
+                               "\"init-from\" is empty): 5 sampled captions per image, each against the others' mean reward"));
+  auto* quick = new QPushButton(tr("Quick test"));
+  quick->setToolTip(tr("This model (attention, sizes, encoder and its pretraining) with the shipped recipe's every other setting, on a "
+                       "small budget: a few minutes, to check a setup end to end"));
+  auto* presets = new QHBoxLayout;
+  presets->addWidget(new QLabel(tr("Start from:")));
+  presets->addWidget(recommended);
+  presets->addWidget(paper);
+  presets->addWidget(self_critical);
+  presets->addWidget(quick);
+  presets->addStretch();
+
   connect(recommended, &QPushButton::clicked, this, [this] {
     const auto out = value("out"), attention = value("attention");
     setConfig(fovea::recommended_train_config());
@@ -164,7 +160,19 @@ NewRunDialog::NewRunDialog(const QString& runs_root, QWidget* parent)
     }
     applyPreset(fovea::apply_self_critical_recipe);
   });
-  fit_to_screen(this, {980, 640});
+  return presets;
+}
+
+void NewRunDialog::buildPages() {
+  for (const auto& group : fovea::train_setting_groups()) {
+    auto* page = addPage(QString::fromStdString(group));
+    for (const auto& s : fovea::train_settings()) {
+      if (s.group == group) addField(page, s);
+    }
+    auto* grid = static_cast<QGridLayout*>(page->layout());
+    if (group == "Runtime") addProcessesField(grid);
+    grid->setRowStretch(grid->rowCount(), 1);  // the rows at the top, the space below them
+  }
 }
 
 NewRunDialog::~NewRunDialog() = default;

@@ -14,6 +14,7 @@
 #include <memory>
 
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QSpinBox;
 class QTabWidget;
@@ -82,6 +83,10 @@ class NewRunDialog : public QDialog {
   void addField(QWidget* page, const fovea::TrainSetting& setting);
   /// The Runtime page's "Processes" row.
   void addProcessesField(QGridLayout* grid);
+  /// The "Start from:" row: a button per preset (recommended, paper's, self-critical, quick test).
+  QHBoxLayout* buildPresets();
+  /// A tab per group of the training settings table, a field per setting.
+  void buildPages();
   /// A Browse… button for the settings that name a file or folder; null for the others.
   QWidget* browseButton(const QString& name);
   void suggestOutputFolder();

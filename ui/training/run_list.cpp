@@ -15,6 +15,7 @@
 
 #include "core/train/run_log.h"
 #include "ui/common/user_message.h"
+#include "ui/training/run_actions.h"
 #include "ui/training/run_scanner.h"
 
 namespace fovea::ui {
@@ -23,10 +24,7 @@ RunList::RunList(QWidget* parent)
     : QWidget(parent),
       root_label_(new QLabel),
       list_(new QListWidget),
-      open_best_(new QPushButton(tr("Open best in explorer"))),
-      resume_(new QPushButton(tr("Resume"))),
-      like_(new QPushButton(tr("New run like this"))),
-      unqueue_(new QPushButton(tr("Remove from queue"))) {
+      actions_(new RunActions) {
   scanner_ = new RunScanner(this);
   connect(scanner_, &RunScanner::summaryReady, this, &RunList::summaryArrived);
   connect(scanner_, &RunScanner::scanned, this, [this] {
@@ -35,9 +33,6 @@ RunList::RunList(QWidget* parent)
   auto* choose = new QPushButton(tr("Folder…"));
   auto* refresh_button = new QPushButton(tr("Refresh"));
   choose->setToolTip(tr("Choose the folder that holds your run folders"));
-  open_best_->setToolTip(tr("Load the run's best checkpoint (by validation BLEU-4) into the caption explorer"));
-  resume_->setToolTip(tr("Continue a stopped run from its last checkpoint"));
-  like_->setToolTip(tr("Open New run with this run's settings (in a new folder)"));
   root_label_->setWordWrap(true);
   root_label_->setStyleSheet("color: gray");
   list_->setObjectName("runs");
@@ -54,20 +49,12 @@ RunList::RunList(QWidget* parent)
   top->addStretch();
   top->addWidget(choose);
   top->addWidget(refresh_button);
-  auto* bottom = new QHBoxLayout;
-  bottom->addWidget(open_best_);
-  bottom->addWidget(resume_);
-  auto* bottom2 = new QHBoxLayout;
-  bottom2->addWidget(like_);
-  bottom2->addWidget(unqueue_);
-  bottom2->addStretch();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
   layout->addWidget(root_label_);
   layout->addWidget(list_, 1);
-  layout->addLayout(bottom);
-  layout->addLayout(bottom2);
+  layout->addWidget(actions_);
 
   connect(choose, &QPushButton::clicked, this, &RunList::chooseRoot);
   connect(refresh_button, &QPushButton::clicked, this, &RunList::refresh);
@@ -75,26 +62,10 @@ RunList::RunList(QWidget* parent)
     Q_EMIT runToggled(it->data(Qt::UserRole).toString(), it->checkState() == Qt::Checked);
   });
   connect(list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* it) {
-    updateButtons();
+    updateActions();
     if (it) Q_EMIT currentRunChanged(it->data(Qt::UserRole).toString());
   });
-  connect(open_best_, &QPushButton::clicked, this, [this] {
-    const auto dir = currentRun();
-    const auto best = QString::fromStdString(fovea::best_checkpoint_path(dir.toStdString()));
-    const auto last = QString::fromStdString(fovea::last_checkpoint_path(dir.toStdString()));
-    if (!dir.isEmpty()) Q_EMIT openCheckpointRequested(QFileInfo::exists(best) ? best : last);
-  });
-  connect(resume_, &QPushButton::clicked, this, [this] {
-    if (!currentRun().isEmpty()) Q_EMIT resumeRequested(currentRun());
-  });
-  unqueue_->setToolTip(tr("Take the selected queued run out of the queue (it will not start)"));
-  connect(unqueue_, &QPushButton::clicked, this, [this] {
-    if (queued_.contains(currentRun())) Q_EMIT unqueueRequested(currentRun());
-  });
-  connect(like_, &QPushButton::clicked, this, [this] {
-    if (!currentRun().isEmpty()) Q_EMIT newRunLikeRequested(currentRun());
-  });
-  updateButtons();
+  updateActions();
 }
 
 void RunList::chooseRoot() {
@@ -183,7 +154,7 @@ void RunList::summaryArrived(const RunSummary& summary) {
     describe(it);
     list_->blockSignals(false);
   }
-  if (summary.dir == currentRun()) updateButtons();
+  if (summary.dir == currentRun()) updateActions();
 }
 
 void RunList::refresh() {
@@ -213,7 +184,7 @@ void RunList::refresh() {
     if (dir == current) list_->setCurrentItem(it);
   }
   list_->blockSignals(false);
-  updateButtons();
+  updateActions();
   QStringList read = dirs;
   read.removeAll(live_);  // the live run's line comes from its progress, not its lagging log
   scan(read);
@@ -266,7 +237,7 @@ void RunList::setLiveProgress(const QString& line, bool paused) {
     describe(it);
     list_->blockSignals(false);
   }
-  if (pause_changed) updateButtons();
+  if (pause_changed) updateActions();
 }
 
 void RunList::setLivePaused(bool paused) {
@@ -277,7 +248,7 @@ void RunList::setLivePaused(bool paused) {
     describe(it);
     list_->blockSignals(false);
   }
-  updateButtons();
+  updateActions();
 }
 
 void RunList::setQueuedRuns(const QStringList& dirs) {
@@ -288,28 +259,17 @@ void RunList::setQueuedRuns(const QStringList& dirs) {
   refresh();
 }
 
-void RunList::updateButtons() {
+void RunList::updateActions() {
   const auto dir = currentRun();
-  const auto path = dir.toStdString();
-  open_best_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::best_checkpoint_path(path))));
-  bool resumable = !dir.isEmpty() && dir != live_ && QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(path)));
-  bool failed = false;
-  if (resumable) {  // a finished run has nothing left to resume; a failed one would fail again
-    const auto found = summaries_.constFind(dir);
-    failed = found != summaries_.constEnd() && found->failed;
-    resumable = found != summaries_.constEnd() && found->readable && !found->finished && !found->failed;
-  }
-  const bool live_paused = !dir.isEmpty() && dir == live_ && live_paused_;
-  const bool queued = queued_.contains(dir) && dir != live_;
-  unqueue_->setVisible(!queued_.isEmpty());
-  unqueue_->setEnabled(queued);
-  resume_->setEnabled(resumable || live_paused);
-  resume_->setToolTip(live_paused ? tr("Go on training this paused run (as Resume in the toolbar)")
-                      : failed ? tr("This run failed: resuming it would meet the same error. Use New run like this and "
-                                  "change the setting that failed it.")
-                             : tr("Continue a stopped run from its last checkpoint"));
-  like_->setText(failed ? tr("New run like this (to change a setting)") : tr("New run like this"));
-  like_->setEnabled(!dir.isEmpty() && QFileInfo::exists(QString::fromStdString(fovea::config_path(path))));
+  const auto found = summaries_.constFind(dir);
+  RunActions::Selection selected;
+  selected.dir = dir;
+  selected.live = !dir.isEmpty() && dir == live_;
+  selected.live_paused = selected.live && live_paused_;
+  selected.queued = queued_.contains(dir) && dir != live_;
+  selected.any_queued = !queued_.isEmpty();
+  selected.summary = found != summaries_.constEnd() ? &*found : nullptr;
+  actions_->offerFor(selected);
 }
 
 }  // namespace fovea::ui

@@ -1,7 +1,7 @@
 #pragma once
 /// The runs of a runs folder (each a folder with metrics.jsonl, config and checkpoints), with a
-/// checkbox per run to overlay its curves, a one-line summary each, and the actions that act on
-/// the selected run: open its best checkpoint in the caption explorer, resume it.
+/// checkbox per run to overlay its curves, a one-line summary each, and under them the actions
+/// that act on the selected run (run_actions.h).
 #include <QHash>
 #include <QString>
 #include <QStringList>
@@ -12,10 +12,10 @@
 class QLabel;
 class QListWidget;
 class QListWidgetItem;
-class QPushButton;
 
 namespace fovea::ui {
 
+class RunActions;
 class RunScanner;
 
 class RunList : public QWidget {
@@ -40,9 +40,9 @@ class RunList : public QWidget {
   void setCurrentRun(const QString& dir);
   /// The run training now (marked in the list; it cannot be resumed twice).
   void setLiveRun(const QString& dir);
-  /// What the live run's line says between rescans ("soft · step 340 · BLEU-4 0.812"): its log on
-  /// disk lags behind (and holds no step at all while the encoder pretrains).
-  /// The live run's line in the list ("soft · step 120"), and whether it is paused.
+  /// What the live run's line says between rescans ("soft · step 340 · BLEU-4 0.812"), and
+  /// whether it is paused: its log on disk lags behind (and holds no step at all while the
+  /// encoder pretrains).
   void setLiveProgress(const QString& line, bool paused = false);
   /// The live run is paused (or asked to pause): its Resume here is enabled, as the toolbar's.
   void setLivePaused(bool paused);
@@ -50,19 +50,14 @@ class RunList : public QWidget {
   void setQueuedRuns(const QStringList& dirs);
   QStringList queuedRuns() const { return queued_; }
   QString summary(const QString& dir) const;
+  /// The buttons acting on the selected run, and their requests.
+  RunActions* actions() const { return actions_; }
 
  Q_SIGNALS:
   void runToggled(const QString& dir, bool checked);
   void currentRunChanged(const QString& dir);
-  void openCheckpointRequested(const QString& checkpoint);
-  /// Resume: an interrupted run from its checkpoint, or the live run when it is paused.
-  void resumeRequested(const QString& dir);
-  /// "Remove from queue" on a queued run.
-  void unqueueRequested(const QString& dir);
   /// The user picked another runs folder with Folder… (the window then uses it for new runs too).
   void rootChosen(const QString& root);
-  /// "New run like this": a new run starting from this run's settings.
-  void newRunLikeRequested(const QString& dir);
   void summariesReady();
 
  protected:
@@ -76,7 +71,8 @@ class RunList : public QWidget {
 
   QListWidgetItem* item(const QString& dir) const;
   void describe(QListWidgetItem* item) const;
-  void updateButtons();
+  /// Offers the actions that can work on the selected run.
+  void updateActions();
   void chooseRoot();
 
   void summaryArrived(const RunSummary& summary);
@@ -90,10 +86,7 @@ class RunList : public QWidget {
   QStringList waiting_dirs_;
   QLabel* root_label_;
   QListWidget* list_;
-  QPushButton* open_best_;
-  QPushButton* resume_;
-  QPushButton* like_;
-  QPushButton* unqueue_;
+  RunActions* actions_;
 };
 
 }  // namespace fovea::ui

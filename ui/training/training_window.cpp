@@ -30,6 +30,7 @@
 #include "ui/common/live_text.h"
 #include "ui/training/new_run_checks.h"
 #include "ui/training/new_run_dialog.h"
+#include "ui/training/run_actions.h"
 #include "ui/training/run_list.h"
 #include "ui/training/run_log_reader.h"
 #include "ui/training/sample_gallery.h"
@@ -147,11 +148,11 @@ TrainingWindow::TrainingWindow(QWidget* parent)
   });
   connect(runs_, &RunList::currentRunChanged, this, &TrainingWindow::selectionChanged);
   connect(runs_, &RunList::summariesReady, this, &TrainingWindow::tickOnOpen);
-  connect(runs_, &RunList::unqueueRequested, this, &TrainingWindow::unqueueRun);
-  connect(runs_, &RunList::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
-  connect(runs_, &RunList::resumeRequested, this, &TrainingWindow::resumeRun);
+  connect(runs_->actions(), &RunActions::unqueueRequested, this, &TrainingWindow::unqueueRun);
+  connect(runs_->actions(), &RunActions::openCheckpointRequested, this, &TrainingWindow::openModelRequested);
+  connect(runs_->actions(), &RunActions::resumeRequested, this, &TrainingWindow::resumeRun);
   connect(runs_, &RunList::rootChosen, this, &TrainingWindow::setRunsRoot);
-  connect(runs_, &RunList::newRunLikeRequested, this, [this](const QString& dir) { newRun(dir); });
+  connect(runs_->actions(), &RunActions::newRunLikeRequested, this, [this](const QString& dir) { newRun(dir); });
   connect(dashboard_, &TrainingDashboard::hovered, status_, &LiveText::setText);
 
   // The remembered runs folder is listed on the next turn (unless setRunsRoot names another
