@@ -72,7 +72,14 @@ echo "== --processes 2 killed while it starts: the folder it created holds no ru
 launcher=$!
 for _ in $(seq 1 600); do [ -e early/.fovea-run.lock ] && break; sleep 0.02; done
 [ -e early/.fovea-run.lock ] || { cat early.log; fail "the run never took its folder's lock"; }
-for rank in 0 1; do pid=$(child_with_rank "$launcher" $rank) && kill -9 "$pid"; done
+# Both processes, once both exist (under load the lock can come before the second is started).
+pids=""
+for _ in $(seq 1 600); do
+  pids="$(child_with_rank "$launcher" 0) $(child_with_rank "$launcher" 1)" && [ "$(echo $pids | wc -w)" = 2 ] && break
+  sleep 0.05
+done
+[ "$(echo $pids | wc -w)" = 2 ] || { kill "$launcher"; cat early.log; fail "the launcher never started its two processes"; }
+kill -9 $pids
 wait_exit "$launcher"
 [ "$rc" = 3 ] || { cat early.log; fail "the launcher exited $rc after its processes were killed (expected 3)"; }
 # (Killed after its first checkpoint, the folder holds a run it can resume: that stays.)
