@@ -10,6 +10,7 @@
 #include <QSlider>
 #include <QToolBar>
 
+#include "ui/charts/chart_export.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/training/training_messages.h"
@@ -81,9 +82,9 @@ QStringList TrainingToolbar::exportCharts(const QString& dir) {
     auto* chart = dashboard_->chart(name);
     const auto base = QDir(dir).filePath(name);
     QString error;
-    if (chart->exportPng(base + ".png", &error)) written << base + ".png";
-    if (chart->exportSvg(base + ".svg", &error)) written << base + ".svg";
-    if (chart->exportCsv(base + ".csv", &error)) written << base + ".csv";
+    if (chart->exports()->png(base + ".png", &error)) written << base + ".png";
+    if (chart->exports()->svg(base + ".svg", &error)) written << base + ".svg";
+    if (chart->exports()->csv(base + ".csv", &error)) written << base + ".csv";
     if (!error.isEmpty()) messages_->log(error);
   }
   return written;
