@@ -96,7 +96,7 @@ class TrainingSnagsTest : public QObject {
     // Exports keep the full names.
     dashboard.chart("loss")->append("/runs/" + names[0] + "|nll", 1, 2.0);
     const QString csv = tmp_.filePath("loss.csv");
-    QVERIFY(dashboard.chart("loss")->exportCsv(csv));
+    QVERIFY(dashboard.chart("loss")->exports()->csv(csv));
     QVERIFY(lines_of(csv).value(1).startsWith(names[0] + ","));
   }
 

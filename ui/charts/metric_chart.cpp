@@ -21,12 +21,17 @@
 #include <limits>
 #include <vector>
 
+#include "ui/charts/chart_export.h"
 #include "ui/charts/metric_chart_impl.h"
 
 namespace fovea::ui {
 
 MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* parent)
-    : QWidget(parent), d_(std::make_unique<Impl>()) {
+    : QWidget(parent),
+      d_(std::make_unique<Impl>()),
+      exports_(new ChartExport(this, {[this] { return d_->exportSize(); },
+                                      [this](QPainter& painter, const QSize& size) { d_->render(painter, size); },
+                                      [this] { return csvText(); }})) {
   d_->owner = this;
   d_->title = title;
   d_->y_label = y_label;
@@ -314,6 +319,23 @@ void MetricChart::onLeave() {
     d_->last_hover.clear();
     Q_EMIT hovered(QString());
   }
+}
+
+// What the exports' CSV holds: the raw points, one row each.
+QByteArray MetricChart::csvText() const {
+  QByteArray out = "series," + csvField(d_->x_label).toUtf8() + ",value\n";
+  for (const auto& s : d_->series) {
+    const QByteArray name = csvField(s->label).toUtf8();
+    for (const QPointF& p : s->points.raw()) {
+      out += name;
+      out += ',';
+      out += csvNumber(p.x()).toLatin1();
+      out += ',';
+      out += csvNumber(p.y()).toLatin1();
+      out += '\n';
+    }
+  }
+  return out;
 }
 
 }  // namespace fovea::ui

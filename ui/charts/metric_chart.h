@@ -4,7 +4,7 @@
 /// callers see this API and never a Qt Charts type. Points are kept raw; what is drawn is smoothed
 /// (TensorBoard's debiased EMA) and min/max-decimated to about 2 points per pixel, redrawn at most
 /// every ~100 ms, so live curves with 100k+ points stay cheap. Rubber-band zoom (double click
-/// resets), a crosshair with a read-out, and PNG/SVG/CSV export (also from the right-click menu).
+/// resets), a crosshair with a read-out, and PNG/SVG/CSV export (ChartExport, also from the right-click menu).
 #include <QByteArray>
 #include <QColor>
 #include <QPair>
@@ -16,9 +16,9 @@
 
 #include <memory>
 
-class QPainter;
-
 namespace fovea::ui {
+
+class ChartExport;
 
 class MetricChart : public QWidget {
   Q_OBJECT
@@ -77,12 +77,8 @@ class MetricChart : public QWidget {
   /// the smoothed ones when smoothing is on.
   QString readoutAt(double step) const;
 
-  /// The chart with axes and legend, at the PNG resolution of ExportSettings (300 dpi unless changed).
-  bool exportPng(const QString& path, QString* error = nullptr) const;
-  bool exportSvg(const QString& path, QString* error = nullptr) const;  ///< via QSvgGenerator (Qt6::Svg)
-  /// CSV of the raw data: header "series,step,value", one row per raw point, series = label. Written to a
-  /// temporary file then renamed (QSaveFile).
-  bool exportCsv(const QString& path, QString* error = nullptr) const;
+  /// PNG, SVG and CSV exports of this chart (and its right-click menu).
+  ChartExport* exports() const { return exports_; }
 
   QString title() const;
 
@@ -104,14 +100,11 @@ class MetricChart : public QWidget {
   void scheduleRedraw();
   void onHover(const QPointF& view_pos);
   void onLeave();
-  void showContextMenu(const QPoint& global_pos);
-  void exportWithDialog(const QString& kind);
-  // What the exports write (metric_chart_export.cpp).
-  QSize exportSize() const;  ///< the widget's size when it has one, else 800x500
-  void renderTo(QPainter& painter, const QSize& size) const;
+  /// The CSV the exports write: the raw points.
   QByteArray csvText() const;
 
   std::unique_ptr<Impl> d_;
+  ChartExport* exports_;
 };
 
 }  // namespace fovea::ui

@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QRubberBand>
 
+#include "ui/charts/chart_export.h"
 #include "ui/charts/metric_chart.h"
 
 namespace fovea::ui {
@@ -67,7 +68,7 @@ class MetricChart::View : public QChartView {
   }
 
   void contextMenuEvent(QContextMenuEvent* event) override {
-    owner_->showContextMenu(event->globalPos());
+    owner_->exports()->showMenu(event->globalPos());
     event->accept();
   }
 

@@ -1,6 +1,5 @@
 #include "ui/charts/training_dashboard.h"
 
-#include <QGridLayout>
 #include <QPointF>
 #include <QRegularExpression>
 #include <QSet>
@@ -10,6 +9,7 @@
 #include <functional>
 #include <iterator>
 
+#include "ui/charts/chart_grid.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/run_curves.h"
 
@@ -69,39 +69,33 @@ QStringList legend_names(const QStringList& names) {
   }
 }
 
+/// A run's curve of `metric` as its chart keys it.
+QString series_key(const QString& id, const QString& metric) { return id + "|" + metric; }
+
 }  // namespace
 
-TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(new QGridLayout(this)) {
-  grid_->setContentsMargins(0, 0, 0, 0);
-  grid_->setSpacing(4);
-  addChart("loss", tr("NLL per word"), tr("−log p"));
-  addChart("penalty", tr("Doubly stochastic penalty"), tr("λ Σ(1−Σα)²"));
-  addChart("reinforce", tr("REINFORCE reward; baseline dashed"), tr("log p(y|s,a)"));
-  addChart("reward_var", tr("Reward variance (hard)"), tr("var(r − b)"));
-  addChart("entropy", tr("Entropy of α"), tr("nats"));
-  addChart("grad_norm", tr("Gradient norm (before clipping)"), tr("‖g‖"));
-  addChart("lr", tr("Learning rate"), tr("lr"));
-  addChart("throughput", tr("Throughput"), tr("words/s"));
-  addChart("bleu4", tr("Validation BLEU-4"), tr("BLEU-4"));
-  addChart("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
-  addChart("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
-  addChart("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
-  addChart("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
+TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(new ChartGrid(this)) {
+  connect(grid_, &ChartGrid::hovered, this, &TrainingDashboard::hovered);
+  grid_->add("loss", tr("NLL per word"), tr("−log p"));
+  grid_->add("penalty", tr("Doubly stochastic penalty"), tr("λ Σ(1−Σα)²"));
+  grid_->add("reinforce", tr("REINFORCE reward; baseline dashed"), tr("log p(y|s,a)"));
+  grid_->add("reward_var", tr("Reward variance (hard)"), tr("var(r − b)"));
+  grid_->add("entropy", tr("Entropy of α"), tr("nats"));
+  grid_->add("grad_norm", tr("Gradient norm (before clipping)"), tr("‖g‖"));
+  grid_->add("lr", tr("Learning rate"), tr("lr"));
+  grid_->add("throughput", tr("Throughput"), tr("words/s"));
+  grid_->add("bleu4", tr("Validation BLEU-4"), tr("BLEU-4"));
+  grid_->add("cider", tr("Validation CIDEr-D"), tr("CIDEr-D"));
+  grid_->add("pointing", tr("Pointing; α in box dashed"), tr("% of noun phrases"));
+  grid_->add("supervision", tr("Supervision; auxiliary dashed"), tr("loss"));
+  grid_->add("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
   // Self-critical training's (shown once a run has their points, as the pretraining's).
-  addChart("self_critical", tr("Self-critical reward; baseline dashed"), tr("CIDEr-D"));
-  addChart("advantage", tr("Advantage (reward − baseline)"), tr("CIDEr-D"));
-  addChart("sample_length", tr("Sampled caption length"), tr("words"));
-  addChart("end_rate", tr("Sampled captions that end"), tr("% ended"));
-  addChart("faithfulness", tr("Faithful nouns (validation)"), tr("% of nouns"));
-  // Long enough for the window to paint the chart just shown before the next one shows: at 0 ms,
-  // two or three charts were often painted in one pass.
-  show_timer_.setInterval(20);
-  connect(&show_timer_, &QTimer::timeout, this, &TrainingDashboard::showNext);
-  create_timer_.setInterval(0);
-  connect(&create_timer_, &QTimer::timeout, this, [this] {
-    if (!createNext()) create_timer_.stop();
-  });
-  relayout();
+  grid_->add("self_critical", tr("Self-critical reward; baseline dashed"), tr("CIDEr-D"));
+  grid_->add("advantage", tr("Advantage (reward − baseline)"), tr("CIDEr-D"));
+  grid_->add("sample_length", tr("Sampled caption length"), tr("words"));
+  grid_->add("end_rate", tr("Sampled captions that end"), tr("% ended"));
+  grid_->add("faithfulness", tr("Faithful nouns (validation)"), tr("% of nouns"));
+  grid_->relayout();
   curves_ = {
       {"loss", "nll", tr("NLL")},
       {"penalty", "penalty", tr("penalty")},
@@ -129,136 +123,38 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   };
 }
 
-void TrainingDashboard::addChart(const QString& name, const QString& title, const QString& y_label) {
-  specs_.append({name, title, y_label});
-  order_ << name;
-}
+QStringList TrainingDashboard::shownCharts() const { return grid_->shown(); }
 
-bool TrainingDashboard::createNext() {
-  const auto next = std::find_if(specs_.begin(), specs_.end(), [&](const ChartSpec& s) { return !charts_.contains(s.name); });
-  if (next == specs_.end()) return false;
-  auto* c = new MetricChart(next->title, next->y_label, this);
-  c->setObjectName(next->name);
-  connect(c, &MetricChart::hovered, this, &TrainingDashboard::hovered);
-  const int index = int(order_.indexOf(next->name));
-  c->setRedrawDelay(100 + 25 * index);  // one chart per pass: the GUI thread never paints them all at once
-  c->hide();  // placed by relayout()
-  QSizePolicy policy = c->sizePolicy();
-  policy.setRetainSizeWhenHidden(true);  // placed while hidden: its cell is kept until it shows
-  c->setSizePolicy(policy);
-  if (next->name == "pretraining") c->setXLabel(tr("pretraining step"));
-  if (smoothing_ > 0 && next->name != "bleu4" && next->name != "cider" && next->name != "pointing" && next->name != "faithfulness" &&
-      next->name != "lr") {
-    c->setSmoothing(smoothing_);
-  }
-  if (log_scale_) c->setLogScale(true);
-  charts_.insert(next->name, c);
-  relayout();
-  return true;
-}
+MetricChart* TrainingDashboard::chart(const QString& name) const { return grid_->chart(name); }
 
-void TrainingDashboard::ensureCharts() const {
-  auto* self = const_cast<TrainingDashboard*>(this);
-  while (self->createNext()) {
-  }
-  self->create_timer_.stop();
-}
+QStringList TrainingDashboard::chartNames() const { return grid_->names(); }
 
-QStringList TrainingDashboard::shownCharts() const {
-  ensureCharts();
-  return shown_;
-}
-
-MetricChart* TrainingDashboard::chart(const QString& name) const {
-  ensureCharts();
-  return charts_.value(name);
-}
-
-bool TrainingDashboard::only_with_points(const QString& name) {
-  return name == "pretraining" || name == "self_critical" || name == "advantage" || name == "sample_length" ||
-         name == "end_rate" || name == "faithfulness";
-}
-
-void TrainingDashboard::relayout() {
-  const bool any_run = !runs_.isEmpty();
-  const bool any_hard = std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return r.hard; });
-  QStringList shown;
-  for (const auto& name : order_) {
-    if (!charts_.contains(name)) continue;  // not made yet: placed when it is
-    if (any_run && (name == "reinforce" || name == "reward_var") && !any_hard) continue;
-    if (any_run && only_with_points(name)) {
-      const auto keys = charts_[name]->seriesKeys();
-      if (std::none_of(keys.begin(), keys.end(), [&](const QString& k) { return charts_[name]->pointCount(k) > 0; })) continue;
-    }
-    shown << name;
-  }
-  const int width = std::max(1, this->width());
-  const int columns = std::clamp(width / (MetricChart::minimumChartSize().width() + grid_->spacing()), 1, 3);
-  if (shown == shown_ && columns == columns_) return;
-  const QStringList before = shown_;
-  const int columns_before = columns_;
-  shown_ = shown;
-  columns_ = columns;
-  to_show_.clear();
-  for (auto* c : charts_) {
-    const int i = int(shown_.indexOf(c->objectName()));
-    // A chart keeps its cell (and stays as it is) when neither its place nor the columns changed.
-    if (i >= 0 && columns_ == columns_before && before.indexOf(c->objectName()) == i && grid_->indexOf(c) >= 0) continue;
-    grid_->removeWidget(c);
-    c->hide();
-    if (i < 0) continue;
-    // Hidden, a chart's resize (its axes laid out, its labels shaped) waits for its show.
-    grid_->addWidget(c, i / columns_, i % columns_);
-  }
-  for (const auto& name : shown_) {
-    if (charts_[name]->isHidden()) to_show_ << name;
-  }
-  if (painted_) show_timer_.start();
-  const int rows = (int(shown_.size()) + columns_ - 1) / columns_;
-  setMinimumHeight(rows * (MetricChart::minimumChartSize().height() + grid_->spacing()));
-}
+int TrainingDashboard::columns() const { return grid_->columns(); }
 
 void TrainingDashboard::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (painted_ && !to_show_.isEmpty()) show_timer_.start();
+  grid_->resumeShowing();
 }
 
 void TrainingDashboard::paintEvent(QPaintEvent* event) {
   QWidget::paintEvent(event);
-  if (painted_) return;
-  // Made one per turn of the event loop after this frame, then shown one per show_timer_ tick:
-  // the window's first paint (a full frame) carries no chart.
-  painted_ = true;
-  if (charts_.size() < order_.size()) create_timer_.start();
-  if (!to_show_.isEmpty()) show_timer_.start();
-}
-
-void TrainingDashboard::showNext() {
-  if (!isVisible()) return show_timer_.stop();  // resumed by showEvent: shown with the window, all at once
-  while (!to_show_.isEmpty()) {
-    auto* c = charts_.value(to_show_.takeFirst());
-    if (c && c->isHidden() && shown_.contains(c->objectName())) {
-      c->show();
-      break;
-    }
-  }
-  if (to_show_.isEmpty()) show_timer_.stop();
+  grid_->startShowing();
 }
 
 void TrainingDashboard::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  relayout();
+  grid_->relayout();
 }
 
 int TrainingDashboard::pointCount(const QString& id, const QString& metric) const {
-  ensureCharts();
   return int(points(id, metric).size());
 }
 
 QVector<QPointF> TrainingDashboard::points(const QString& id, const QString& metric) const {
-  ensureCharts();
   for (const auto& c : curves_) {
-    if (c.metric == metric && charts_[c.chart]->hasSeries(key(id, c))) return charts_[c.chart]->rawPoints(key(id, c));
+    if (c.metric != metric) continue;
+    auto* chart = grid_->chart(c.chart);
+    if (chart->hasSeries(series_key(id, metric))) return chart->rawPoints(series_key(id, metric));
   }
   return {};
 }
@@ -266,7 +162,6 @@ QVector<QPointF> TrainingDashboard::points(const QString& id, const QString& met
 QColor TrainingDashboard::runColour(const QString& id) const { return runs_.value(id).colour; }
 
 void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard) {
-  ensureCharts();
   if (runs_.contains(id)) return;
   reserveColour(id);
   Run run{name, hard, colours_.value(id)};
@@ -275,12 +170,12 @@ void TrainingDashboard::addRun(const QString& id, const QString& name, bool hard
     if (c.hard_only && !hard) continue;
     // One curve per chart: the legend names the run; two curves: run and quantity.
     const bool shared = std::count_if(curves_.begin(), curves_.end(), [&](const Curve& o) { return o.chart == c.chart; }) > 1;
-    auto* chart = charts_[c.chart];
-    chart->addSeries(key(id, c), shared ? name + " · " + c.label : name, run.colour, c.dashed);
-    if (c.dashed) chart->setInLegend(key(id, c), false);  // the title says what the dashed curve is
+    auto* chart = grid_->chart(c.chart);
+    chart->addSeries(series_key(id, c.metric), shared ? name + " · " + c.label : name, run.colour, c.dashed);
+    if (c.dashed) chart->setInLegend(series_key(id, c.metric), false);  // the title says what the dashed curve is
   }
   relabel();
-  relayout();
+  grid_->setRunKinds(!runs_.isEmpty(), std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return r.hard; }));
 }
 
 void TrainingDashboard::reserveColour(const QString& id) {
@@ -289,13 +184,12 @@ void TrainingDashboard::reserveColour(const QString& id) {
 }
 
 void TrainingDashboard::removeRun(const QString& id) {
-  ensureCharts();
-  for (const auto& c : curves_) charts_[c.chart]->removeSeries(key(id, c));
+  for (const auto& c : curves_) grid_->chart(c.chart)->removeSeries(series_key(id, c.metric));
   events_.remove(id);
   showEvents(id);
   runs_.remove(id);
   relabel();
-  relayout();
+  grid_->setRunKinds(!runs_.isEmpty(), std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return r.hard; }));
 }
 
 void TrainingDashboard::relabel() {
@@ -306,7 +200,7 @@ void TrainingDashboard::relabel() {
   for (int i = 0; i < int(ids.size()); ++i) {
     for (const auto& c : curves_) {
       const bool shared = std::count_if(curves_.begin(), curves_.end(), [&](const Curve& o) { return o.chart == c.chart; }) > 1;
-      charts_[c.chart]->setLegendLabel(key(ids[i], c), shared ? shorter[i] + " · " + c.label : shorter[i]);
+      grid_->chart(c.chart)->setLegendLabel(series_key(ids[i], c.metric), shared ? shorter[i] + " · " + c.label : shorter[i]);
     }
   }
 }
@@ -315,39 +209,35 @@ void TrainingDashboard::appendValue(const QString& id, const QString& metric, do
   if (!std::isfinite(value)) return;
   for (const auto& c : curves_) {
     if (c.metric != metric) continue;
-    auto* chart = charts_[c.chart];
-    if (chart->hasSeries(key(id, c))) chart->append(key(id, c), step, value);
+    auto* chart = grid_->chart(c.chart);
+    if (chart->hasSeries(series_key(id, c.metric))) chart->append(series_key(id, c.metric), step, value);
   }
 }
 
 void TrainingDashboard::setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points) {
   for (const auto& c : curves_) {
     if (c.metric != metric) continue;
-    auto* chart = charts_[c.chart];
-    if (chart->hasSeries(key(id, c))) chart->setPoints(key(id, c), points);
+    auto* chart = grid_->chart(c.chart);
+    if (chart->hasSeries(series_key(id, c.metric))) chart->setPoints(series_key(id, c.metric), points);
   }
 }
 
 void TrainingDashboard::addTrainRecord(const QString& id, const fovea::TrainRecord& r) {
-  ensureCharts();
   for (const auto& [metric, value] : train_values(r)) appendValue(id, metric, double(r.step), value);
-  if (r.self_critical && !shown_.contains("self_critical")) relayout();
+  if (r.self_critical && !grid_->shown().contains("self_critical")) grid_->relayout();
 }
 
 void TrainingDashboard::addValidationRecord(const QString& id, const fovea::ValidationRecord& v) {
-  ensureCharts();
   for (const auto& [metric, value] : validation_values(v)) appendValue(id, metric, double(v.step), value);
-  if (v.has_faithfulness && !shown_.contains("faithfulness")) relayout();
+  if (v.has_faithfulness && !grid_->shown().contains("faithfulness")) grid_->relayout();
 }
 
 void TrainingDashboard::addPretrainRecord(const QString& id, const fovea::PretrainRecord& p) {
-  ensureCharts();
   for (const auto& [metric, value] : pretrain_values(p)) appendValue(id, metric, double(p.pretrain_step), value);
-  if (!shown_.contains("pretraining")) relayout();
+  if (!grid_->shown().contains("pretraining")) grid_->relayout();
 }
 
 void TrainingDashboard::addEvent(const QString& id, const fovea::TrainEvent& e) {
-  ensureCharts();
   events_[id].append({double(e.step), QString::fromStdString(e.message)});
   showEvents(id);
 }
@@ -359,38 +249,24 @@ QVector<double> TrainingDashboard::eventSteps(const QString& id) const {
 }
 
 void TrainingDashboard::showEvents(const QString& id) {
-  for (const char* name : {"loss", "grad_norm", "lr"}) charts_[name]->setMarkers(id, runColour(id), events_.value(id));
+  for (const char* name : {"loss", "grad_norm", "lr"}) grid_->chart(name)->setMarkers(id, runColour(id), events_.value(id));
 }
 
 void TrainingDashboard::loadRun(const fovea::RunLog& log) { loadCurves(run_curves(log)); }
 
 void TrainingDashboard::loadCurves(const RunCurves& run) {
-  ensureCharts();
   if (!runs_.contains(run.id)) addRun(run.id, run.name, run.hard);
   events_.remove(run.id);
   for (const auto& e : run.events) events_[run.id].append(e);
   showEvents(run.id);
   for (const auto& [metric, points] : run.curves) setCurve(run.id, metric, points);
-  relayout();
+  grid_->relayout();
 }
 
-void TrainingDashboard::setSmoothing(double weight) {
-  // Noisy per-step curves only: not the validation scores (a handful of points per run), nor the
-  // learning rate (a schedule, not a measurement).
-  smoothing_ = weight;  // for the charts not made yet too
-  for (auto it = charts_.begin(); it != charts_.end(); ++it) {
-    const auto& name = it.key();
-    if (name != "bleu4" && name != "cider" && name != "pointing" && name != "faithfulness" && name != "lr") it.value()->setSmoothing(weight);
-  }
-}
+void TrainingDashboard::setSmoothing(double weight) { grid_->setSmoothing(weight); }
 
-void TrainingDashboard::setLogScale(bool on) {
-  log_scale_ = on;
-  for (auto* c : charts_) c->setLogScale(on);
-}
+void TrainingDashboard::setLogScale(bool on) { grid_->setLogScale(on); }
 
-void TrainingDashboard::resetZoom() {
-  for (auto* c : charts_) c->resetZoom();
-}
+void TrainingDashboard::resetZoom() { grid_->resetZoom(); }
 
 }  // namespace fovea::ui

@@ -3,22 +3,20 @@
 /// stochastic penalty, REINFORCE baseline against reward and the reward variance, entropy of α,
 /// gradient norm, learning rate, throughput) plus the per-epoch validation scores (BLEU-4,
 /// CIDEr-D, pointing accuracy). Several runs overlay, one colour per run; a live run appends
-/// records as they arrive, a past run is loaded from its RunLog.
+/// records as they arrive, a past run is loaded from its RunLog. The charts themselves, made and
+/// placed lazily, are ChartGrid's; the dashboard owns the runs, their curves and their markers.
 #include <QColor>
 #include <QMap>
-#include <QTimer>
 #include <QWidget>
 
 #include "core/train/run_log.h"
 #include "core/train/train_records.h"
 
-class QGridLayout;
-
 namespace fovea::ui {
 
-struct RunCurves;
-
+class ChartGrid;
 class MetricChart;
+struct RunCurves;
 
 class TrainingDashboard : public QWidget {
   Q_OBJECT
@@ -56,11 +54,11 @@ class TrainingDashboard : public QWidget {
   /// The charts are made one per event-loop turn after the dashboard is (a QChart each: tens of
   /// milliseconds for all); asking for one, or for a run's curves, makes the rest at once.
   MetricChart* chart(const QString& name) const;
-  QStringList chartNames() const { return order_; }
+  QStringList chartNames() const;
   /// The charts shown, in grid order: those that apply to the runs shown (REINFORCE charts with a
   /// hard run, the pretraining chart once a run has pretraining points), all before any run.
   QStringList shownCharts() const;
-  int columns() const { return columns_; }  ///< charts per row: as many as fit the width, 1 to 3
+  int columns() const;  ///< charts per row: as many as fit the width, 1 to 3
   QColor runColour(const QString& id) const;
   /// Raw points of one run's metric (e.g. "nll", "reward", "bleu4", "item_accuracy"), 0 when it
   /// has no such curve.
@@ -88,45 +86,19 @@ class TrainingDashboard : public QWidget {
     bool hard = false;
     QColor colour;
   };
-  struct ChartSpec {
-    QString name, title, y_label;
-  };
-  void addChart(const QString& name, const QString& title, const QString& y_label);
-  /// Charts shown only once a run has points in them (pretraining, self-critical training).
-  static bool only_with_points(const QString& name);
-  /// Makes the next chart not made yet; false when all are.
-  bool createNext();
-  void ensureCharts() const;
-  QString key(const QString& id, const Curve& c) const { return id + "|" + c.metric; }
   void appendValue(const QString& id, const QString& metric, double step, double value);
   void setCurve(const QString& id, const QString& metric, const QVector<QPointF>& points);
-  /// Puts the charts that apply into a grid as wide as the widget allows (when that changes).
-  /// The charts are placed hidden and shown one at a time, 20 ms apart (showNext): laying out and
-  /// drawing every chart at once would hold the GUI thread for tens of milliseconds.
-  void relayout();
-  void showNext();
   /// Legends name runs by what tells them apart (runs_ changed).
   void relabel();
   /// Draws run `id`'s events_ as markers.
   void showEvents(const QString& id);
 
-  QGridLayout* grid_;
-  QMap<QString, MetricChart*> charts_;
-  QStringList order_;
-  QStringList shown_;
-  int columns_ = 0;
+  ChartGrid* grid_;  ///< the charts: made lazily, placed and shown
   QList<Curve> curves_;
   QMap<QString, Run> runs_;
   QMap<QString, QColor> colours_;  ///< every run shown so far, removed or not
   QMap<QString, QVector<QPair<double, QString>>> events_;  ///< per run: step and message
   int next_colour_ = 0;
-  QStringList to_show_;  ///< placed, still hidden, shown one per turn
-  QTimer show_timer_;
-  QList<ChartSpec> specs_;  ///< every chart, in grid order; made from these lazily
-  QTimer create_timer_;
-  double smoothing_ = 0;
-  bool log_scale_ = false;
-  bool painted_ = false;  ///< painted once: charts are made and shown from then on
 };
 
 }  // namespace fovea::ui

@@ -2,32 +2,26 @@
 /// fovea-studio's training window: launch a run (NewRunDialog → TrainingRun on its worker
 /// thread), pause, resume or cancel it, watch its dashboards and caption snapshots live, and
 /// overlay past runs of the runs folder. Closing it while a run trains asks first, then stops
-/// the run at a checkpoint.
+/// the run at a checkpoint. Its parts own their state: TrainingToolbar, TrainingMessages (log,
+/// status line, progress), RunQueue, LiveRun (the training run's reports) and RunBrowser (past runs).
 #include <QMainWindow>
-#include <QMap>
-
-#include <vector>
 
 #include "core/train/train_config.h"
-#include "core/train/run_log.h"
 #include "core/train/train_records.h"
 
-class QAction;
-class QCheckBox;
-class QLabel;
-class QPlainTextEdit;
 class QSplitter;
-class QProgressBar;
-class QSlider;
 
 namespace fovea::ui {
 
-class LiveText;
+class LiveRun;
+class RunBrowser;
 class RunList;
-struct RunCurves;
+class RunQueue;
 class SampleGallery;
 class TrainingDashboard;
+class TrainingMessages;
 class TrainingRun;
+class TrainingToolbar;
 
 class TrainingWindow : public QMainWindow {
   Q_OBJECT
@@ -44,7 +38,7 @@ class TrainingWindow : public QMainWindow {
   /// Starts the run with `processes` processes, or queues it while another trains (it starts when
   /// that one ends).
   bool startRun(const fovea::TrainConfig& config, int processes = 1);
-  int queuedRuns() const { return int(queue_.size()); }
+  int queuedRuns() const;
   /// Takes a queued run (by its folder) out of the queue; false when it is not queued.
   bool unqueueRun(const QString& dir);
   /// Continues an interrupted run: its log is read on a thread of its own, then the run resumes
@@ -73,7 +67,7 @@ class TrainingWindow : public QMainWindow {
   TrainingRun* training() const { return training_; }
   QString statusText() const;
   /// The last progress report of the live run (step 0 before the first).
-  fovea::TrainProgress lastProgress() const { return last_progress_; }
+  fovea::TrainProgress lastProgress() const;
   QString logText() const;
 
  Q_SIGNALS:
@@ -88,58 +82,24 @@ class TrainingWindow : public QMainWindow {
   void showEvent(QShowEvent* event) override;
 
  private:
-  void buildToolbar();
-  void log(const QString& text);
-  void showProgress(const fovea::TrainProgress& p);
   void runStarted(const QString& dir);
   void runEnded(const QString& dir, const QString& text, bool error);
-  void showSamplesOf(const QString& dir);
-  /// A past run's dashboards, ticked in the list; selected too (its samples shown) when `select`.
-  void showRun(const QString& dir, const fovea::RunLog& log, const RunCurves& curves, bool select = true);
-  /// New run, starting from `like`'s settings when given.
-  bool newRunFrom(const fovea::TrainConfig* like);
-  /// The run list's queued entries follow queue_.
-  void showQueue();
-  /// A rollback cut the live run's log back: its curves are read again (off the GUI thread).
-  void reloadLiveRun();
-  /// Selecting a run ticks it; the first listing of a folder with nothing ticked ticks the
-  /// selected (or last) run, so the charts are never empty for no reason.
-  void selectionChanged(const QString& dir);
-  void tickOnOpen();
-  void updateActions();
-  void chooseRunFolder();
-  void chooseExportFolder();
 
   TrainingRun* training_;
   TrainingDashboard* dashboard_;
   RunList* runs_;
   SampleGallery* gallery_;
-  QPlainTextEdit* log_;
-  LiveText* status_;  ///< changes at every step of a live run
-  QProgressBar* progress_;
-  QAction* new_action_ = nullptr;
-  QAction* pause_action_ = nullptr;
-  QAction* cancel_action_ = nullptr;
-  QSlider* smoothing_ = nullptr;
-  QLabel* smoothing_label_ = nullptr;
-  QCheckBox* log_scale_ = nullptr;
-  QString runs_root_, live_dir_;
+  TrainingMessages* messages_;  ///< the log pane, the status line and the progress bar
+  TrainingToolbar* toolbar_;
+  RunQueue* queue_;             ///< runs to start, in order, as the current one ends
+  LiveRun* live_;               ///< the run training (or the last one that did)
+  RunBrowser* browser_;         ///< past runs ticked, selected or opened
+  QString runs_root_;
   QSplitter* columns_ = nullptr;  ///< run list and log | charts | samples
   bool shown_before_ = false;
-  bool auto_tick_ = false;  ///< tick a run when the folder's list arrives (nothing chosen since)
-  int open_serial_ = 0;     ///< the last openRun(): the one whose samples show
-  struct QueuedRun {
-    fovea::TrainConfig config;
-    int processes = 1;
-  };
-  QList<QueuedRun> queue_;  ///< runs to start, in order, as the current one ends
-  bool live_hard_ = false;
-  double live_best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
-  std::vector<fovea::SampleRecord> live_samples_;
   bool confirm_close_ = true;
   bool confirm_stop_ = true;
   bool closing_ = false;  ///< hidden, waiting for the stopped run's finished signal to close
-  fovea::TrainProgress last_progress_;
 };
 
 }  // namespace fovea::ui

@@ -1,25 +1,25 @@
-// TrainingWindow's runs other than the live one's progress: opening, resuming and selecting runs,
-// the queue, and reading a run's log again after a rollback. Every log is read on a thread of its
-// own (run_log_reader.h); what was read arrives as a value and is shown on the GUI thread.
-#include <memory>
+// TrainingWindow's requests for runs other than the live one's progress: a new run (from a past
+// run's settings), taking one out of the queue, resuming and opening one. Every log is read on a
+// thread of its own (run_log_reader.h); what was read arrives as a value and is used on the GUI
+// thread.
+#include <optional>
 
 #include <QDir>
 #include <QFileInfo>
-#include <QPlainTextEdit>
 
 #include <algorithm>
-#include <exception>
 
 #include "core/io/checkpoint_header.h"
 #include "core/train/run_log.h"
-#include "ui/charts/run_curves.h"
-#include "ui/charts/training_dashboard.h"
 #include "ui/common/user_message.h"
-#include "ui/common/live_text.h"
+#include "ui/training/live_run.h"
 #include "ui/training/new_run_dialog.h"
+#include "ui/training/run_browser.h"
 #include "ui/training/run_list.h"
 #include "ui/training/run_log_reader.h"
-#include "ui/training/sample_gallery.h"
+#include "ui/training/run_queue.h"
+#include "ui/training/run_summary.h"
+#include "ui/training/training_messages.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
 
@@ -38,78 +38,75 @@ void keep_up_to(fovea::RunLog& log, std::int64_t step, std::int64_t pretrain_ste
   log.samples.erase(std::remove_if(log.samples.begin(), log.samples.end(), after), log.samples.end());
 }
 
-QString clean_dir(const QString& dir) { return QDir::cleanPath(QFileInfo(dir).absoluteFilePath()); }
+/// New run's dialog over `parent`, starting from `like`'s settings when given; the run to start, or
+/// none when cancelled.
+std::optional<RunQueue::Entry> ask_new_run(QWidget* parent, const QString& root, const QList<RunSummary>& past,
+                                           const fovea::TrainConfig* like, bool queueing) {
+  QDir().mkpath(root);
+  NewRunDialog dialog(root, parent);
+  dialog.setPastRuns(past);
+  if (like) dialog.startFrom(*like);
+  dialog.setQueueing(queueing);
+  if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+  return RunQueue::Entry{dialog.config(), dialog.processes()};
+}
 
 }  // namespace
 
 bool TrainingWindow::newRun(const QString& like) {
-  if (like.isEmpty()) return newRunFrom(nullptr);
+  if (like.isEmpty()) {
+    const auto run = ask_new_run(this, runs_root_, runs_->summaries(), nullptr, training_->isRunning());
+    return run && startRun(run->config, run->processes);
+  }
   const auto dir = QDir::cleanPath(like);
   const auto runs = runs_->summaries();  // read off the GUI thread by the run list
   const auto it = std::find_if(runs.begin(), runs.end(), [&](const RunSummary& r) { return r.dir == dir; });
-  if (it != runs.end() && it->has_config) return newRunFrom(&it->config);
+  if (it != runs.end() && it->has_config) {
+    const auto run = ask_new_run(this, runs_root_, runs, &it->config, training_->isRunning());
+    return run && startRun(run->config, run->processes);
+  }
   // Its summary has not arrived yet: its settings are read on a thread of their own, and the
   // dialog opens when they are here.
-  status_->setText(tr("Reading the settings of %1…").arg(QFileInfo(dir).fileName()));
+  messages_->setStatus(tr("Reading the settings of %1…").arg(QFileInfo(dir).fileName()));
   read_run_log_async(this, dir, /*with_samples=*/false, [this, like](const fovea::RunLog& run) {
-    if (run.has_config) newRunFrom(&run.config);
-    else log(tr("%1: its settings are not known (no readable config.json)").arg(like));
+    if (!run.has_config) return messages_->log(tr("%1: its settings are not known (no readable config.json)").arg(like));
+    if (const auto next = ask_new_run(this, runs_root_, runs_->summaries(), &run.config, training_->isRunning()))
+      startRun(next->config, next->processes);
   }, [this, like](const QString& error) {
-    log(tr("%1: its settings are not known: %2").arg(like, error));
+    messages_->log(tr("%1: its settings are not known: %2").arg(like, error));
   });
   return false;
 }
 
-bool TrainingWindow::newRunFrom(const fovea::TrainConfig* like) {
-  QDir().mkpath(runs_root_);
-  NewRunDialog dialog(runs_root_, this);
-  dialog.setPastRuns(runs_->summaries());
-  if (like) dialog.startFrom(*like);
-  dialog.setQueueing(training_->isRunning());
-  if (dialog.exec() != QDialog::Accepted) return false;
-  return startRun(dialog.config(), dialog.processes());
-}
-
 bool TrainingWindow::unqueueRun(const QString& dir) {
   const auto clean = QDir::cleanPath(dir);
-  for (int i = 0; i < int(queue_.size()); ++i) {
-    if (QDir::cleanPath(QString::fromStdString(queue_[i].config.out_dir)) != clean) continue;
-    queue_.removeAt(i);
-    const QString text = tr("Removed %1 from the queue (%2 queued).").arg(QFileInfo(clean).fileName()).arg(queue_.size());
-    log(text);
-    status_->setText(text);  // not the line that still counted it queued
-    showQueue();
-    return true;
-  }
-  return false;
-}
-
-void TrainingWindow::showQueue() {
-  QStringList dirs;
-  for (const auto& q : queue_) dirs << QString::fromStdString(q.config.out_dir);
-  runs_->setQueuedRuns(dirs);
+  if (!queue_->remove(clean)) return false;
+  const QString text = tr("Removed %1 from the queue (%2 queued).").arg(QFileInfo(clean).fileName()).arg(queue_->size());
+  messages_->log(text);
+  messages_->setStatus(text);  // not the line that still counted it queued
+  return true;
 }
 
 bool TrainingWindow::resumeRun(const QString& dir) {
   const auto clean = QDir::cleanPath(dir);
-  auto_tick_ = false;
+  browser_->setAutoTick(false);
   if (training_->isRunning()) {
-    if (clean != live_dir_) {  // one run at a time
+    if (clean != live_->dir()) {  // one run at a time
       const auto text = tr("%1 cannot resume while %2 trains; cancel that one first.")
-                            .arg(QFileInfo(clean).fileName(), QFileInfo(live_dir_).fileName());
-      log(text);
-      status_->setText(text);
+                            .arg(QFileInfo(clean).fileName(), QFileInfo(live_->dir()).fileName());
+      messages_->log(text);
+      messages_->setStatus(text);
       return false;
     }
     if (training_->isPaused()) setPaused(false);  // the run list's Resume of the paused live run
     return true;
   }
   if (!QFileInfo::exists(QString::fromStdString(fovea::last_checkpoint_path(clean.toStdString())))) {
-    log(tr("%1: cannot resume: it has no checkpoint").arg(clean));
-    status_->setText(tr("Cannot resume %1: it has no checkpoint").arg(clean));
+    messages_->log(tr("%1: cannot resume: it has no checkpoint").arg(clean));
+    messages_->setStatus(tr("Cannot resume %1: it has no checkpoint").arg(clean));
     return false;
   }
-  status_->setText(tr("Reading %1 to resume it…").arg(QFileInfo(clean).fileName()));
+  messages_->setStatus(tr("Reading %1 to resume it…").arg(QFileInfo(clean).fileName()));
   // On the worker: the log, cut back to what the last checkpoint saw.
   auto cut = [clean](fovea::RunLog& run) {
     const auto header = fovea::read_checkpoint_header(fovea::last_checkpoint_path(clean.toStdString()));
@@ -117,101 +114,16 @@ bool TrainingWindow::resumeRun(const QString& dir) {
     keep_up_to(run, step, header.at("training").value("pretrain_step", std::int64_t(0)));
   };
   read_run_log_async(this, clean, /*with_samples=*/true, [this, clean](const fovea::RunLog& run) {
-    if (training_->isRunning()) return log(tr("%1: not resumed: another run started meanwhile").arg(clean));
-    live_hard_ = run.hard();
-    live_best_bleu_ = run.val.empty() ? -1 : run.best_bleu4();
-    dashboard_->removeRun(clean);
-    dashboard_->loadRun(run);
-    live_samples_ = run.samples;
+    if (training_->isRunning()) return messages_->log(tr("%1: not resumed: another run started meanwhile").arg(clean));
+    live_->restore(clean, run);
     training_->resume(clean);
   }, [this, clean](const QString& error) {
-    log(tr("%1: cannot resume: %2").arg(clean, error));
-    status_->setText(tr("Cannot resume %1: %2").arg(clean, user_summary(error)));
+    messages_->log(tr("%1: cannot resume: %2").arg(clean, error));
+    messages_->setStatus(tr("Cannot resume %1: %2").arg(clean, user_summary(error)));
   }, cut);
   return true;
 }
 
-bool TrainingWindow::openRun(const QString& dir) {
-  const auto clean = clean_dir(dir);
-  auto_tick_ = false;
-  if (clean == live_dir_ && training_->isRunning()) return true;
-  if (!QFileInfo::exists(QString::fromStdString(fovea::metrics_path(clean.toStdString())))) {
-    const auto text = tr("%1 is not a run folder: it holds no metrics.jsonl").arg(clean);
-    log(text);
-    status_->setText(text);
-    return false;
-  }
-  status_->setText(tr("Reading %1…").arg(QFileInfo(clean).fileName()));
-  dashboard_->reserveColour(clean);  // the order opened gives the colours, whichever log arrives first
-  const int serial = ++open_serial_;
-  auto curves = std::make_shared<RunCurves>();  // built on the reading thread
-  read_run_log_async(this, clean, /*with_samples=*/true, [this, clean, serial, curves](const fovea::RunLog& run) {
-    showRun(clean, run, *curves, serial == open_serial_);  // the last one opened is the one selected
-  }, [this](const QString& error) {
-    log(error);
-    status_->setText(user_summary(error));
-  }, [curves](fovea::RunLog& run) { *curves = run_curves(run); });
-  return true;
-}
-
-void TrainingWindow::showRun(const QString& clean, const fovea::RunLog& log_data, const RunCurves& curves, bool select) {
-  dashboard_->removeRun(clean);
-  dashboard_->loadCurves(curves);
-  if (!runs_->runs().contains(clean)) runs_->setRoot(QFileInfo(clean).absolutePath());
-  runs_->blockSignals(true);
-  runs_->setChecked(clean, true);
-  runs_->blockSignals(false);
-  // Never taken from the live run: its read may arrive after a run started.
-  if (select && !(training_->isRunning() && runs_->currentRun() == live_dir_)) runs_->setCurrentRun(clean);
-  if (runs_->currentRun() == clean) gallery_->setHistory(log_data.samples);
-  if (log_data.skipped_lines > 0) {
-    log(tr("%1: skipped %2 unreadable line(s) (a crash mid-write)").arg(clean).arg(log_data.skipped_lines));
-  }
-  status_->setText(tr("%1: %2 steps logged, %3 validations").arg(QFileInfo(clean).fileName())
-                       .arg(log_data.last_step()).arg(log_data.val.size()));
-}
-
-void TrainingWindow::selectionChanged(const QString& dir) {
-  if (!dir.isEmpty() && runs_->runs().contains(dir) && !runs_->checkedRuns().contains(dir)) {
-    auto_tick_ = false;
-    runs_->setChecked(dir, true);  // its curves are read and shown, its samples with them
-    return;
-  }
-  showSamplesOf(dir);
-}
-
-void TrainingWindow::tickOnOpen() {
-  if (!auto_tick_ || training_->isRunning() || !runs_->checkedRuns().isEmpty()) return;
-  const auto runs = runs_->runs();
-  if (runs.isEmpty()) return;
-  auto_tick_ = false;
-  const auto dir = runs.contains(runs_->currentRun()) ? runs_->currentRun() : runs.last();
-  runs_->setChecked(dir, true);
-  runs_->setCurrentRun(dir);
-}
-
-void TrainingWindow::showSamplesOf(const QString& dir) {
-  if (dir == live_dir_ && training_->isRunning()) {
-    gallery_->setHistory(live_samples_);
-    return;
-  }
-  if (!dir.isEmpty() && !runs_->runs().contains(dir)) {  // a queued run: nothing written yet
-    gallery_->clear(tr("%1 is queued: its samples appear here once it trains, after the run training now.")
-                        .arg(QFileInfo(dir).fileName()));
-    return;
-  }
-  gallery_->clear();
-  if (dir.isEmpty()) return;
-  read_run_log_async(this, dir, /*with_samples=*/true, [this, dir](const fovea::RunLog& run) {
-    if (runs_->currentRun() == dir && !(dir == live_dir_ && training_->isRunning())) gallery_->setHistory(run.samples);
-  });
-}
-
-void TrainingWindow::reloadLiveRun() {
-  const auto dir = live_dir_;
-  read_run_log_async(this, dir, /*with_samples=*/false, [this, dir](const fovea::RunLog& run) {
-    if (dir == live_dir_) dashboard_->loadRun(run);
-  }, [this](const QString& error) { log(error); });
-}
+bool TrainingWindow::openRun(const QString& dir) { return browser_->open(dir); }
 
 }  // namespace fovea::ui

@@ -1,7 +1,6 @@
-// MetricChart's context menu and exports: PNG and SVG of the chart as drawn (axes, legend, curves,
-// no crosshair), CSV of the raw points, each written to a temporary file and renamed (QSaveFile).
+// A metric chart's context menu and exports (chart_export.h).
+#include "ui/charts/chart_export.h"
 #include "ui/charts/metric_chart.h"
-#include "ui/charts/metric_chart_impl.h"
 #include "ui/common/user_message.h"
 #include "ui/export/export_settings.h"
 
@@ -16,6 +15,7 @@
 #include <QSvgGenerator>
 
 #include <functional>
+#include <utility>
 
 namespace fovea::ui {
 
@@ -35,10 +35,12 @@ bool saveAtomically(const QString& path, QString* error, const std::function<boo
 
 // --- context menu ---------------------------------------------------------------------------------------
 
-void MetricChart::showContextMenu(const QPoint& global_pos) {
-  QMenu menu(this);
-  QAction* reset = menu.addAction(tr("Reset Zoom"), this, &MetricChart::resetZoom);
-  reset->setEnabled(isZoomed());
+ChartExport::ChartExport(MetricChart* chart, Source source) : QObject(chart), chart_(chart), source_(std::move(source)) {}
+
+void ChartExport::showMenu(const QPoint& global_pos) {
+  QMenu menu(chart_);
+  QAction* reset = menu.addAction(tr("Reset Zoom"), chart_, &MetricChart::resetZoom);
+  reset->setEnabled(chart_->isZoomed());
   menu.addSeparator();
   menu.addAction(tr("Export PNG (%1 dpi)…").arg(ExportSettings::load().png_dpi), this, [this] { exportWithDialog(QStringLiteral("png")); });
   menu.addAction(tr("Export SVG…"), this, [this] { exportWithDialog(QStringLiteral("svg")); });
@@ -46,74 +48,52 @@ void MetricChart::showContextMenu(const QPoint& global_pos) {
   menu.exec(global_pos);
 }
 
-void MetricChart::exportWithDialog(const QString& kind) {
-  QString base = title().toLower();
+void ChartExport::exportWithDialog(const QString& kind) {
+  QString base = chart_->title().toLower();
   base.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
   if (base.isEmpty() || base == QLatin1String("-")) base = QStringLiteral("chart");
   const QString filter = kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')');
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), base + QLatin1Char('.') + kind, filter);
+  const QString path = QFileDialog::getSaveFileName(chart_, tr("Export Chart"), base + QLatin1Char('.') + kind, filter);
   if (path.isEmpty()) return;
   QString error;
-  const bool ok = kind == QLatin1String("png")   ? exportPng(path, &error)
-                  : kind == QLatin1String("svg") ? exportSvg(path, &error)
-                                                 : exportCsv(path, &error);
-  if (!ok) show_message_box(this, QMessageBox::Warning, tr("Export Chart"), error);
+  const bool ok = kind == QLatin1String("png")   ? png(path, &error)
+                  : kind == QLatin1String("svg") ? svg(path, &error)
+                                                 : csv(path, &error);
+  if (!ok) show_message_box(chart_, QMessageBox::Warning, tr("Export Chart"), error);
 }
 
 // --- export ---------------------------------------------------------------------------------------------
 
-bool MetricChart::exportPng(const QString& path, QString* error) const {
-  const QSize size = exportSize();
+bool ChartExport::png(const QString& path, QString* error) const {
+  const QSize size = source_.size();
   const double scale = pngScale(ExportSettings::load().png_dpi);
   QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
   image.setDevicePixelRatio(scale);
   image.fill(Qt::white);
   {
     QPainter painter(&image);
-    renderTo(painter, size);
+    source_.render(painter, size);
   }
   return saveAtomically(path, error, [&](QSaveFile& file) { return image.save(&file, "PNG"); });
 }
 
-bool MetricChart::exportSvg(const QString& path, QString* error) const {
+bool ChartExport::svg(const QString& path, QString* error) const {
   return saveAtomically(path, error, [&](QSaveFile& file) {
-    const QSize size = exportSize();
+    const QSize size = source_.size();
     QSvgGenerator svg;
     svg.setOutputDevice(&file);
     svg.setSize(size);
     svg.setViewBox(QRect(QPoint(0, 0), size));
-    svg.setTitle(title());
+    svg.setTitle(chart_->title());
     QPainter painter(&svg);
-    renderTo(painter, size);
+    source_.render(painter, size);
     return painter.end();
   });
 }
 
-bool MetricChart::exportCsv(const QString& path, QString* error) const {
-  const QByteArray out = csvText();
+bool ChartExport::csv(const QString& path, QString* error) const {
+  const QByteArray out = source_.csv();
   return saveAtomically(path, error, [&](QSaveFile& file) { return file.write(out) == out.size(); });
-}
-
-// --- what exports write -------------------------------------------------------------------------------
-
-QSize MetricChart::exportSize() const { return d_->exportSize(); }
-
-void MetricChart::renderTo(QPainter& painter, const QSize& size) const { d_->render(painter, size); }
-
-QByteArray MetricChart::csvText() const {
-  QByteArray out = "series," + csvField(d_->x_label).toUtf8() + ",value\n";
-  for (const auto& s : d_->series) {
-    const QByteArray name = csvField(s->label).toUtf8();
-    for (const QPointF& p : s->points.raw()) {
-      out += name;
-      out += ',';
-      out += csvNumber(p.x()).toLatin1();
-      out += ',';
-      out += csvNumber(p.y()).toLatin1();
-      out += '\n';
-    }
-  }
-  return out;
 }
 
 }  // namespace fovea::ui
