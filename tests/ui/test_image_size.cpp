@@ -3,6 +3,9 @@
 // leave the image where it was, alone and with two models compared. Each error line says when it
 // happened.
 #include <QApplication>
+
+#include <algorithm>
+#include <cstdlib>
 #include <QImage>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -125,6 +128,14 @@ class ImageSizeTest : public QObject {
   void aloneTheImageKeepsItsSize() { checkTheViewStays(false, {1180, 800}); }
 
   void comparedAtTenTwentyFourTheImagesKeepTheirSize() { checkTheViewStays(true, {1024, 700}); }
+
+  void comparedInANarrowWindowThePanelsSplitItEvenly() {
+    // A panel's notes (its references and scores, a take-away's line) wrap to the panel's width:
+    // they do not widen one panel at the other's expense.
+    auto w = window(true, {784, 752});
+    const int a = w->primaryPanel()->width(), b = w->comparePanel()->width();
+    QVERIFY2(std::abs(a - b) <= std::max(a, b) / 10, qPrintable(QStringLiteral("the panels are %1 and %2 px wide").arg(a).arg(b)));
+  }
 
   void eachErrorLineSaysWhenAndGoesWhenItNoLongerApplies() {
     auto w = window(false, {1180, 800});

@@ -171,7 +171,9 @@ class LiveSourceTest : public QObject {
     ExplorerPanel* panel = w.primaryPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && panel->caption().words.size() >= 2, kWait);
     w.liveSource()->pause();
-    QTest::qWait(400);  // a frame read as it paused comes in now
+    QTest::qWait(400);  // a frame read as it paused comes in now, and its caption once the model is free
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isBusy(), kWait);
+    QTest::qWait(100);
     w.player()->pause();
     const int chosen = int(panel->caption().words.size()) - 1;  // the last word: the item's name
     const std::string word = panel->caption().words[std::size_t(chosen)].word;

@@ -68,7 +68,7 @@ class TrainingSnagsTest : public QObject {
     // Four runs of one afternoon, two of each attention: the time and the attention tell them apart.
     const QStringList names{"hard-20261129-083012", "hard-20261129-084512", "soft-20261129-083040", "soft-20261129-090412"};
     for (const auto& n : names) dashboard.addRun("/runs/" + n, n, n.startsWith("hard"));
-    QTRY_VERIFY(dashboard.chart("loss")->isVisible());  // placed hidden, shown one at a time
+    QTRY_VERIFY_WITH_TIMEOUT(dashboard.chart("loss")->isVisible(), 20000);  // placed hidden, shown one at a time (slowly under load)
     QCOMPARE(legendLabels(dashboard), (QStringList{"hard 08:30:12", "hard 08:45:12", "soft 08:30:40", "soft 09:04:12"}));
     // Runs of two days: the date too.
     TrainingDashboard days;
@@ -76,7 +76,7 @@ class TrainingSnagsTest : public QObject {
     days.show();
     const QStringList dated{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
     for (const auto& n : dated) days.addRun("/runs/" + n, n, false);
-    QTRY_VERIFY(days.chart("loss")->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(days.chart("loss")->isVisible(), 20000);
     QCOMPARE(legendLabels(days), (QStringList{"soft 11-27 14:30:12", "soft 11-27 14:30:47", "soft 11-28 14:30:12"}));
     // Names of the user's own that do not split alike: the start, an ellipsis and the end that differs.
     TrainingDashboard own;
@@ -84,7 +84,7 @@ class TrainingSnagsTest : public QObject {
     own.show();
     const QStringList mine{"baseline-with-a-long-name-lr-0.01", "baseline-with-a-long-name-lr-0.001", "tuned"};
     for (const auto& n : mine) own.addRun("/runs/" + n, n, false);
-    QTRY_VERIFY(own.chart("loss")->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(own.chart("loss")->isVisible(), 20000);
     const QStringList labels = legendLabels(own);
     QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);
     for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));

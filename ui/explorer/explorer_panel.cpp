@@ -41,6 +41,9 @@ QWidget* title_row(LiveText* title, QLabel* unfamiliar) {
 QWidget* details_column(QScrollArea* strip_space, CaptionStrip* strip, LiveText* readout, QPushButton* take_away,
                         PanelNotes* notes) {
   auto* column = new QWidget;
+  // Its notes wrap to the width it gets: it takes no part in how wide the panels are (compared
+  // side by side, the panels split the window evenly whatever their notes say).
+  column->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* details = new QVBoxLayout(column);
   details->setContentsMargins(0, 0, 0, 0);
   strip_space->setWidget(strip);
