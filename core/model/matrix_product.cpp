@@ -302,11 +302,8 @@ struct LinearProduct : torch::autograd::Function<LinearProduct> {
     const auto &x = saved[0], &weight = saved[1];
     const auto dy = x.scalar_type() == torch::kBFloat16 ? to_bf16(grads[0]) : grads[0];
     const bool bias = ctx->saved_data["bias"].toBool();
-    const auto product = [&](const torch::Tensor& a, const torch::Tensor& b) {
-      return a.scalar_type() == torch::kBFloat16 ? bf16_matrix_product(a, b) : matrix_product(a, b);
-    };
-    return {ctx->needs_input_grad(0) ? product(dy, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? product(dy.t(), x) : torch::Tensor(),
+    return {ctx->needs_input_grad(0) ? matrix_product(dy, weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? matrix_product(dy.t(), x) : torch::Tensor(),
             bias && ctx->needs_input_grad(2) ? grads[0].sum(0) : torch::Tensor()};
   }
 };
@@ -333,7 +330,9 @@ torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b) {
               a.sizes(), " and ", b.sizes());
   // With autograd recording, torch::mm keeps the graph (linear_product has the kernel's own backward).
   const bool recording = torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
-  if (!recording && Bf16Products::active() && a.is_cpu() && b.is_cpu()) return bf16_matrix_product(a, b);
+  // Products in bf16, or operands a bf16 product's forward kept rounded: bf16 operands, float result.
+  const bool bf16 = Bf16Products::active() || a.scalar_type() == torch::kBFloat16 || b.scalar_type() == torch::kBFloat16;
+  if (!recording && bf16 && a.is_cpu() && b.is_cpu()) return bf16_matrix_product(a, b);
   if (recording || !uses_blocked_product(a, b)) return torch::mm(a, b);
 #ifdef FOVEA_X86_KERNELS
   const std::int64_t M = a.size(0), K = a.size(1), N = b.size(1);

@@ -18,7 +18,8 @@ namespace fovea {
 bool uses_blocked_product(const torch::Tensor& a, const torch::Tensor& b);
 
 /// a · b for 2-D tensors a (M, K) and b (K, N); either may be a transposed view. Recording
-/// autograd on a or b, it is torch::mm.
+/// autograd on a or b, it is torch::mm. On the CPU in a Bf16Products scope, or with a bf16
+/// operand, it is bf16_matrix_product (core/model/bf16_product.h): a float result.
 torch::Tensor matrix_product(const torch::Tensor& a, const torch::Tensor& b);
 
 /// torch::linear(x, weight, bias), with autograd; for 2-D x outside CPU autocast its products

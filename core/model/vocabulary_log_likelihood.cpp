@@ -118,11 +118,8 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
       }
     });
     const auto dl = x.scalar_type() == torch::kBFloat16 ? to_bf16(d) : d;  // rounded once for both products
-    const auto product = [&](const torch::Tensor& a, const torch::Tensor& b) {
-      return a.scalar_type() == torch::kBFloat16 ? bf16_matrix_product(a, b) : matrix_product(a, b);
-    };
-    return {ctx->needs_input_grad(0) ? product(dl, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? product(dl.t(), x) : torch::Tensor(),
+    return {ctx->needs_input_grad(0) ? matrix_product(dl, weight) : torch::Tensor(),
+            ctx->needs_input_grad(1) ? matrix_product(dl.t(), x) : torch::Tensor(),
             ctx->needs_input_grad(2) ? partial_sums.sum(0) : torch::Tensor(), torch::Tensor()};
   }
 };
