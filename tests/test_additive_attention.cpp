@@ -1,9 +1,12 @@
 // The fused additive attention gives the scores and gradients of the LibTorch operators it replaces.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <vector>
 
 #include "core/model/additive_attention.h"
+#include "core/model/attention_score_rows.h"
 #include "core/model/step_gradient_sink.h"
 
 using namespace fovea;
@@ -153,4 +156,38 @@ TEST(AdditiveAttention, AProjectionNeedingAGradientWithoutASinkStillGetsIt) {
   auto r = torch::autograd::grad({additive_attention_scores_reference(project(), q, p.w, p.bias).pow(2).sum()}, {p.w_a})[0];
   EXPECT_GT(r.abs().max().item<float>(), 1e-3);
   EXPECT_TRUE(torch::allclose(g, r, 1e-4, 1e-5));
+}
+
+TEST(AdditiveAttention, ReciprocalRowsMatchTheDivisionOnThisCpu) {
+  // The rows refine a reciprocal estimate instead of dividing: the same numbers within a few ulp,
+  // an infinite e^2p e^2q still gives tanh = 1 and a NaN stays in its row. Lengths around the
+  // vector widths exercise the tails.
+  RecordProperty("form", exponential_score_rows_form());
+  torch::manual_seed(3);
+  for (const std::int64_t A : {1, 7, 8, 15, 16, 17, 37, 512}) {
+    const auto ep = torch::exp(torch::randn({A}) * 8), eq = torch::exp(torch::randn({A}) * 8);
+    const auto w = torch::randn({A});
+    const auto ep64 = ep.to(torch::kDouble), eq64 = eq.to(torch::kDouble), w64 = w.to(torch::kDouble);
+    const auto s64 = 2.0 / (ep64 * eq64 + 1.0);
+    const double expected = (w64 * (1.0 - s64)).sum().item<double>();
+    const float score = exponential_score_row(ep.data_ptr<float>(), eq.data_ptr<float>(), w.data_ptr<float>(), A);
+    EXPECT_NEAR(score, expected, 1e-6 * w.abs().sum().item<double>() + 1e-6) << exponential_score_rows_form() << ", A " << A;
+
+    const float de = 0.75f;
+    auto grad_p = torch::ones({A}), grad_q = torch::ones({A}), grad_w = torch::ones({A});
+    exponential_score_row_backward(ep.data_ptr<float>(), eq.data_ptr<float>(), de, w.data_ptr<float>(),
+                                   grad_p.data_ptr<float>(), grad_q.data_ptr<float>(), grad_w.data_ptr<float>(), A);
+    const auto g = 1.0 + de * w64 * s64 * (2.0 - s64);
+    EXPECT_TRUE(torch::allclose(grad_p.to(torch::kDouble), g, 1e-6, 1e-6)) << A;
+    EXPECT_TRUE(torch::allclose(grad_q.to(torch::kDouble), g, 1e-6, 1e-6)) << A;
+    EXPECT_TRUE(torch::allclose(grad_w.to(torch::kDouble), 1.0 + de * (1.0 - s64), 1e-6, 1e-6)) << A;
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> ep(20, 1e30f), eq(20, 1e30f), w(20, 1.0f);  // e^2p e^2q overflows: tanh = 1
+  ep[3] = inf;
+  EXPECT_FLOAT_EQ(exponential_score_row(ep.data(), eq.data(), w.data(), 20), 20.0f);
+  std::vector<float> zero(20, 0.0f);  // e^2p = 0: tanh = -1
+  EXPECT_FLOAT_EQ(exponential_score_row(zero.data(), eq.data(), w.data(), 20), -20.0f);
+  eq[17] = nan;
+  EXPECT_TRUE(std::isnan(exponential_score_row(ep.data(), eq.data(), w.data(), 20)));
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/model/attention_score_rows.h"
 #include "core/model/vector_clones.h"
 #include "core/model/vector_math.h"
 
@@ -43,35 +44,6 @@ FOVEA_VECTOR_CLONES void score_row_backward(const float* __restrict p, const flo
     if constexpr (kProjection) grad_p[a] += g;
     grad_q[a] += g;
     grad_w[a] += de * v;
-  }
-}
-
-/// Σ_a w[a] tanh(p[a] + q[a]) in the exponential form: ep = e^2p, eq = e^2q, tanh = 1 − 2 / (ep eq + 1)
-/// (an infinite product gives 1, a zero one −1, a NaN stays NaN).
-FOVEA_VECTOR_CLONES float score_row_exponential(const float* ep, const float* eq, const float* w, std::int64_t A) {
-  float lanes[kReductionLanes] = {};
-  std::int64_t a = 0;
-  for (; a + kReductionLanes <= A; a += kReductionLanes) {
-    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += w[a + j] * (1.0f - 2.0f / (ep[a + j] * eq[a + j] + 1.0f));
-  }
-  float s = 0;
-  for (; a < A; ++a) s += w[a] * (1.0f - 2.0f / (ep[a] * eq[a] + 1.0f));
-  for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
-  return s;
-}
-
-/// score_row_backward in the exponential form: with s = 2 / (ep eq + 1) = 1 − t, 1 − t² = s (2 − s).
-template <bool kProjection>
-FOVEA_VECTOR_CLONES void score_row_exponential_backward(const float* __restrict ep, const float* __restrict eq,
-                                                        float de, const float* __restrict w,
-                                                        float* __restrict grad_p, float* __restrict grad_q,
-                                                        float* __restrict grad_w, std::int64_t A) {
-  for (std::int64_t a = 0; a < A; ++a) {
-    const float s = 2.0f / (ep[a] * eq[a] + 1.0f);
-    const float g = de * w[a] * (s * (2.0f - s));
-    if constexpr (kProjection) grad_p[a] += g;
-    grad_q[a] += g;
-    grad_w[a] += de * (1.0f - s);
   }
 }
 
@@ -117,7 +89,7 @@ torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor&
     for (std::int64_t k = begin; k < end; ++k) {
       const std::int64_t i = k / L, l = k % L;
       const float* p = P + i * row_stride + l * A;
-      E[k] = B0 + (exponential ? score_row_exponential(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
+      E[k] = B0 + (exponential ? exponential_score_row(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
     }
   });
   return e;
@@ -167,8 +139,7 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
     float* GW = partial_w.data_ptr<float>();
     using RowBackward = void (*)(const float*, const float*, float, const float*, float*, float*, float*, std::int64_t);
     const RowBackward row_backward =
-        exponential ? (GP ? score_row_exponential_backward<true> : score_row_exponential_backward<false>)
-                    : (GP ? score_row_backward<true> : score_row_backward<false>);
+        exponential ? exponential_score_row_backward : (GP ? score_row_backward<true> : score_row_backward<false>);
     at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
       float* gw = GW + std::min<std::int64_t>(at::get_thread_num(), threads - 1) * A;
       for (std::int64_t i = begin; i < end; ++i) {

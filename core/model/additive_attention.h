@@ -12,8 +12,9 @@
 ///
 /// Where every |W_a a| is at most kExponentialFormBound, the kernel takes tanh(p + q) as
 /// 1 − 2 / (e^2p e^2q + 1), with e^2p computed once per image (attention_keys) and e^2q once per
-/// step: a multiply-add and a division per cell and word instead of a rational function (within
-/// about 1e-7 of tanh, absolutely; the rational is within a few ulp, relatively).
+/// step: a multiply-add and a reciprocal per cell and word instead of a rational function (within
+/// about 1e-7 of tanh, absolutely; the rational is within a few ulp, relatively). Those rows are
+/// written with intrinsics (core/model/attention_score_rows.h).
 #include <torch/torch.h>
 
 namespace fovea {
