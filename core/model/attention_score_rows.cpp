@@ -49,6 +49,11 @@ void plain_row_backward(const float* ep, const float* eq, float de, const float*
 constexpr float kLargestDenominator = 8.507059e37f;  // 2^126: its reciprocal is still a normal float
 
 #ifdef FOVEA_SCORE_ROW_INTRINSICS
+// GCC 12's intrinsics start some results from a deliberately undefined register (_mm512_undefined_ps)
+// and then warn, once inlined here, that it is uninitialised.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 /// 2 / d for d = ep eq + 1 >= 1 over 16 lanes.
 __attribute__((target("avx512f"))) inline __m512 two_over_512(__m512 ep, __m512 eq) {
@@ -127,6 +132,7 @@ __attribute__((target("avx2,fma"))) void avx2_row_backward(const float* ep, cons
   if (a < A) plain_row_backward(ep + a, eq + a, de, w + a, grad_p ? grad_p + a : nullptr, grad_q + a, grad_w + a, A - a);
 }
 
+#pragma GCC diagnostic pop
 #endif
 
 struct ScoreRows {
