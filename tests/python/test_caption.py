@@ -90,6 +90,14 @@ def test_score_probe_take_away_equal_the_cli(cli, samples, model):
     assert t["control"]["caption"] == expected["control"]["caption"]
 
 
+def test_every_is_not_read_as_the_seed(samples):
+    """every (videos: caption every Nth frame) sets itself, not the glimpses' seed."""
+    hard = fovea.load(fovea.default_model_path().replace("fashion-soft", "fashion-hard"))
+    image = sample(samples, 1)
+    seeded = hard.caption(image, sample_glimpses=True, seed=3)
+    assert hard.caption(image, sample_glimpses=True, seed=3, every=7).text == seeded.text
+
+
 def test_take_away_decodes_with_every_caption_setting(samples, model):
     """take_away reads all of caption()'s settings, not beam alone: max_len limits the caption it
     says, as it limits caption()'s, and the captions left after each removal."""
