@@ -22,9 +22,11 @@
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/model_session.h"
+#include "ui/explorer/probe_line.h"
 #include "ui/explorer/remembered_model.h"
 #include "ui/explorer/resource_paths.h"
 #include "ui/explorer/session_memory.h"
+#include "ui/explorer/take_away_line.h"
 #include "ui/common/word_player.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
@@ -42,14 +44,14 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
   QObject::connect(timer, &QTimer::timeout, w, [w, file, word, probe, take_away, timer, clock, frame] {
     // A panel is ready with its caption, or when it has no model to wait for (a load that failed).
     auto ready = [](fovea::ui::ExplorerPanel* p) {
-      return (p->hasCaption() && !p->isBusy()) || !p->session()->hasOrAwaitsModel();
+      return (p->hasCaption() && !p->session()->isBusy()) || !p->session()->hasOrAwaitsModel();
     };
     const bool compare = !w->comparePanel()->isHidden();
     // The main panel will not caption: its model or its image failed (an error shown and nothing
     // in flight). An error from the compare panel alone does not stop the wait for the main one.
     const auto* primary = w->primaryPanel();
     const bool failed = !primary->session()->hasOrAwaitsModel() ||
-                        (!w->errorText().isEmpty() && !primary->hasCaption() && !primary->isBusy());
+                        (!w->errorText().isEmpty() && !primary->hasCaption() && !primary->session()->isBusy());
     const bool at_frame = frame < 0 || w->liveSource()->latest().index == frame;  // --frame of a video
     if (!failed && (!ready(w->primaryPanel()) || !at_frame || (compare && !ready(w->comparePanel()))) && clock->elapsed() < 120000) return;
     timer->stop();
@@ -67,14 +69,14 @@ void schedule_screenshot(fovea::ui::MainWindow* w, const QString& file, int word
       try {
         const auto region = fovea::parse_probe_region(probe.toStdString());
         (void)fovea::forced_alpha(region, image.width(), image.height(), 1, 1, fovea::AttentionKind::Soft);  // misses the image?
-        w->primaryPanel()->probeRegion(region);
+        w->primaryPanel()->probe()->probe(region);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "fovea-studio: --probe: %s\n", e.what());
         QApplication::exit(2);
         return;
       }
     }
-    if (take_away) w->primaryPanel()->takeAwayWord();
+    if (take_away) w->primaryPanel()->takeAway()->takeAway();
     auto* settle = new QElapsedTimer;
     settle->start();
     auto* wait = new QTimer(w);

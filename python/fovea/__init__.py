@@ -80,16 +80,22 @@ class Model(_core._Model):
     Its methods release the GIL while they work; one model serves one call at a time (calls from
     several threads wait their turn; load one model per thread to caption in parallel)."""
 
-    def caption(self, image, **settings):
-        # As the command line: a seed without sampled glimpses is refused, glimpses on a soft model said.
+    def _caption_settings(self, settings):
+        """`settings` (keyword arguments) as the caption settings table names them, checked as the
+        command line checks them: a seed without sampled glimpses is refused, glimpses on a soft
+        model said (to the caller of the method that called this)."""
         if settings.get("seed") is not None and not settings.get("sample_glimpses"):
             raise ValueError("seed: only with sample_glimpses=True (it seeds the glimpses' draw)")
         if settings.get("sample_glimpses") and self.attention != "hard":
             _warnings.warn("sample_glimpses applies to hard models: this soft model attends with its expected alpha",
-                           stacklevel=2)
+                           stacklevel=3)
+        return _settings.table_keys(settings)
+
+    def caption(self, image, **settings):
+        keys = self._caption_settings(settings)
         if _is_batch(image):
-            return self._caption([_image(i) for i in image], _settings.table_keys(settings))
-        return self._caption([_image(image)], _settings.table_keys(settings))[0]
+            return self._caption([_image(i) for i in image], keys)
+        return self._caption([_image(image)], keys)[0]
 
     def score(self, image, caption):
         return super().score(_image(image), _checked("caption", caption, str))
@@ -103,7 +109,7 @@ class Model(_core._Model):
     def take_away(self, image, word, caption=None, **settings):
         if caption is not None:
             _checked("caption", caption, str)
-        return self._take_away(_image(image), word, caption, settings)
+        return self._take_away(_image(image), word, caption, self._caption_settings(settings))
 
     def __repr__(self):
         return f"<fovea.Model {self.attention} {self.path}>"
@@ -131,7 +137,10 @@ caption, word, index, p (p(word) on the image), grid, attended and control (each
 caption, word_still_said, image: the altered image as an array; control also its source word or
 None), spread and note (a word whose alpha spreads over much of the image looks at no one place).
 
-{_settings.caption_help(("beam", "greedy"))}
+The settings are the caption options of `fovea caption`: they decode the caption said (when none
+is given) and the captions left after each removal.
+
+{_settings.caption_help()}
 """
 
 

@@ -158,8 +158,9 @@ pyb::dict probe_region(PyModel& self, const pyb::handle& image, const pyb::handl
 
 pyb::dict take_away_word(PyModel& self, const pyb::handle& image, const pyb::handle& word, const pyb::object& caption,
                          const pyb::dict& settings) {
-  CaptionOptions options;
-  options.beam = caption_options_from_python(settings).beam;
+  // Every caption setting, read as caption() reads them: the caption said and the captions left
+  // after each removal are decoded alike (max_len, sample_glimpses and seed as well as beam).
+  const CaptionOptions options = caption_options_from_python(settings);
   RgbImage pixels = image_from_python(image);
   const std::string given = caption.is_none() ? std::string() : caption.cast<std::string>();  // read while the GIL is held
   const CaptionResult said = while_busy(self, [&] {

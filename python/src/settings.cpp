@@ -106,7 +106,7 @@ CaptionOptions caption_options_from_python(const pyb::dict& settings) {
     if (n < s->min || n > s->max)
       throw pyb::value_error(key + "=" + std::to_string(n) + ": not in " + std::to_string(s->min) +
                              (s->max == INT64_MAX ? " or more" : ".." + std::to_string(s->max)) + " (" + s->help + ")");
-    (key == "beam" ? c.beam : key == "max_len" ? c.max_len : c.seed) = n;
+    (key == "beam" ? c.beam : key == "max_len" ? c.max_len : key == "every" ? c.every : c.seed) = n;
   }
   // As the CLI refuses --greedy with --beam: one of them would silently win.
   if (c.greedy && beam_given) throw pyb::value_error("greedy=True is beam=1: give greedy or beam, not both");

@@ -90,6 +90,27 @@ def test_score_probe_take_away_equal_the_cli(cli, samples, model):
     assert t["control"]["caption"] == expected["control"]["caption"]
 
 
+def test_every_is_not_read_as_the_seed(samples):
+    """every (videos: caption every Nth frame) sets itself, not the glimpses' seed."""
+    hard = fovea.load(fovea.default_model_path().replace("fashion-soft", "fashion-hard"))
+    image = sample(samples, 1)
+    seeded = hard.caption(image, sample_glimpses=True, seed=3)
+    assert hard.caption(image, sample_glimpses=True, seed=3, every=7).text == seeded.text
+
+
+def test_take_away_decodes_with_every_caption_setting(samples, model):
+    """take_away reads all of caption()'s settings, not beam alone: max_len limits the caption it
+    says, as it limits caption()'s, and the captions left after each removal."""
+    image = sample(samples, 1)
+    assert len(model.caption(image).words) > 2
+    short = model.caption(image, max_len=2)
+    t = model.take_away(image, 0, max_len=2)
+    assert t["caption"] == short.text
+    assert len(t["attended"]["caption"].split()) <= 2 and len(t["control"]["caption"].split()) <= 2
+    greedy = model.take_away(image, 0, greedy=True)
+    assert greedy["caption"] == model.caption(image, greedy=True).text
+
+
 def test_coco_metrics_equal_fovea_score(cli, tmp_path):
     import json
     refs = {1: ["a red shirt on the left", "a shirt in red"], 2: ["a blue bag", "a bag that is blue"]}

@@ -89,6 +89,8 @@ def test_settings_that_cannot_act_are_said(model, samples):
         model.caption(image, seed=3)
     with pytest.warns(UserWarning, match="applies to hard models"):
         model.caption(image, sample_glimpses=True)
+    with pytest.raises(ValueError, match="only with sample_glimpses"):  # take_away reads them as caption does
+        model.take_away(image, 1, seed=3)
     with pytest.raises(TypeError, match=r"word: its index .* not float"):
         model.take_away(image, 1.0)
 

@@ -28,7 +28,7 @@ const QString kSample = kSource + "/resources/samples/test_00001.png";
 constexpr int kWait = 60000;
 constexpr int kLong = 30;  // words of a typed caption: three rows or more, even alone at 1180 px
 
-bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->isBusy() && p->strip()->count() > 0; }
+bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->session()->isBusy() && p->strip()->count() > 0; }
 
 void settle() {
   for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
@@ -159,7 +159,7 @@ class ImageSizeTest : public QObject {
     const QString path = tmp_.filePath("noise.png");
     QVERIFY(noise.save(path));
     QVERIFY(w->openImage(path));
-    QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->title()->unfamiliarText().isEmpty(), kWait);
     settle();
     QCOMPARE(viewInWindow(w->primaryPanel()), view);
   }

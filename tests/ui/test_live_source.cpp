@@ -25,6 +25,7 @@
 #include "ui/explorer/live_source.h"
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/studio_exports.h"
+#include "ui/explorer/take_away_line.h"
 #include "ui/common/word_player.h"
 
 using namespace fovea::ui;
@@ -172,12 +173,12 @@ class LiveSourceTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && panel->caption().words.size() >= 2, kWait);
     w.liveSource()->pause();
     QTest::qWait(400);  // a frame read as it paused comes in now, and its caption once the model is free
-    QTRY_VERIFY_WITH_TIMEOUT(!panel->isBusy(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->session()->isBusy(), kWait);
     QTest::qWait(100);
     w.player()->pause();
     const int chosen = int(panel->caption().words.size()) - 1;  // the last word: the item's name
     const std::string word = panel->caption().words[std::size_t(chosen)].word;
-    Q_EMIT panel->wordClicked(chosen);
+    Q_EMIT panel->strip()->wordClicked(chosen);
     QCOMPARE(w.player()->current(), chosen);
     const long long held = w.liveSource()->latest().index;
     // Under load a step was once not answered within a minute (the clip had been playing a
@@ -225,7 +226,7 @@ class LiveSourceTest : public QObject {
     w.show();
     ExplorerPanel* panel = w.primaryPanel();
     QVERIFY(w.openImage(kSample));
-    QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && !panel->isBusy() && w.player()->count() > 0, kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasCaption() && !panel->session()->isBusy() && w.player()->count() > 0, kWait);
     const QString empty = dir_.filePath("empty.mp4"), damaged = dir_.filePath("damaged.mp4");
     QFile(empty).open(QIODevice::WriteOnly);
     QFile text(damaged);
@@ -239,10 +240,10 @@ class LiveSourceTest : public QObject {
       QVERIFY2(!error.contains("OpenCV") && !error.contains("FFmpeg") && !error.contains("backend"), qPrintable(error));
       if (video == empty) QVERIFY2(error.contains("the file is empty"), qPrintable(error));
       // The still as it was: captioned, a word chosen with its overlay, Take it away offered.
-      QTRY_VERIFY_WITH_TIMEOUT(!w.liveSource()->isOpen() && panel->hasCaption() && !panel->isBusy() &&
+      QTRY_VERIFY_WITH_TIMEOUT(!w.liveSource()->isOpen() && panel->hasCaption() && !panel->session()->isBusy() &&
                                    w.player()->count() > 0 && panel->view()->wordIndex() >= 0,
                                kWait);
-      QVERIFY(panel->takeAwayButton()->isEnabled());
+      QVERIFY(panel->takeAway()->button()->isEnabled());
       QCOMPARE(w.imagePath(), QFileInfo(kSample).absoluteFilePath());
       QCOMPARE(w.windowTitle(), QStringLiteral("test_00001.png — Fovea Studio"));
       QVERIFY(w.errorText().contains(QFileInfo(video).fileName()));  // still said once the image is back

@@ -62,7 +62,7 @@ class StudioTest : public QObject {
 
   void theModelHeaderNamesRunsAndItsTooltipIsAReadableCard() {
     auto w = captioned();
-    const QString card = w->primaryPanel()->titleToolTip();
+    const QString card = w->primaryPanel()->title()->textToolTip();
     for (const char* part : {"Attention", "soft", "Trained on", "fashion-scenes", "112", "Validation BLEU-4", "Vocabulary", "48 words"})
       QVERIFY2(card.contains(part), qPrintable(part + QString(" missing from: ") + card));
     QVERIFY2(!card.contains("{") && !card.contains("\"encoder_widths\""), "not a JSON dump");
@@ -90,8 +90,8 @@ class StudioTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && !w->comparePanel()->isHidden(), kWait);
     QCOMPARE(QFileInfo(w->comparePanel()->modelPath()).fileName(), QString("fashion-hard.ckpt"));
     // The shipped models were trained with box supervision, and the header says so in words.
-    QVERIFY2(w->comparePanel()->titleText().contains("supervised by object boxes"), qPrintable(w->comparePanel()->titleText()));
-    QVERIFY(w->comparePanel()->titleToolTip().contains("Where it looks"));
+    QVERIFY2(w->comparePanel()->title()->text().contains("supervised by object boxes"), qPrintable(w->comparePanel()->title()->text()));
+    QVERIFY(w->comparePanel()->title()->textToolTip().contains("Where it looks"));
     // The model trained by the paper's objective alone says that its attention was not taught.
     QAction* paper = nullptr;
     for (auto* action : menu->actions())
@@ -99,7 +99,7 @@ class StudioTest : public QObject {
     QVERIFY2(paper, qPrintable(names.join(" | ")));
     QCOMPARE(paper->text(), QString("Soft attention, the paper's objective alone"));
     paper->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->titleText().contains("learned from captions alone"), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->title()->text().contains("learned from captions alone"), kWait);
     QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption(), kWait);
   }
 
@@ -127,7 +127,7 @@ class StudioTest : public QObject {
 
   void theSampleScenesShowTheirReferenceCaptionsAndScores() {
     auto w = captioned();  // a sample scene: its folder has captions.json
-    const QString text = w->primaryPanel()->referencesText();
+    const QString text = w->primaryPanel()->notes()->references();
     QVERIFY2(text.contains("Reference:") && text.contains("BLEU-4") && text.contains("CIDEr-D"), qPrintable(text));
     QVERIFY2(text.contains("a yellow pullover"), qPrintable(text));  // the first reference of test_00001.png
     // An image without references shows none.
@@ -135,8 +135,8 @@ class StudioTest : public QObject {
     QVERIFY(QDir().mkpath(tmp_.filePath("lone")));
     QVERIFY(QFile::copy(kSample, lone));
     QVERIFY(w->openImage(lone));
-    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && !w->primaryPanel()->isBusy(), kWait);
-    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->referencesText().isEmpty(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && !w->primaryPanel()->session()->isBusy(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->notes()->references().isEmpty(), kWait);
   }
 
   void aWordChipIsNotHighlightedOnceTheMouseLeaves() {
@@ -208,14 +208,14 @@ class StudioTest : public QObject {
     QTest::mouseRelease(view, Qt::LeftButton, {}, to);
     QTRY_VERIFY_WITH_TIMEOUT(view->hasProbe(), kWait);
     // Looking at the pullover's box, it names the pullover (or what it called it in its caption).
-    QVERIFY2(panel->probeText().contains("<b>pullover</b>") || panel->probeText().contains("<b>" + said + "</b>"),
-             qPrintable(panel->probeText()));
-    QVERIFY2(panel->probeText().contains("a yellow"), qPrintable(panel->probeText()));
+    QVERIFY2(panel->probe()->text().contains("<b>pullover</b>") || panel->probe()->text().contains("<b>" + said + "</b>"),
+             qPrintable(panel->probe()->text()));
+    QVERIFY2(panel->probe()->text().contains("a yellow"), qPrintable(panel->probe()->text()));
     QVERIFY2(view->renderedFrame() != own, "the view shows the forced attention");
     // Another word: the probe goes.
     QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(0).center());
     QVERIFY(!view->hasProbe());
-    QVERIFY(panel->probeText().isEmpty());
+    QVERIFY(panel->probe()->text().isEmpty());
   }
 
   void takeItAwayShowsTheImageWithoutWhatTheWordLooksAtAndAControl() {
@@ -223,7 +223,7 @@ class StudioTest : public QObject {
     auto* panel = w->primaryPanel();
     auto* strip = panel->strip();
     auto* view = panel->view();
-    auto* button = panel->takeAwayButton();
+    auto* button = panel->takeAway()->button();
     const int noun = int(stripWords(strip).indexOf("yellow")) + 1;  // the yellow pullover's noun
     QVERIFY2(noun >= 1 && noun < strip->count(), qPrintable(stripWords(strip).join(' ')));
     const QString said = strip->word(noun);
@@ -232,7 +232,7 @@ class StudioTest : public QObject {
     QVERIFY(button->isEnabled());
     QTest::mouseClick(button, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(view->hasRemoval(), kWait);
-    const QString text = panel->takeAwayText();
+    const QString text = panel->takeAway()->text();
     QVERIFY2(text.contains("Without what “" + said + "” looks at") && text.contains("Control"), qPrintable(text));
     QVERIFY2(text.contains("it now says"), qPrintable(text));
     QVERIFY2(view->renderedFrame() != own, "the view shows the image without the attended cells");
@@ -240,20 +240,20 @@ class StudioTest : public QObject {
     QCOMPARE(button->text(), QStringLiteral("Put it back"));
     QTest::mouseClick(button, Qt::LeftButton);
     QVERIFY(!view->hasRemoval());
-    QVERIFY(panel->takeAwayText().isEmpty());
+    QVERIFY(panel->takeAway()->text().isEmpty());
     QTRY_COMPARE_WITH_TIMEOUT(view->renderedFrame(), own, 5000);  // once the layout gives the line back
     // Taken away again, then another word: the removal goes.
     QTest::mouseClick(button, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(view->hasRemoval(), kWait);
     QTest::mouseClick(strip, Qt::LeftButton, {}, strip->wordRect(0).center());
     QVERIFY(!view->hasRemoval());
-    QVERIFY(panel->takeAwayText().isEmpty());
+    QVERIFY(panel->takeAway()->text().isEmpty());
     QCOMPARE(button->text(), QStringLiteral("Take it away"));
   }
 
   void anImageUnlikeTheTrainingScenesSaysItsCaptionIsUnreliable() {
     auto w = captioned();  // a sample scene: familiar
-    QVERIFY2(w->primaryPanel()->unfamiliarText().isEmpty(), qPrintable(w->primaryPanel()->unfamiliarText()));
+    QVERIFY2(w->primaryPanel()->title()->unfamiliarText().isEmpty(), qPrintable(w->primaryPanel()->title()->unfamiliarText()));
     QImage noise(300, 200, QImage::Format_RGB32);
     quint32 state = 12345;
     for (int y = 0; y < noise.height(); ++y)
@@ -264,10 +264,10 @@ class StudioTest : public QObject {
     const QString path = tmp_.filePath("noise.png");
     QVERIFY(noise.save(path));
     QVERIFY(w->openImage(path));
-    QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
-    QVERIFY2(w->primaryPanel()->unfamiliarText().contains("fashion-soft"), qPrintable(w->primaryPanel()->unfamiliarText()));
+    QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->title()->unfamiliarText().isEmpty(), kWait);
+    QVERIFY2(w->primaryPanel()->title()->unfamiliarText().contains("fashion-soft"), qPrintable(w->primaryPanel()->title()->unfamiliarText()));
     QVERIFY(w->openImage(kSample));
-    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->unfamiliarText().isEmpty(), kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->title()->unfamiliarText().isEmpty(), kWait);
   }
 
   void theBeamControlTakesTheCaptionSettingsRange() {

@@ -87,9 +87,9 @@ class StudioFilesTest : public QObject {
     QVERIFY2(w->errorText().contains("missing.jpg"), qPrintable(w->errorText()));  // the earlier error stays beside it
     // The previous model is still loaded, named above the image, and captions the next image.
     QCOMPARE(w->primaryPanel()->modelPath(), kSoft);
-    QVERIFY2(w->primaryPanel()->titleText().contains("fashion-soft.ckpt") &&
-                 !w->primaryPanel()->titleText().contains("Loading"),
-             qPrintable(w->primaryPanel()->titleText()));
+    QVERIFY2(w->primaryPanel()->title()->text().contains("fashion-soft.ckpt") &&
+                 !w->primaryPanel()->title()->text().contains("Loading"),
+             qPrintable(w->primaryPanel()->title()->text()));
     QVERIFY(w->openImage(kSource + "/resources/samples/test_00002.png"));
     QTRY_VERIFY_WITH_TIMEOUT(w->primaryPanel()->hasCaption() && w->primaryPanel()->strip()->count() > 0, kWait);
   }
@@ -320,8 +320,8 @@ class StudioFilesTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w->comparePanel()->hasCaption() && w->comparePanel()->modelPath() == kHard, kWait);
     QVERIFY(w->decoding()->glimpseSwitchEnabled());
     // Only the soft model's β gates its context; the hard model's card claims no gate.
-    QVERIFY(w->primaryPanel()->titleToolTip().contains(QStringLiteral("β gate")));
-    QVERIFY(!w->comparePanel()->titleToolTip().contains(QStringLiteral("β gate")));
+    QVERIFY(w->primaryPanel()->title()->textToolTip().contains(QStringLiteral("β gate")));
+    QVERIFY(!w->comparePanel()->title()->textToolTip().contains(QStringLiteral("β gate")));
     // Asked for anyway, a soft model keeps its expected alpha: its caption does not change.
     auto* strip = w->primaryPanel()->strip();
     const QStringList soft = stripWords(strip);
@@ -374,7 +374,7 @@ class StudioFilesTest : public QObject {
     QVERIFY2(v->errorText().contains(QStringLiteral("the model to compare with")), qPrintable(v->errorText()));
     QTest::qWait(500);
     QVERIFY(!v->comparePanel()->session()->hasModel());
-    QVERIFY2(v->comparePanel()->titleText().contains(QStringLiteral("No model")), qPrintable(v->comparePanel()->titleText()));
+    QVERIFY2(v->comparePanel()->title()->text().contains(QStringLiteral("No model")), qPrintable(v->comparePanel()->title()->text()));
   }
 
   void aCaptionIsComputedOffTheGuiThread() {

@@ -105,8 +105,8 @@ class TrainingWindowTest : public QObject {
     dashboard.loadRun(log);
     const auto id = QString::fromStdString(log.dir);
     QCOMPARE(dashboard.eventSteps(id), QVector<double>{40});
-    for (const char* name : {"loss", "grad_norm", "lr"}) QCOMPARE(dashboard.chart(name)->markerSteps(), QVector<double>{40});
-    QVERIFY(dashboard.chart("bleu4")->markerSteps().isEmpty());
+    for (const char* name : {"loss", "grad_norm", "lr"}) QCOMPARE(dashboard.chart(name)->markers()->steps(), QVector<double>{40});
+    QVERIFY(dashboard.chart("bleu4")->markers()->steps().isEmpty());
     // Drawn where the step is, with the message as its tooltip.
     auto* chart = dashboard.chart("loss");
     QTRY_VERIFY(chart->isVisible());  // placed hidden, shown one at a time
@@ -129,11 +129,11 @@ class TrainingWindowTest : public QObject {
     spike.action = "warn";
     spike.message = "warning: step 55: the loss is over 100 times its running average";
     dashboard.addEvent(id, spike);
-    QCOMPARE(dashboard.chart("loss")->markerSteps().size(), 2);
+    QCOMPARE(dashboard.chart("loss")->markers()->steps().size(), 2);
     dashboard.loadRun(log);
-    QCOMPARE(dashboard.chart("loss")->markerSteps(), QVector<double>{40});
+    QCOMPARE(dashboard.chart("loss")->markers()->steps(), QVector<double>{40});
     dashboard.removeRun(id);
-    QVERIFY(dashboard.chart("loss")->markerSteps().isEmpty());
+    QVERIFY(dashboard.chart("loss")->markers()->steps().isEmpty());
   }
 
   void overlaidValidationCurvesFitTheAxesAndShowTheirPoints() {

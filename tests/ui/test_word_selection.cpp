@@ -13,6 +13,8 @@
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
+#include "ui/explorer/probe_line.h"
+#include "ui/explorer/take_away_line.h"
 #include "ui/common/word_player.h"
 
 using namespace fovea::ui;
@@ -24,7 +26,7 @@ const QString kHard = kSource + "/models/fashion-hard.ckpt";
 const QString kSample = kSource + "/resources/samples/test_00001.png";
 constexpr int kWait = 60000;
 
-bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->isBusy() && p->strip()->count() > 0; }
+bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->session()->isBusy() && p->strip()->count() > 0; }
 
 /// Lets pending layout requests run (a layout change is posted, not immediate).
 void settle() {
@@ -76,13 +78,13 @@ class WordSelectionTest : public QObject {
     QCOMPARE(panel->view()->wordIndex(), chosen + 2);  // previewed while on the chip
     QCOMPARE(w->player()->current(), chosen);          // not selected
     QCOMPARE(panel->selectedWord(), chosen);
-    QTest::mouseMove(panel->takeAwayButton());
+    QTest::mouseMove(panel->takeAway()->button());
     QTRY_COMPARE(panel->view()->wordIndex(), chosen);  // off the chips: the selected word again
-    QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+    QTest::mouseClick(panel->takeAway()->button(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
     QCOMPARE(w->player()->current(), chosen);
     const QString said = strip->word(chosen);
-    QVERIFY2(panel->takeAwayText().contains("Without what “" + said + "” looks at"), qPrintable(panel->takeAwayText()));
+    QVERIFY2(panel->takeAway()->text().contains("Without what “" + said + "” looks at"), qPrintable(panel->takeAway()->text()));
   }
 
   void inCompareModeAClickOnEitherStripSelectsInBothAndNothingJumps() {
@@ -132,7 +134,7 @@ class WordSelectionTest : public QObject {
     auto w = window(true, {1024, 700});
     for (ExplorerPanel* panel : {w->primaryPanel(), w->comparePanel()}) {
       QTest::mouseClick(panel->strip(), Qt::LeftButton, {}, panel->strip()->wordRect(2).center());
-      QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+      QTest::mouseClick(panel->takeAway()->button(), Qt::LeftButton);
       QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
     }
     settle();
@@ -157,10 +159,10 @@ class WordSelectionTest : public QObject {
     const QRect chip = inWindow(panel->strip(), panel->strip()->wordRect(0));
     probeCentre(panel);
     settle();
-    QVERIFY(!panel->probeText().isEmpty());
+    QVERIFY(!panel->probe()->text().isEmpty());
     QCOMPARE(inWindow(panel->view(), panel->view()->imageRect()), image);
     QCOMPARE(inWindow(panel->strip(), panel->strip()->wordRect(0)), chip);
-    QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+    QTest::mouseClick(panel->takeAway()->button(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
     settle();
     QCOMPARE(inWindow(panel->view(), panel->view()->imageRect()), image);
@@ -173,11 +175,11 @@ class WordSelectionTest : public QObject {
     probeCentre(panel);
     QTest::keyClick(w.get(), Qt::Key_Escape);
     QVERIFY(!panel->view()->hasProbe());
-    QVERIFY(panel->probeText().isEmpty());
+    QVERIFY(panel->probe()->text().isEmpty());
     probeCentre(panel);
     QTest::mouseClick(panel->view(), Qt::RightButton, {}, panel->view()->imageRect().center());
     QVERIFY(!panel->view()->hasProbe());
-    QVERIFY(panel->probeText().isEmpty());
+    QVERIFY(panel->probe()->text().isEmpty());
   }
 
   void aTakeAwayWhileTheCaptionPlaysPausesItAndStays() {
@@ -185,22 +187,22 @@ class WordSelectionTest : public QObject {
     ExplorerPanel* panel = w->primaryPanel();
     w->player()->setWordsPerSecond(20);  // the player would leave the word within 50 ms
     w->player()->play();
-    QTest::mouseClick(panel->takeAwayButton(), Qt::LeftButton);
+    QTest::mouseClick(panel->takeAway()->button(), Qt::LeftButton);
     QVERIFY(!w->player()->isPlaying());
     const int word = w->player()->current();
     QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
     QTest::qWait(200);
     QCOMPARE(w->player()->current(), word);
     QVERIFY(panel->view()->hasRemoval());
-    QVERIFY(!panel->takeAwayText().isEmpty());
+    QVERIFY(!panel->takeAway()->text().isEmpty());
   }
 
   void spacePressesAFocusedButtonInsteadOfPlaying() {
     auto w = window(false);
     ExplorerPanel* panel = w->primaryPanel();
     QTest::mouseClick(panel->strip(), Qt::LeftButton, {}, panel->strip()->wordRect(2).center());
-    panel->takeAwayButton()->setFocus();
-    QTest::keyClick(panel->takeAwayButton(), Qt::Key_Space);
+    panel->takeAway()->button()->setFocus();
+    QTest::keyClick(panel->takeAway()->button(), Qt::Key_Space);
     QVERIFY(!w->player()->isPlaying());
     QTRY_VERIFY_WITH_TIMEOUT(panel->view()->hasRemoval(), kWait);
     // Elsewhere Space is still the player's key.

@@ -32,6 +32,7 @@
 #include "core/train/train_settings.h"
 #include "core/train/trainer.h"
 #include "ui/charts/chart_export.h"
+#include "ui/charts/chart_markers.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/training_dashboard.h"
 #include "ui/training/new_run_dialog.h"

@@ -100,7 +100,7 @@ void ChartGrid::relayout() {
     shown << name;
   }
   const int width = std::max(1, host_->width());
-  const int columns = std::clamp(width / (MetricChart::minimumChartSize().width() + grid_->spacing()), 1, 3);
+  const int columns = std::clamp(width / (MetricChart::kMinimumSize.width() + grid_->spacing()), 1, 3);
   if (shown == shown_ && columns == columns_) return;
   const QStringList before = shown_;
   const int columns_before = columns_;
@@ -122,7 +122,7 @@ void ChartGrid::relayout() {
   }
   if (painted_) show_timer_.start();
   const int rows = (int(shown_.size()) + columns_ - 1) / columns_;
-  host_->setMinimumHeight(rows * (MetricChart::minimumChartSize().height() + grid_->spacing()));
+  host_->setMinimumHeight(rows * (MetricChart::kMinimumSize.height() + grid_->spacing()));
 }
 
 void ChartGrid::resumeShowing() {

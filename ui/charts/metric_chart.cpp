@@ -31,7 +31,7 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
       d_(std::make_unique<Impl>()),
       exports_(new ChartExport(this, {[this] { return d_->exportSize(); },
                                       [this](QPainter& painter, const QSize& size) { d_->render(painter, size); },
-                                      [this] { return csvText(); }})) {
+                                      [this] { return d_->csvText(); }})) {
   d_->owner = this;
   d_->title = title;
   d_->y_label = y_label;
@@ -59,7 +59,7 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
   d_->x_label = tr("step");
   d_->axes = std::make_unique<ChartAxes>(chart, this, d_->x_label, y_label);
   connect(d_->axes->x(), &QValueAxis::rangeChanged, this, [this] {
-    if (!d_->axes->fitting()) scheduleRedraw();  // a zoom: decimate the new window
+    if (!d_->axes->fitting()) d_->schedule();  // a zoom: decimate the new window
   });
   d_->axes->fit(Bounds());
 
@@ -68,19 +68,14 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(d_->view);
 
-  d_->crosshair = new QGraphicsLineItem;
-  d_->crosshair->setPen(QPen(QColor(0, 0, 0, 110), 1, Qt::DashLine));
-  d_->crosshair->setZValue(1e6);
-  d_->crosshair->hide();
-  chart->scene()->addItem(d_->crosshair);
-
-  d_->readout = new QLabel(d_->view->viewport());
-  d_->readout->setAttribute(Qt::WA_TransparentForMouseEvents);
-  d_->readout->setStyleSheet(QStringLiteral(
-      "QLabel { background: rgba(255,255,255,215); border: 1px solid rgba(0,0,0,50); border-radius: 3px;"
-      " padding: 1px 4px; color: #202020; font-size: 8pt; }"));
-  d_->readout->ensurePolished();
-  d_->readout->hide();
+  d_->crosshair = new ChartCrosshair(chart, d_->view, d_->axes.get(),
+                                     {[this] { return !d_->series.empty(); },
+                                      [this](double step) { return d_->readoutText(step); }});
+  d_->view->setCrosshair(d_->crosshair);
+  connect(d_->crosshair, &ChartCrosshair::hovered, this, &MetricChart::hovered);
+  markers_ = new ChartMarkers(chart, d_->axes.get(), this);
+  d_->markers = markers_;
+  connect(markers_, &ChartMarkers::changed, this, [this] { d_->schedule(); });
 
   d_->timer.setSingleShot(true);
   d_->timer.setInterval(kRedrawDelayMs);
@@ -89,7 +84,7 @@ MetricChart::MetricChart(const QString& title, const QString& y_label, QWidget* 
   });
   connect(chart, &QChart::plotAreaChanged, this, [this] {
     d_->axes->updateTicks();
-    scheduleRedraw();
+    d_->schedule();
   });
 }
 
@@ -99,11 +94,6 @@ MetricChart::~MetricChart() {
   d_->axes->disconnect(this);
   d_->chart->disconnect(this);
   delete d_->view;
-}
-
-void MetricChart::scheduleRedraw() {
-  d_->pending = true;
-  if (!d_->timer.isActive()) d_->timer.start();  // never restarted: a steady stream still redraws
 }
 
 void MetricChart::setXLabel(const QString& label) {
@@ -116,8 +106,6 @@ void MetricChart::setRedrawDelay(int milliseconds) { d_->timer.setInterval(std::
 void MetricChart::redrawNow() {
   if (d_->pending) d_->redraw();
 }
-
-double MetricChart::lastRedrawMs() const { return d_->last_redraw_ms; }
 
 void MetricChart::addSeries(const QString& key, const QString& label, const QColor& color, bool dashed) {
   Series* s = d_->find(key);
@@ -132,7 +120,7 @@ void MetricChart::addSeries(const QString& key, const QString& label, const QCol
   s->color = color;
   s->dashed = dashed;
   d_->applyStyle(*s);
-  scheduleRedraw();
+  d_->schedule();
 }
 
 void MetricChart::setLegendLabel(const QString& key, const QString& text) {
@@ -155,7 +143,7 @@ void MetricChart::removeSeries(const QString& key) {
     delete line;
   }
   d_->series.erase(it);
-  scheduleRedraw();
+  d_->schedule();
 }
 
 void MetricChart::clear() {
@@ -170,37 +158,6 @@ QStringList MetricChart::seriesKeys() const {
   return keys;
 }
 
-void MetricChart::setMarkers(const QString& group, const QColor& color, const QVector<QPair<double, QString>>& markers) {
-  auto& all = d_->markers;
-  for (auto it = all.begin(); it != all.end();) {
-    if (it->group != group) {
-      ++it;
-      continue;
-    }
-    d_->chart->scene()->removeItem(it->line);
-    delete it->line;
-    it = all.erase(it);
-  }
-  for (const auto& [step, label] : markers) {
-    auto* line = new QGraphicsLineItem;
-    QColor c = color;
-    c.setAlpha(200);
-    line->setPen(QPen(c, 1.4, Qt::DotLine));
-    line->setZValue(1e5);  // over the curves, under the crosshair
-    line->setToolTip(label);
-    line->hide();  // placed at the next redraw
-    d_->chart->scene()->addItem(line);
-    all.push_back({group, step, line});
-  }
-  scheduleRedraw();
-}
-
-QVector<double> MetricChart::markerSteps() const {
-  QVector<double> steps;
-  for (const auto& m : d_->markers) steps.append(m.step);
-  return steps;
-}
-
 void MetricChart::append(const QString& key, double step, double value) {
   Series* s = d_->find(key);
   if (!s) {
@@ -209,7 +166,7 @@ void MetricChart::append(const QString& key, double step, double value) {
   }
   s->points.append(QPointF(step, value));  // what is drawn catches up at the next redraw
   s->dirty = true;
-  scheduleRedraw();
+  d_->schedule();
 }
 
 void MetricChart::setPoints(const QString& key, const QVector<QPointF>& points) {
@@ -221,7 +178,7 @@ void MetricChart::setPoints(const QString& key, const QVector<QPointF>& points) 
   s->points.setAll(points);
   s->dirty = true;
   d_->axes->fitTightNext();
-  scheduleRedraw();
+  d_->schedule();
 }
 
 int MetricChart::pointCount(const QString& key) const {
@@ -244,7 +201,7 @@ void MetricChart::setSmoothing(double weight) {
   if (weight == d_->smoothing) return;
   d_->smoothing = weight;
   d_->invalidateAll();
-  scheduleRedraw();
+  d_->schedule();
 }
 
 double MetricChart::smoothing() const { return d_->smoothing; }
@@ -258,16 +215,12 @@ void MetricChart::setLogScale(bool on) {
   d_->redraw();
 }
 
-bool MetricChart::logScale() const { return d_->log_y; }
-
 void MetricChart::resetZoom() {
   d_->chart->zoomReset();
   d_->redraw();
 }
 
 bool MetricChart::isZoomed() const { return d_->chart->isZoomed(); }
-
-QString MetricChart::readoutAt(double step) const { return d_->readoutText(step); }
 
 QString MetricChart::title() const { return d_->title; }
 
@@ -279,63 +232,7 @@ void MetricChart::showEvent(QShowEvent* event) {
 
 void MetricChart::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  onLeave();
-}
-
-// --- hover --------------------------------------------------------------------------------------------
-
-void MetricChart::onHover(const QPointF& view_pos) {
-  const QPointF chart_pos = d_->chart->mapFromScene(d_->view->mapToScene(view_pos.toPoint()));
-  const QRectF plot = d_->chart->plotArea();
-  if (d_->series.empty() || !plot.contains(chart_pos) || plot.width() <= 0) return onLeave();
-
-  d_->hover_pos = view_pos;
-  d_->hovering = true;
-  const double fraction = (chart_pos.x() - plot.left()) / plot.width();
-  const QValueAxis* x = d_->axes->x();
-  const double step = x->min() + fraction * (x->max() - x->min());
-  const QPointF top = d_->chart->mapToScene(QPointF(chart_pos.x(), plot.top()));
-  const QPointF bottom = d_->chart->mapToScene(QPointF(chart_pos.x(), plot.bottom()));
-  d_->crosshair->setLine(QLineF(top, bottom));
-  d_->crosshair->show();
-
-  const QString text = readoutAt(step);
-  QLabel* label = d_->readout;
-  label->setText(label->fontMetrics().elidedText(text, Qt::ElideRight, std::max(40, int(plot.width()) - 20)));
-  label->adjustSize();
-  label->move(d_->view->mapFromScene(d_->chart->mapToScene(plot.topLeft())) + QPoint(6, 4));
-  label->show();
-  if (text != d_->last_hover) {
-    d_->last_hover = text;
-    Q_EMIT hovered(text);
-  }
-}
-
-void MetricChart::onLeave() {
-  d_->hovering = false;
-  d_->crosshair->hide();
-  d_->readout->hide();
-  if (!d_->last_hover.isEmpty()) {
-    d_->last_hover.clear();
-    Q_EMIT hovered(QString());
-  }
-}
-
-// What the exports' CSV holds: the raw points, one row each.
-QByteArray MetricChart::csvText() const {
-  QByteArray out = "series," + csvField(d_->x_label).toUtf8() + ",value\n";
-  for (const auto& s : d_->series) {
-    const QByteArray name = csvField(s->label).toUtf8();
-    for (const QPointF& p : s->points.raw()) {
-      out += name;
-      out += ',';
-      out += csvNumber(p.x()).toLatin1();
-      out += ',';
-      out += csvNumber(p.y()).toLatin1();
-      out += '\n';
-    }
-  }
-  return out;
+  d_->crosshair->leave();
 }
 
 }  // namespace fovea::ui

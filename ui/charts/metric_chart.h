@@ -4,11 +4,13 @@
 /// callers see this API and never a Qt Charts type. Points are kept raw; what is drawn is smoothed
 /// (TensorBoard's debiased EMA) and min/max-decimated to about 2 points per pixel, redrawn at most
 /// every ~100 ms, so live curves with 100k+ points stay cheap. Rubber-band zoom (double click
-/// resets), a crosshair with a read-out, and PNG/SVG/CSV export (ChartExport, also from the right-click menu).
+/// resets), a crosshair with a read-out (ChartCrosshair), markers at steps where something happened
+/// (ChartMarkers), and PNG/SVG/CSV export (ChartExport, also from the right-click menu).
 #include <QByteArray>
 #include <QColor>
 #include <QPair>
 #include <QPointF>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -19,6 +21,7 @@
 namespace fovea::ui {
 
 class ChartExport;
+class ChartMarkers;
 
 class MetricChart : public QWidget {
   Q_OBJECT
@@ -40,10 +43,8 @@ class MetricChart : public QWidget {
   QStringList seriesKeys() const;  ///< in the order they were added
 
   /// Vertical dotted lines at steps where something happened (e.g. a skipped non-finite step or
-  /// a rollback), with the label as tooltip; `group` (e.g. a run) replaces its previous markers,
-  /// none removes them. Drawn in the exports too.
-  void setMarkers(const QString& group, const QColor& color, const QVector<QPair<double, QString>>& markers);
-  QVector<double> markerSteps() const;  ///< of every group, in no particular order
+  /// a rollback), by group (e.g. a run). Drawn in the exports too.
+  ChartMarkers* markers() const { return markers_; }
 
   void append(const QString& key, double step, double value);          ///< live point (key must exist)
   void setPoints(const QString& key, const QVector<QPointF>& points);  ///< replace all (past runs)
@@ -57,7 +58,6 @@ class MetricChart : public QWidget {
   void setSmoothing(double weight);
   double smoothing() const;
   void setLogScale(bool on);  ///< log10 y axis; non-positive values are skipped when on
-  bool logScale() const;
   void resetZoom();
   bool isZoomed() const;
   /// Delay between a change and its redraw (default ~100 ms). A dashboard staggers its charts'
@@ -68,25 +68,21 @@ class MetricChart : public QWidget {
   /// Redraws now if a change is pending. Normally a ~100 ms single-shot timer does it, and only while the
   /// widget is visible: a hidden chart (another tab) draws when shown.
   void redrawNow();
-  /// Milliseconds the last redraw took (smoothing + decimation + handing the points to the chart).
-  double lastRedrawMs() const;
-
-  /// The crosshair read-out text for a step (nearest point of every series):
-  /// "step 120 · run-a NLL: 1.234 · run-b NLL: 1.301 @100". The header step is the data step nearest to
-  /// `step` over all series; "@s" marks a series whose own nearest point is at another step. Values are
-  /// the smoothed ones when smoothing is on.
-  QString readoutAt(double step) const;
 
   /// PNG, SVG and CSV exports of this chart (and its right-click menu).
   ChartExport* exports() const { return exports_; }
 
   QString title() const;
 
-  QSize minimumSizeHint() const override { return minimumChartSize(); }
-  static QSize minimumChartSize() { return {320, 220}; }
+  static constexpr QSize kMinimumSize{320, 220};
+  QSize minimumSizeHint() const override { return kMinimumSize; }
   QSize sizeHint() const override { return {520, 320}; }
 
  Q_SIGNALS:
+  /// The crosshair's read-out, when it changes; empty when the pointer leaves the plot. It reads
+  /// "step 120 · run-a NLL: 1.234 · run-b NLL: 1.301 @100": the step is the data step nearest to
+  /// the pointer over all series, "@s" marks a series whose own nearest point is at another step,
+  /// and values are the smoothed ones when smoothing is on.
   void hovered(const QString& readout);
 
  protected:
@@ -97,14 +93,9 @@ class MetricChart : public QWidget {
   struct Impl;
   class View;
 
-  void scheduleRedraw();
-  void onHover(const QPointF& view_pos);
-  void onLeave();
-  /// The CSV the exports write: the raw points.
-  QByteArray csvText() const;
-
   std::unique_ptr<Impl> d_;
   ChartExport* exports_;
+  ChartMarkers* markers_;
 };
 
 }  // namespace fovea::ui

@@ -1,7 +1,10 @@
 #pragma once
-/// MetricChart's state (private to metric_chart.cpp and metric_chart_export.cpp): its series,
-/// axes, crosshair and readout, and how they are drawn.
+/// MetricChart's state (private to metric_chart.cpp): its series, axes, crosshair and markers,
+/// and how they are drawn.
 #include "ui/charts/chart_axes.h"
+#include "ui/charts/chart_crosshair.h"
+#include "ui/charts/chart_export.h"
+#include "ui/charts/chart_markers.h"
 #include "ui/charts/curve_math.h"
 #include "ui/charts/curve_points.h"
 #include "ui/charts/metric_chart.h"
@@ -47,13 +50,6 @@ void setPointSize(QFont& font, qreal points, bool bold) {
   font.setBold(bold);
 }
 
-/// A vertical line at a step (MetricChart::setMarkers).
-struct Marker {
-  QString group;
-  double step = 0;
-  QGraphicsLineItem* line = nullptr;  // owned by the chart's scene
-};
-
 /// One curve: its points (and what is drawn of them) and the two Qt Charts series drawing it.
 struct Series {
   QString key;
@@ -87,18 +83,19 @@ struct MetricChart::Impl {
   QChart* chart = nullptr;  // owned by view
   View* view = nullptr;
   std::unique_ptr<ChartAxes> axes;
-  QGraphicsLineItem* crosshair = nullptr;
-  QLabel* readout = nullptr;
+  ChartCrosshair* crosshair = nullptr;
+  ChartMarkers* markers = nullptr;
   QTimer timer;
   bool pending = false;  // a change not drawn yet (kept while the widget is hidden)
   std::vector<std::unique_ptr<Series>> series;
-  std::vector<Marker> markers;
   double smoothing = 0;
   bool log_y = false;
-  double last_redraw_ms = 0;
-  QString last_hover;
-  QPointF hover_pos;  // view coordinates of the crosshair, while `hovering`
-  bool hovering = false;
+
+  /// A redraw within the redraw delay; never put off further: a steady stream still redraws.
+  void schedule() {
+    pending = true;
+    if (!timer.isActive()) timer.start();
+  }
 
   Series* find(const QString& key) const {
     for (const auto& s : series)
@@ -204,8 +201,6 @@ struct MetricChart::Impl {
   void redraw() {
     timer.stop();
     pending = false;
-    QElapsedTimer clock;
-    clock.start();
     materialiseAll();
     const bool zoomed = chart->isZoomed();
     const Bounds all = dataBounds();
@@ -216,22 +211,8 @@ struct MetricChart::Impl {
       if (s->dirty || s->frame != frame || s->scale != scale) draw(*s, frame, scale);
     if (!zoomed) axes->fit(all);
     axes->updateTicks();
-    placeMarkers();
-    if (hovering) owner->onHover(hover_pos);  // the data or the axes under the crosshair moved
-    last_redraw_ms = clock.nsecsElapsed() / 1e6;
-  }
-
-  /// Puts each marker's line at its step, across the plot; hidden when the step is off the x axis.
-  void placeMarkers() {
-    const QRectF plot = chart->plotArea();
-    const double x0 = axes->x()->min(), x1 = axes->x()->max();
-    for (auto& m : markers) {
-      const bool shown = plot.width() > 0 && x1 > x0 && m.step >= x0 && m.step <= x1;
-      m.line->setVisible(shown);
-      if (!shown) continue;
-      const double x = plot.left() + (m.step - x0) / (x1 - x0) * plot.width();
-      m.line->setLine(QLineF(chart->mapToScene(QPointF(x, plot.top())), chart->mapToScene(QPointF(x, plot.bottom()))));
-    }
+    markers->place();
+    crosshair->follow();  // the data or the axes under the crosshair moved
   }
 
   /// The points drawn are dropped first (a log axis warns about non-positive ones); redraw afterwards.
@@ -246,6 +227,7 @@ struct MetricChart::Impl {
     axes->useLogY(on, lines);
   }
 
+  /// The crosshair read-out for a step: the nearest point of every series (MetricChart::hovered).
   QString readoutText(double step) const {
     struct Hit {
       const Series* series;
@@ -285,11 +267,29 @@ struct MetricChart::Impl {
       if (chart->layout()) chart->layout()->activate();
     }
     redraw();  // pending points, and decimation for this plot width
-    const bool crosshair_shown = crosshair->isVisible();
-    crosshair->hide();
+    QGraphicsLineItem* line = crosshair->line();
+    const bool crosshair_shown = line->isVisible();
+    line->hide();
     painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     chart->scene()->render(&painter, QRectF(QPointF(0, 0), size), chart->mapRectToScene(QRectF(QPointF(0, 0), size)));
-    crosshair->setVisible(crosshair_shown);
+    line->setVisible(crosshair_shown);
+  }
+
+  /// What the exports' CSV holds: the raw points, one row each.
+  QByteArray csvText() const {
+    QByteArray out = "series," + csvField(x_label).toUtf8() + ",value\n";
+    for (const auto& s : series) {
+      const QByteArray name = csvField(s->label).toUtf8();
+      for (const QPointF& p : s->points.raw()) {
+        out += name;
+        out += ',';
+        out += csvNumber(p.x()).toLatin1();
+        out += ',';
+        out += csvNumber(p.y()).toLatin1();
+        out += '\n';
+      }
+    }
+    return out;
   }
 };
 

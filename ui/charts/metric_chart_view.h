@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QRubberBand>
 
+#include "ui/charts/chart_crosshair.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/metric_chart.h"
 
@@ -26,8 +27,11 @@ class MetricChart::View : public QChartView {
     viewport()->installEventFilter(this);  // QAbstractScrollArea does not hand the viewport's Leave on
   }
 
+  /// The crosshair that follows the mouse (made after the view, on its viewport).
+  void setCrosshair(ChartCrosshair* crosshair) { crosshair_ = crosshair; }
+
   bool eventFilter(QObject* watched, QEvent* event) override {
-    if (watched == viewport() && event->type() == QEvent::Leave) owner_->onLeave();
+    if (watched == viewport() && event->type() == QEvent::Leave && crosshair_) crosshair_->leave();
     return QChartView::eventFilter(watched, event);
   }
 
@@ -39,7 +43,7 @@ class MetricChart::View : public QChartView {
 
   void mouseMoveEvent(QMouseEvent* event) override {
     QChartView::mouseMoveEvent(event);
-    owner_->onHover(event->position());
+    if (crosshair_) crosshair_->hoverAt(event->position());
   }
 
   void mouseReleaseEvent(QMouseEvent* event) override {
@@ -63,7 +67,7 @@ class MetricChart::View : public QChartView {
   }
 
   void leaveEvent(QEvent* event) override {
-    owner_->onLeave();
+    if (crosshair_) crosshair_->leave();
     QChartView::leaveEvent(event);
   }
 
@@ -74,6 +78,7 @@ class MetricChart::View : public QChartView {
 
  private:
   MetricChart* owner_;
+  ChartCrosshair* crosshair_ = nullptr;
   QPoint press_pos_;
 };
 

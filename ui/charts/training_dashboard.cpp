@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "ui/charts/chart_grid.h"
+#include "ui/charts/chart_markers.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/run_curves.h"
 
@@ -249,7 +250,7 @@ QVector<double> TrainingDashboard::eventSteps(const QString& id) const {
 }
 
 void TrainingDashboard::showEvents(const QString& id) {
-  for (const char* name : {"loss", "grad_norm", "lr"}) grid_->chart(name)->setMarkers(id, runColour(id), events_.value(id));
+  for (const char* name : {"loss", "grad_norm", "lr"}) grid_->chart(name)->markers()->set(id, runColour(id), events_.value(id));
 }
 
 void TrainingDashboard::loadRun(const fovea::RunLog& log) { loadCurves(run_curves(log)); }

@@ -30,6 +30,7 @@
 #include "ui/explorer/image_size_sync.h"
 #include "ui/explorer/live_controls.h"
 #include "ui/explorer/live_source.h"
+#include "ui/explorer/panel_notes.h"
 #include "ui/explorer/playback_controls.h"
 #include "ui/explorer/recent_files.h"
 #include "ui/explorer/remembered_model.h"
@@ -63,13 +64,13 @@ void show_references(const ShownImage& shown, std::initializer_list<ExplorerPane
   const auto refs = shown.shownReferences();  // webcam frames have none
   for (ExplorerPanel* panel : panels) {
     if (refs.empty() || !panel->hasCaption()) {
-      panel->showReferences({}, 0, 0);
+      panel->notes()->showReferences({}, 0, 0);
       continue;
     }
     QStringList list;
     for (const auto& r : refs) list << QString::fromStdString(r);
     const auto scores = shown.references.score(file, panel->caption().text());
-    panel->showReferences(list, scores.bleu4, scores.cider);
+    panel->notes()->showReferences(list, scores.bleu4, scores.cider);
   }
 }
 
@@ -85,7 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
   buildContent();
   live_ = new LiveControls({this, &shown_, player_, primary_, compare_, recent_, menus_->cameraMenu()});
   exports_ = new StudioExports(this, &shown_, {primary_, compare_}, decoding_, live_->source());
-  compare_->setModelRole(tr("the model to compare with"));
+  compare_->title()->setModelRole(tr("the model to compare with"));
   connectPanel(primary_);
   connectPanel(compare_);
   connectParts();
@@ -158,13 +159,13 @@ void MainWindow::buildControls(QVBoxLayout* content) {
 void MainWindow::connectPanel(ExplorerPanel* panel) {
   connect(panel, &ExplorerPanel::errorOccurred, this, &MainWindow::showError);
   connect(panel, &ExplorerPanel::captionShown, this, &MainWindow::captionArrived);
-  connect(panel, &ExplorerPanel::wordClicked, this, [this](int i) {
+  connect(panel->strip(), &CaptionStrip::wordClicked, this, [this](int i) {
     player_->pause();
     player_->setCurrent(i);
   });
   connect(panel, &ExplorerPanel::wordHeld, live_, &LiveControls::hold);
   // Hover previews the word in both panels while the pointer is on its chip; only a click selects.
-  connect(panel, &ExplorerPanel::wordHovered, this, [this](int i) {
+  connect(panel->strip(), &CaptionStrip::wordHovered, this, [this](int i) {
     if (player_->isPlaying()) return;
     primary_->previewWord(i);
     compare_->previewWord(i);
@@ -207,8 +208,8 @@ void MainWindow::connectParts() {
     live_->source()->setCaptionOptions(options);
   };
   const auto apply_style = [this](const fovea::OverlayStyle& style) {
-    primary_->setOverlayStyle(style);
-    compare_->setOverlayStyle(style);
+    primary_->view()->setOverlayStyle(style);
+    compare_->view()->setOverlayStyle(style);
   };
   connect(decoding_, &DecodingControls::captionOptionsChanged, this, apply_options);
   connect(decoding_, &DecodingControls::overlayStyleChanged, this, apply_style);

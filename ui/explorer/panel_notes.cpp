@@ -69,4 +69,21 @@ void PanelNotes::showPage() {
   else pages_->setCurrentWidget(hint_);
 }
 
+void PanelNotes::showReferences(const QStringList& references, double bleu4, double cider) {
+  if (references.isEmpty()) {
+    setReferences({}, {});
+    return;
+  }
+  QString list;
+  for (const auto& r : references) list += QStringLiteral("<li>%1</li>").arg(r.toHtmlEscaped());
+  const QString tip = tr("The image's reference captions (captions.json beside it):<ul>%1</ul>").arg(list);
+  setReferences(tr("<span style='color:gray'>Reference:</span> %1%2 &nbsp; <span style='color:gray'>this "
+                   "caption: BLEU-4 %3 · CIDEr-D %4</span>")
+                    .arg(references.first().toHtmlEscaped())
+                    .arg(references.size() > 1 ? tr(" <span style='color:gray'>(+%1 more)</span>").arg(references.size() - 1) : QString())
+                    .arg(bleu4, 0, 'f', 3)
+                    .arg(cider, 0, 'f', 3),
+                tip);
+}
+
 }  // namespace fovea::ui

@@ -3,6 +3,7 @@
 /// when they change: a probe's or a take-away's result while one is shown (scrolling when
 /// longer), otherwise the image's reference captions, otherwise a hint of what to try.
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 class QLabel;
@@ -29,6 +30,9 @@ class PanelNotes : public QWidget {
   QString note(Kind kind) const;
   /// The image's reference captions (rich text); empty: none.
   void setReferences(const QString& rich_text, const QString& tool_tip);
+  /// The image's reference captions, with how the caption shown scores against them; none
+  /// hides the line.
+  void showReferences(const QStringList& references, double bleu4, double cider);
   QString references() const { return references_text_; }
 
  private:
