@@ -53,6 +53,14 @@ inline double training_captions_right(const std::string& ckpt_path, const TrainC
   return double(right) / double(scenes.size());
 }
 
+/// A tiny soft run trained `steps` steps in `dir`/run: its settings, to train or resume it again.
+inline TrainConfig trained_tiny_run(const TempDir& dir, std::int64_t steps = 2) {
+  auto config = tiny_training(dir / "run");
+  config.max_steps = steps;
+  train(config);
+  return config;
+}
+
 inline void expect_learned(const TrainConfig& config, const TrainResult& r) {
   auto m = test::read_metrics(config.out_dir);
   ASSERT_GE(m.size(), 3u);
