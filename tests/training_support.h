@@ -20,6 +20,7 @@
 #include "core/runtime/runtime.h"
 #include "core/train/batch_norm_calibration.h"
 #include "core/train/encoder_pretraining.h"
+#include "core/train/nonfinite.h"
 #include "core/train/objectives.h"
 #include "core/train/run_log.h"
 #include "core/train/trainer.h"
@@ -91,6 +92,28 @@ inline TrainResult crash_and_resume(TrainConfig config, const std::string& out_d
 }
 
 
+/// A tiny run whose every step after the first overflows, skipping them (which cannot help): one
+/// epoch of 60 steps, without validation in between.
+inline TrainConfig always_overflowing_run(const std::string& out_dir, AttentionKind kind) {
+  auto config = tiny_training(out_dir, kind);
+  config.lr = 1e20;
+  config.train_scenes = 960;
+  config.max_steps = 60;
+  config.on_nonfinite = "skip";
+  return config;
+}
+
+/// A tiny run that overflows within a few steps and no longer does a few halvings of its rate
+/// later, rolling back: one epoch of 40 steps, so each rollback goes back to the weights of step 0.
+inline TrainConfig rolling_back_run(const std::string& out_dir, AttentionKind kind) {
+  auto config = tiny_training(out_dir, kind);
+  config.lr = 1e6;
+  config.train_scenes = 640;
+  config.max_steps = 40;
+  config.on_nonfinite = "rollback";
+  return config;
+}
+
 /// Whether every weight of a checkpoint is finite.
 inline bool weights_finite(const std::string& checkpoint) {
   const auto ckpt = load_checkpoint(checkpoint);
@@ -107,6 +130,18 @@ inline std::vector<nlohmann::json> events_of(const std::string& run) {
     if (m.value("kind", "") == "event") out.push_back(m);
   }
   return out;
+}
+
+/// Trains always_overflowing_run `config`: it skips kMaxSkipsInARow steps, says so and stops,
+/// its last checkpoint finite.
+inline void expect_skips_then_stop(const TrainConfig& config) {
+  const auto message = error_message([&] { train(config); });
+  EXPECT_NE(message.find(std::to_string(kMaxSkipsInARow) + " steps in a row"), std::string::npos) << message;
+  const auto events = events_of(config.out_dir);
+  ASSERT_EQ(std::int64_t(events.size()), kMaxSkipsInARow + 1);
+  for (std::int64_t i = 0; i < kMaxSkipsInARow; ++i) EXPECT_EQ(events[std::size_t(i)]["action"], "skip");
+  EXPECT_EQ(events.back()["action"], "stop");
+  EXPECT_TRUE(weights_finite(last_checkpoint_path(config.out_dir)));
 }
 
 }  // namespace fovea::test
