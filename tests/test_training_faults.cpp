@@ -46,9 +46,9 @@ TEST(TrainingFaults, AHardRunSkipsOrRollsBackAsTheSoftOneDoes) {
   test::TempDir dir("hard-policies");
   {
     SCOPED_TRACE("skip");
-    test::expect_skips_then_stop(test::always_overflowing_run(dir / "skip", AttentionKind::Hard));
+    test::expect_skips_then_stop(test::overflowing_run(dir / "skip", AttentionKind::Hard, "skip"));
   }
-  const auto rollback = test::rolling_back_run(dir / "rollback", AttentionKind::Hard);
+  const auto rollback = test::overflowing_run(dir / "rollback", AttentionKind::Hard, "rollback");
   const auto result = train(rollback);
   EXPECT_EQ(result.steps, 40);
   const auto events = test::events_of(rollback.out_dir);

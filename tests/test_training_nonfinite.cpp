@@ -59,7 +59,7 @@ TEST(TrainingNonFinite, AHugeLearningRateStopsAtTheFirstNonFiniteStepAndKeepsAFi
 TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("nonfinite-rollback");
-  const auto config = test::rolling_back_run(dir / "run", AttentionKind::Soft);
+  const auto config = test::overflowing_run(dir / "run", AttentionKind::Soft, "rollback");
   const auto result = train(config, {}, make_train_data(config));
   EXPECT_EQ(result.steps, 40);
   const auto events = test::events_of(config.out_dir);
@@ -90,7 +90,7 @@ TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
 TEST(TrainingNonFinite, SkipLeavesTheWeightsAndStopsOnceEveryStepIsNonFinite) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("nonfinite-skip");
-  test::expect_skips_then_stop(test::always_overflowing_run(dir / "run", AttentionKind::Soft));
+  test::expect_skips_then_stop(test::overflowing_run(dir / "run", AttentionKind::Soft, "skip"));
 }
 
 TEST(TrainingNonFinite, AnExplodingLossIsReportedBeforeItBecomesNaN) {

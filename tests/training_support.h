@@ -92,25 +92,17 @@ inline TrainResult crash_and_resume(TrainConfig config, const std::string& out_d
 }
 
 
-/// A tiny run whose every step after the first overflows, skipping them (which cannot help): one
-/// epoch of 60 steps, without validation in between.
-inline TrainConfig always_overflowing_run(const std::string& out_dir, AttentionKind kind) {
+/// A tiny run whose learning rate makes it overflow, meeting that with `policy`. "skip": every
+/// step after the first overflows (skipping cannot help), in one epoch of 60 steps without
+/// validation in between. "rollback": it overflows within a few steps and no longer does a few
+/// halvings of its rate later, in one epoch of 40 steps (each rollback goes back to step 0).
+inline TrainConfig overflowing_run(const std::string& out_dir, AttentionKind kind, const std::string& policy) {
   auto config = tiny_training(out_dir, kind);
-  config.lr = 1e20;
-  config.train_scenes = 960;
-  config.max_steps = 60;
-  config.on_nonfinite = "skip";
-  return config;
-}
-
-/// A tiny run that overflows within a few steps and no longer does a few halvings of its rate
-/// later, rolling back: one epoch of 40 steps, so each rollback goes back to the weights of step 0.
-inline TrainConfig rolling_back_run(const std::string& out_dir, AttentionKind kind) {
-  auto config = tiny_training(out_dir, kind);
-  config.lr = 1e6;
-  config.train_scenes = 640;
-  config.max_steps = 40;
-  config.on_nonfinite = "rollback";
+  const bool skip = policy == "skip";
+  config.on_nonfinite = policy;
+  config.lr = skip ? 1e20 : 1e6;
+  config.train_scenes = skip ? 960 : 640;
+  config.max_steps = skip ? 60 : 40;
   return config;
 }
 
@@ -132,7 +124,7 @@ inline std::vector<nlohmann::json> events_of(const std::string& run) {
   return out;
 }
 
-/// Trains always_overflowing_run `config`: it skips kMaxSkipsInARow steps, says so and stops,
+/// Trains `config`, an overflowing_run that skips: it skips kMaxSkipsInARow steps, says so and stops,
 /// its last checkpoint finite.
 inline void expect_skips_then_stop(const TrainConfig& config) {
   const auto message = error_message([&] { train(config); });
