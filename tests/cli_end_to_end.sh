@@ -2,16 +2,12 @@
 # End-to-end test of the fovea tool: train a tiny model, kill -9 it mid-run and resume, write
 # scenes, caption them (text and JSON), and feed bad files to every loader.
 set -euo pipefail
-FOVEA="$1"
-WORK="$2"
+. "$(dirname "$0")/lib/prologue.sh"
 MODELS="$(cd "$(dirname "$0")/../models" && pwd)"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+work_in "$WORK"
 export OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=1
 export FOVEA_CACHE_DIR="$WORK/cache"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_error() {  # expect_error "text that must appear" command...
   local want="$1"; shift
   if "$@" > out.txt 2> err.txt; then fail "expected '$*' to fail"; fi

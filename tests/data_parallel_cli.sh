@@ -7,17 +7,11 @@
 # two agents on this machine standing in for two nodes (static and c10d rendezvous); a process whose
 # peers never join says what it waits for. fp32, tiny model.
 set -euo pipefail
-FOVEA="$(realpath "$1")"
-WORK="$2"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+. "$(dirname "$0")/lib/prologue.sh"
+. "$(dirname "$0")/lib/tiny_run.sh"
+work_in "$WORK"
 export OMP_WAIT_POLICY=PASSIVE
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-TINY=(--backbone none --image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
-      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --precision fp32 --pretrain-steps 0)
-train_steps() { jq -s '[.[] | select(.kind=="train") | .step]' "$1/metrics.jsonl"; }
 # Waits until run $1, trained by process $3 (logging to $4), has a checkpoint and more than $2
 # logged steps (at most 2 minutes).
 wait_for_steps() {
@@ -41,6 +35,25 @@ wait_exit() {
   kill -0 "$1" 2>/dev/null && fail "process $1 still runs 2 minutes after its peer died (a hang)"
   rc=0
   wait "$1" || rc=$?
+}
+# Kills the worker of RANK=1 under torchrun agent $agent, which trains run $1 logging to $2 with
+# --max_restarts 1 and --max-steps 400: the restarted group resumes from last.ckpt and finishes,
+# its steps one clean sequence. $3 names the launch in failures.
+kill_a_worker_and_resume() {
+  wait_for_steps "$1" 3 "$agent" "$2"
+  worker=$(child_with_rank "$agent" 1) || fail "$3: no worker with RANK=1"
+  kill -9 "$worker"
+  wait_exit "$agent"
+  [ "$rc" = 0 ] || { cat "$2"; fail "$3 did not finish after a restart (exit $rc)"; }
+  grep -q "resuming at step" "$2" || { cat "$2"; fail "$3: the restarted group did not resume from last.ckpt"; }
+  train_steps "$1" | jq -e '(. == (sort | unique)) and (.[-1] == 400)' > /dev/null || fail "$3: the steps are not one clean sequence"
+}
+# Waits for the agents of both nodes of 2-node run $1 (node N logging to $1N.log), which must exit 0.
+wait_for_nodes() {
+  for node in 0 1; do
+    wait_exit "${agents[$node]}"
+    [ "$rc" = 0 ] || { cat "$1$node.log"; fail "$1: node $node exited $rc"; }
+  done
 }
 
 echo "== a process whose peers never come says what it waits for, with the address and the settings to check"
@@ -129,13 +142,7 @@ if command -v torchrun > /dev/null; then
   torchrun --standalone --nnodes 1 --nproc_per_node 2 --max_restarts 1 --redirects 1 --tee 1 --no_python "$FOVEA" train --out trun "${TINY[@]}" \
     --max-steps 400 > torchrun.log 2>&1 &
   agent=$!
-  wait_for_steps trun 3 "$agent" torchrun.log
-  worker=$(child_with_rank "$agent" 1) || fail "no torchrun worker with RANK=1"
-  kill -9 "$worker"
-  wait_exit "$agent"
-  [ "$rc" = 0 ] || { cat torchrun.log; fail "torchrun's restarted group did not finish (exit $rc)"; }
-  grep -q "resuming at step" torchrun.log || { cat torchrun.log; fail "the restarted group did not resume from last.ckpt"; }
-  train_steps trun | jq -e '(. == (sort | unique)) and (.[-1] == 400)' > /dev/null || fail "torchrun run's steps are not one clean sequence"
+  kill_a_worker_and_resume trun torchrun.log "torchrun's standalone launch"
 
   free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
   echo "== torchrun's static launch (--master_port, as in SLURM scripts): the workers join the store its agent serves"
@@ -143,13 +150,7 @@ if command -v torchrun > /dev/null; then
   torchrun --nnodes 1 --node_rank 0 --nproc_per_node 2 --master_addr 127.0.0.1 --master_port "$(free_port)" --max_restarts 1 \
     --redirects 1 --tee 1 --no_python "$FOVEA" train --out static "${TINY[@]}" --max-steps 400 > static.log 2>&1 &
   agent=$!
-  wait_for_steps static 3 "$agent" static.log
-  worker=$(child_with_rank "$agent" 1) || fail "no static torchrun worker with RANK=1"
-  kill -9 "$worker"
-  wait_exit "$agent"
-  [ "$rc" = 0 ] || { cat static.log; fail "torchrun's static launch did not finish after a restart (exit $rc)"; }
-  grep -q "resuming at step" static.log || { cat static.log; fail "the restarted static group did not resume from last.ckpt"; }
-  train_steps static | jq -e '(. == (sort | unique)) and (.[-1] == 400)' > /dev/null || fail "static run's steps are not one clean sequence"
+  kill_a_worker_and_resume static static.log "torchrun's static launch"
 
   echo "== torchrun on 2 nodes (two agents on this machine): static and c10d rendezvous"
   port=$(free_port)
@@ -158,10 +159,7 @@ if command -v torchrun > /dev/null; then
       --no_python "$FOVEA" train --out static2n "${TINY[@]}" --max-steps 6 > "static2n$node.log" 2>&1 &
     agents[$node]=$!
   done
-  for node in 0 1; do
-    wait_exit "${agents[$node]}"
-    [ "$rc" = 0 ] || { cat "static2n$node.log"; fail "static 2-node launch: node $node exited $rc"; }
-  done
+  wait_for_nodes static2n
   grep -q "2 processes" static2n0.log || { cat static2n0.log; fail "the 2-node static group did not train as 2 processes"; }
   port=$(free_port)
   for node in 0 1; do
@@ -169,10 +167,7 @@ if command -v torchrun > /dev/null; then
       --redirects 1 --tee 1 --no_python "$FOVEA" train --out c10d2n "${TINY[@]}" --max-steps 6 > "c10d2n$node.log" 2>&1 &
     agents[$node]=$!
   done
-  for node in 0 1; do
-    wait_exit "${agents[$node]}"
-    [ "$rc" = 0 ] || { cat "c10d2n$node.log"; fail "c10d 2-node launch: node $node exited $rc"; }
-  done
+  wait_for_nodes c10d2n
   grep -q "2 processes" c10d2n0.log c10d2n1.log || fail "the c10d 2-node group did not train as 2 processes"
   grep -q "finished after 6 steps" c10d2n0.log c10d2n1.log || fail "the c10d 2-node run did not reach step 6"
 else

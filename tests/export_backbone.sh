@@ -3,15 +3,11 @@
 # downloaded) cut after a stage, written as TorchScript, loaded by `fovea train --backbone` for
 # a few steps; and the errors of a wrong model name or cut. Needs python3-torchvision.
 set -euo pipefail
-FOVEA="$(realpath "$1")"
-WORK="$2"
+. "$(dirname "$0")/lib/prologue.sh"
 SCRIPT="$(cd "$(dirname "$0")/../tools" && pwd)/export_backbone.py"
 PY=/usr/bin/python3  # Debian's, with python3-torch and python3-torchvision
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+work_in "$WORK"
 export OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=1
-fail() { echo "FAIL: $*" >&2; exit 1; }
 "$PY" -c 'import torchvision' 2> /dev/null || fail "torchvision is missing: apt-get install python3-torchvision (packaging/install-deps.sh does)"
 
 "$PY" "$SCRIPT" resnet18 r18.pt --random --cut layer2 --image-size 64 > export.log 2>&1 || { cat export.log; fail "export failed"; }

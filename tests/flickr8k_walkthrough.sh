@@ -12,16 +12,13 @@
 # validated on 1,000 images and evaluated on the 1,000 test images (docs/datasets.md).
 # Needs python3-torchvision.
 set -euo pipefail
-FOVEA="$(realpath "$1")"
-WORK="$2"
+. "$(dirname "$0")/lib/prologue.sh"
+WORK="$2"  # not the last argument: the studio may follow
 STUDIO="${3:-}"
 SCRIPT="$(cd "$(dirname "$0")/../tools" && pwd)/export_backbone.py"
 PY=/usr/bin/python3
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+work_in "$WORK"
 export OMP_WAIT_POLICY=PASSIVE FOVEA_CACHE_DIR="$WORK/cache"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 "$PY" -c 'import torchvision' 2> /dev/null || fail "torchvision is missing: apt-get install python3-torchvision (packaging/install-deps.sh does)"
 
 # The downloaded files: a Karpathy split file with its images, and the VGG16 export.

@@ -6,13 +6,9 @@
 # word shown in both captions where both say it, a run's best.ckpt named by its run. Prints the page's size and the browser's build and load times (no limit
 # asserted on them: speed is measured, not tested). Usage: gallery_page.sh FOVEA HARD_MODEL WORK_DIR
 set -euo pipefail
-FOVEA="$(realpath "$1")"
+. "$(dirname "$0")/lib/prologue.sh"
 HARD="$(realpath "$2")"
-WORK="$3"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+work_in "$WORK"
 
 "$FOVEA" data fashion-scenes --split test --out scenes --count 100 > data.log || { cat data.log; fail "fovea data"; }
 "$FOVEA" export scenes --format html --out gallery.html --greedy > export.log || { cat export.log; fail "export FOLDER"; }

@@ -4,17 +4,12 @@
 # launcher's pid alone stops the whole run at its next step, resumable; SIGHUP stops a run the
 # same way, and a reader that goes away does not end it. fp32, tiny model.
 set -euo pipefail
-FOVEA="$(realpath "$1")"
-WORK="$2"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+. "$(dirname "$0")/lib/prologue.sh"
+. "$(dirname "$0")/lib/tiny_run.sh"
+work_in "$WORK"
 export OMP_WAIT_POLICY=PASSIVE
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-TINY=(--backbone none --image-size 32 --encoder-widths 8,16,32 --embed-dim 16 --attention-dim 16 --hidden-dim 48 --dropout 0
-      --train-scenes 32 --val-scenes 16 --batch 16 --lr 0.01 --lr-decay 1 --epochs 1000 --patience 1000 --precision fp32
-      --pretrain-steps 0 --max-steps 100000)
+TINY+=(--max-steps 100000)
 children() { cat /proc/"$1"/task/*/children 2>/dev/null || true; }
 # Waits until run $1 has a checkpoint and a logged step, with launcher $2 alive (2 minutes at most).
 wait_for_training() {

@@ -217,6 +217,13 @@ struct FrozenBackboneCorpus {
   std::string key;
 };
 
+/// Feature options whose messages are kept, in order, in `said`.
+FeatureOptions options_telling(std::vector<std::string>& said) {
+  FeatureOptions options;
+  options.on_message = [&said](const std::string& m) { said.push_back(m); };
+  return options;
+}
+
 FrozenBackboneCorpus frozen_backbone_corpus(const test::TempDir& dir) {
   FrozenBackboneCorpus c;
   c.config = test::tiny_training(dir / "run");
@@ -242,9 +249,8 @@ TEST(AnnotationFeatures, ADamagedEntryIsComputedAgainByTheEncoder) {
   ASSERT_TRUE(encoder_is_fixed(config, model));
   ASSERT_FALSE(key.empty());
   std::vector<std::string> said;
-  FeatureOptions options;
+  auto options = options_telling(said);
   options.batch = 3;
-  options.on_message = [&](const std::string& m) { said.push_back(m); };
   auto cache = build_annotation_cache(model, data.train, key, options);
   ASSERT_TRUE(cache->complete());
   const auto intact = cache->read({5});
@@ -264,14 +270,13 @@ TEST(AnnotationFeatures, AStoppedBuildGoesOnWhereItStopped) {
   auto [config, data, model, key] = frozen_backbone_corpus(dir);
   std::atomic<bool> stop{false};
   std::vector<std::string> said;
-  FeatureOptions options;
+  auto options = options_telling(said);
   options.batch = 3;
   options.stop = &stop;
   options.on_progress = [&](const FeatureProgress& p) {
     EXPECT_EQ(p.total, 8);
     stop = true;  // Ctrl-C during the first batch: it is finished and kept
   };
-  options.on_message = [&](const std::string& m) { said.push_back(m); };
   EXPECT_FALSE(build_annotation_cache(model, data.train, key, options)->complete());
   stop = false;
   options.on_progress = {};
@@ -287,9 +292,8 @@ TEST(AnnotationFeatures, AnImageChangedInPlaceIsReadAgainAndOnlyItsAnnotationsCo
   test::TempDir dir("annotation-stale");
   torch::manual_seed(7);
   auto [config, data, model, key] = frozen_backbone_corpus(dir);
-  FeatureOptions options;
   std::vector<std::string> said;
-  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  auto options = options_telling(said);
   ASSERT_TRUE(build_annotation_cache(model, data.train, key, options)->complete());
   // Same name, new pixels (as an edited photo), and a file only touched: one entry is stale.
   RgbImage changed(32, 32, 250);
@@ -317,8 +321,7 @@ TEST(AnnotationFeatures, VerifyRepairsEveryDamagedEntryAndHeaderDamageIsNamed) {
   torch::manual_seed(8);
   auto [config, data, model, key] = frozen_backbone_corpus(dir);
   std::vector<std::string> said;
-  FeatureOptions options;
-  options.on_message = [&](const std::string& m) { said.push_back(m); };
+  auto options = options_telling(said);
   auto cache = build_annotation_cache(model, data.train, key, options);
   const auto entry_bytes = std::uint64_t(cache->cells() * cache->dim() * 2);
   flip_byte(cache->path(), fs::file_size(cache->path()) - 7 * entry_bytes + 3);  // entry 1 of 8

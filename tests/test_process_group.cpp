@@ -2,6 +2,7 @@
 // between two ranks (threads of this test standing in for two processes).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <thread>
 
@@ -29,6 +30,25 @@ std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return {};
+}
+
+/// Rank 0 here and rank 1 on a thread, as two processes would, each joining the group of `env`
+/// (60 s to join) and doing `work` in it: what each threw, "" where nothing.
+std::array<std::string, 2> errors_of_two_ranks(const ProcessGroupEnvironment& env,
+                                               const std::function<void(ProcessGroup&, int)>& work) {
+  std::array<std::string, 2> errors;
+  const auto run = [&](int rank) {
+    errors[std::size_t(rank)] = error_of([&] {
+      auto mine = env;
+      mine.rank = rank;
+      ProcessGroup group(mine, std::chrono::seconds(60));
+      work(group, rank);
+    });
+  };
+  std::thread second(run, 1);
+  run(0);
+  second.join();
+  return errors;
 }
 
 }  // namespace
@@ -78,30 +98,19 @@ TEST(ProcessGroup, TwoRanksSumTheirTensorsInBucketsAndShareRankZerosValues) {
   std::vector<torch::Tensor> broadcast[2];
   std::string texts[2];
   double sums[2] = {0, 0};
-  std::string errors[2];
-  const auto run = [&](int rank) {
-    try {
-      auto mine = env;
-      mine.rank = rank;
-      ProcessGroup group(mine, std::chrono::seconds(60));
-      // Two float tensors, one double, one empty; a bucket of 40 bytes holds one float tensor
-      // at a time, so this takes several collectives.
-      const float r = float(rank + 1);
-      results[rank] = {torch::full({2, 3}, r), torch::arange(5, torch::kFloat) * r, torch::full({2}, double(r) / 4, torch::kDouble),
-                       torch::empty({0})};
-      group.all_reduce_sum(results[rank], 40);
-      broadcast[rank] = {torch::full({4}, r * 10)};
-      group.broadcast(broadcast[rank]);
-      texts[rank] = group.broadcast(rank == 0 ? std::string("the first process's state") : std::string("ignored"));
-      sums[rank] = group.all_reduce_sum(0.5 + rank);
-      group.barrier();
-    } catch (const std::exception& e) {
-      errors[rank] = e.what();
-    }
-  };
-  std::thread second(run, 1);
-  run(0);
-  second.join();
+  const auto errors = errors_of_two_ranks(env, [&](ProcessGroup& group, int rank) {
+    // Two float tensors, one double, one empty; a bucket of 40 bytes holds one float tensor
+    // at a time, so this takes several collectives.
+    const float r = float(rank + 1);
+    results[rank] = {torch::full({2, 3}, r), torch::arange(5, torch::kFloat) * r, torch::full({2}, double(r) / 4, torch::kDouble),
+                     torch::empty({0})};
+    group.all_reduce_sum(results[rank], 40);
+    broadcast[rank] = {torch::full({4}, r * 10)};
+    group.broadcast(broadcast[rank]);
+    texts[rank] = group.broadcast(rank == 0 ? std::string("the first process's state") : std::string("ignored"));
+    sums[rank] = group.all_reduce_sum(0.5 + rank);
+    group.barrier();
+  });
   for (int rank = 0; rank < 2; ++rank) {
     ASSERT_EQ(errors[rank], "") << "rank " << rank;
     EXPECT_TRUE(results[rank][0].equal(torch::full({2, 3}, 3.f))) << results[rank][0];
@@ -138,21 +147,8 @@ TEST(ProcessGroup, RanksJoinTheStoreTorchrunsAgentServesAttemptAfterAttempt) {
     env.master_port = agent_options.port;
     env.agent_store = true;
     env.restart_count = attempt;
-    std::string errors[2];
     double sums[2] = {0, 0};
-    const auto run = [&](int rank) {
-      try {
-        auto mine = env;
-        mine.rank = rank;
-        ProcessGroup group(mine, std::chrono::seconds(60));
-        sums[rank] = group.all_reduce_sum(1.0 + rank);
-      } catch (const std::exception& e) {
-        errors[rank] = e.what();
-      }
-    };
-    std::thread second(run, 1);
-    run(0);
-    second.join();
+    const auto errors = errors_of_two_ranks(env, [&](ProcessGroup& group, int rank) { sums[rank] = group.all_reduce_sum(1.0 + rank); });
     for (int rank = 0; rank < 2; ++rank) {
       EXPECT_EQ(errors[rank], "") << "attempt " << attempt << ", rank " << rank;
       EXPECT_DOUBLE_EQ(sums[rank], 3.0) << "attempt " << attempt << ", rank " << rank;

@@ -6,6 +6,7 @@
 #include "core/train/run_lock.h"
 #include "core/train/trainer.h"
 #include "tests/test_support.h"
+#include "tests/training_support.h"
 
 using namespace fovea;
 
@@ -34,9 +35,7 @@ TEST(RunLock, ASecondHolderIsRefusedWithThePidAndHostOfTheFirst) {
 TEST(RunLock, TrainAndResumeRefuseAFolderAnotherRunWrites) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("lock-train");
-  auto config = test::tiny_training(dir / "run");
-  config.max_steps = 2;
-  train(config);
+  auto config = test::trained_tiny_run(dir);
   {
     RunLock other(config.out_dir);  // another process training into the folder
     const auto resumed = test::error_message([&] { resume_training(config.out_dir, {}, {}, 0, 4); });

@@ -140,9 +140,7 @@ TEST(Training, FreshScenesChangeTheScenesOfLaterEpochsOnly) {
 TEST(Training, RefusesToOverwriteARunAndExplainsBadSettings) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("refuse");
-  auto config = test::tiny_training(dir / "run");
-  config.max_steps = 2;
-  train(config);
+  auto config = test::trained_tiny_run(dir);
   const auto again = test::error_message([&] { train(config); });  // the same folder again
   EXPECT_NE(again.find("--resume"), std::string::npos) << again;
   config.lr = -1;
@@ -155,9 +153,7 @@ TEST(Training, RefusesToOverwriteARunAndExplainsBadSettings) {
 TEST(Training, AResumeOfARunKilledBeforeItsFirstCheckpointSaysSoAndClearsItsLeftovers) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("no-first-checkpoint");
-  auto config = test::tiny_training(dir / "run");
-  config.max_steps = 2;
-  train(config);
+  auto config = test::trained_tiny_run(dir);
   // As a kill inside the first checkpoint write leaves the folder: config.json and a temporary.
   std::filesystem::rename(last_checkpoint_path(config.out_dir), config.out_dir + "/last.ckpt.tmp-4242");
   const auto message = test::error_message([&] { resume_training(config.out_dir); });

@@ -44,23 +44,11 @@ TEST(TrainingFaults, AHardRunThatDivergesStopsWithTheSoftRunsMessage) {
 TEST(TrainingFaults, AHardRunSkipsOrRollsBackAsTheSoftOneDoes) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("hard-policies");
-  auto skip = test::tiny_training(dir / "skip", AttentionKind::Hard);
-  skip.lr = 1e20;  // after the first step every batch diverges: skipping cannot help
-  skip.train_scenes = 960;
-  skip.max_steps = 60;
-  skip.on_nonfinite = "skip";
-  const auto message = test::error_message([&] { train(skip); });
-  EXPECT_NE(message.find(std::to_string(kMaxSkipsInARow) + " steps in a row"), std::string::npos) << message;
-  const auto skipped = test::events_of(skip.out_dir);
-  ASSERT_EQ(std::int64_t(skipped.size()), kMaxSkipsInARow + 1);
-  EXPECT_EQ(skipped.front()["action"], "skip");
-  EXPECT_EQ(skipped.back()["action"], "stop");
-
-  auto rollback = test::tiny_training(dir / "rollback", AttentionKind::Hard);
-  rollback.lr = 1e6;  // diverges within a few steps; a few halvings later it no longer does
-  rollback.train_scenes = 640;
-  rollback.max_steps = 40;
-  rollback.on_nonfinite = "rollback";
+  {
+    SCOPED_TRACE("skip");
+    test::expect_skips_then_stop(test::overflowing_run(dir / "skip", AttentionKind::Hard, "skip"));
+  }
+  const auto rollback = test::overflowing_run(dir / "rollback", AttentionKind::Hard, "rollback");
   const auto result = train(rollback);
   EXPECT_EQ(result.steps, 40);
   const auto events = test::events_of(rollback.out_dir);

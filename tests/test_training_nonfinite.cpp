@@ -59,11 +59,7 @@ TEST(TrainingNonFinite, AHugeLearningRateStopsAtTheFirstNonFiniteStepAndKeepsAFi
 TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("nonfinite-rollback");
-  auto config = test::tiny_training(dir / "run");
-  config.lr = 1e6;  // overflows within a few steps; a few halvings later it no longer does
-  config.train_scenes = 640;  // one epoch of 40 steps: each rollback goes back to the weights of step 0
-  config.max_steps = 40;
-  config.on_nonfinite = "rollback";
+  const auto config = test::overflowing_run(dir / "run", AttentionKind::Soft, "rollback");
   const auto result = train(config, {}, make_train_data(config));
   EXPECT_EQ(result.steps, 40);
   const auto events = test::events_of(config.out_dir);
@@ -94,18 +90,7 @@ TEST(TrainingNonFinite, RollbackHalvesTheLearningRateUntilTheRunCompletes) {
 TEST(TrainingNonFinite, SkipLeavesTheWeightsAndStopsOnceEveryStepIsNonFinite) {
   FOVEA_REQUIRE_FASHION_MNIST();
   test::TempDir dir("nonfinite-skip");
-  auto config = test::tiny_training(dir / "run");
-  config.lr = 1e20;  // after the first step every batch overflows: skipping cannot help
-  config.train_scenes = 960;  // one epoch of 60 steps, without validation in between
-  config.max_steps = 60;
-  config.on_nonfinite = "skip";
-  const auto message = test::error_message([&] { train(config); });
-  EXPECT_NE(message.find(std::to_string(kMaxSkipsInARow) + " steps in a row"), std::string::npos) << message;
-  const auto events = test::events_of(config.out_dir);
-  ASSERT_EQ(std::int64_t(events.size()), kMaxSkipsInARow + 1);
-  for (std::int64_t i = 0; i < kMaxSkipsInARow; ++i) EXPECT_EQ(events[std::size_t(i)]["action"], "skip");
-  EXPECT_EQ(events.back()["action"], "stop");
-  EXPECT_TRUE(test::weights_finite(last_checkpoint_path(config.out_dir)));
+  test::expect_skips_then_stop(test::overflowing_run(dir / "run", AttentionKind::Soft, "skip"));
 }
 
 TEST(TrainingNonFinite, AnExplodingLossIsReportedBeforeItBecomesNaN) {

@@ -20,6 +20,7 @@
 #include "core/runtime/runtime.h"
 #include "core/train/batch_norm_calibration.h"
 #include "core/train/encoder_pretraining.h"
+#include "core/train/nonfinite.h"
 #include "core/train/objectives.h"
 #include "core/train/run_log.h"
 #include "core/train/trainer.h"
@@ -53,6 +54,14 @@ inline double training_captions_right(const std::string& ckpt_path, const TrainC
   return double(right) / double(scenes.size());
 }
 
+/// A tiny soft run trained `steps` steps in `dir`/run: its settings, to train or resume it again.
+inline TrainConfig trained_tiny_run(const TempDir& dir, std::int64_t steps = 2) {
+  auto config = tiny_training(dir / "run");
+  config.max_steps = steps;
+  train(config);
+  return config;
+}
+
 inline void expect_learned(const TrainConfig& config, const TrainResult& r) {
   auto m = test::read_metrics(config.out_dir);
   ASSERT_GE(m.size(), 3u);
@@ -83,6 +92,20 @@ inline TrainResult crash_and_resume(TrainConfig config, const std::string& out_d
 }
 
 
+/// A tiny run whose learning rate makes it overflow, meeting that with `policy`. "skip": every
+/// step after the first overflows (skipping cannot help), in one epoch of 60 steps without
+/// validation in between. "rollback": it overflows within a few steps and no longer does a few
+/// halvings of its rate later, in one epoch of 40 steps (each rollback goes back to step 0).
+inline TrainConfig overflowing_run(const std::string& out_dir, AttentionKind kind, const std::string& policy) {
+  auto config = tiny_training(out_dir, kind);
+  const bool skip = policy == "skip";
+  config.on_nonfinite = policy;
+  config.lr = skip ? 1e20 : 1e6;
+  config.train_scenes = skip ? 960 : 640;
+  config.max_steps = skip ? 60 : 40;
+  return config;
+}
+
 /// Whether every weight of a checkpoint is finite.
 inline bool weights_finite(const std::string& checkpoint) {
   const auto ckpt = load_checkpoint(checkpoint);
@@ -99,6 +122,18 @@ inline std::vector<nlohmann::json> events_of(const std::string& run) {
     if (m.value("kind", "") == "event") out.push_back(m);
   }
   return out;
+}
+
+/// Trains `config`, an overflowing_run that skips: it skips kMaxSkipsInARow steps, says so and stops,
+/// its last checkpoint finite.
+inline void expect_skips_then_stop(const TrainConfig& config) {
+  const auto message = error_message([&] { train(config); });
+  EXPECT_NE(message.find(std::to_string(kMaxSkipsInARow) + " steps in a row"), std::string::npos) << message;
+  const auto events = events_of(config.out_dir);
+  ASSERT_EQ(std::int64_t(events.size()), kMaxSkipsInARow + 1);
+  for (std::int64_t i = 0; i < kMaxSkipsInARow; ++i) EXPECT_EQ(events[std::size_t(i)]["action"], "skip");
+  EXPECT_EQ(events.back()["action"], "stop");
+  EXPECT_TRUE(weights_finite(last_checkpoint_path(config.out_dir)));
 }
 
 }  // namespace fovea::test

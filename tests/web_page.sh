@@ -4,13 +4,9 @@
 # The browser part runs where Chromium is installed (packaging/install-deps.sh installs it).
 # Usage: web_page.sh FOVEA SAMPLE_IMAGE WORK_DIR
 set -euo pipefail
-FOVEA="$(realpath "$1")"
+. "$(dirname "$0")/lib/prologue.sh"
 SAMPLE="$(realpath "$2")"
-WORK="$3"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+work_in "$WORK"
 
 "$FOVEA" export "$SAMPLE" --format html --out page.html > export.log || { cat export.log; fail "export --format html"; }
 [ -s page.html ] || fail "no page written"

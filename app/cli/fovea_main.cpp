@@ -42,6 +42,48 @@ int fail(std::string message) {
 
 }  // namespace
 
+namespace fovea::cli {
+namespace {
+/// A subcommand: its name, what adds its options, and what `fovea --help` says of it.
+struct Command {
+  const char* name;
+  Runner (*add)(CLI::App&);
+  const char* help;
+};
+
+const Command kCommands[] = {
+    {"train", add_train_command,
+     "Train a soft- or hard-attention model"},
+    {"pretrain-encoder", add_pretrain_encoder_command,
+     "Pretrain the built-in CNN on single Fashion-MNIST items: the encoder fovea train starts from"},
+    {"features", add_features_command,
+     "Compute a dataset's annotations once, ahead of training with an encoder that does not train"},
+    {"caption", add_caption_command,
+     "Caption images, optionally with per-word attention as JSON"},
+    {"eval", add_eval_command,
+     "Score a model on the built-in scenes or a dataset on disk: BLEU, CIDEr-D and attention grounding"},
+    {"score", add_score_command,
+     "coco-caption metrics (BLEU, ROUGE-L, CIDEr-D) of a results file"},
+    {"probe", add_probe_command,
+     "The next word with attention forced onto a region: does the model name what is there?"},
+    {"take-away", add_take_away_command,
+     "Remove what a word's attention points at (and a control region): does the word go?"},
+    {"export", add_export_command,
+     "Annotated figure (PNG/SVG/PDF) and animation frames of a caption"},
+    {"bench", add_bench_command,
+     "Speed figures as JSON lines (decoder training step, beam search, overlay, ...)"},
+    {"info", add_info_command,
+     "Describe a model file"},
+    {"familiarity", add_familiarity_command,
+     "Measure a model's training images and keep their statistics in the model file"},
+    {"embed-backbone", add_embed_backbone_command,
+     "Put the TorchScript backbone into a model file that names only its path, so it opens anywhere"},
+    {"data", add_data_command,
+     "Write sample scenes of the built-in dataset as PNG files with captions"},
+};
+}  // namespace
+}  // namespace fovea::cli
+
 int main(int argc, char** argv) {
   fovea::prepare_process(argc, argv);
   // A reader that went away (`fovea train ... | head`) costs the output, not the run: writes to
@@ -51,30 +93,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "fovea " FOVEA_VERSION);
   std::map<CLI::App*, fovea::cli::Runner> runners;
-  auto add = [&](const char* name, const char* help, fovea::cli::Runner (*fn)(CLI::App&)) {
-    auto* sub = app.add_subcommand(name, help);
-    runners[sub] = fn(*sub);
-  };
-  add("train", "Train a soft- or hard-attention model", fovea::cli::add_train_command);
-  add("pretrain-encoder", "Pretrain the built-in CNN on single Fashion-MNIST items: the encoder fovea train starts from",
-      fovea::cli::add_pretrain_encoder_command);
-  add("features", "Compute a dataset's annotations once, ahead of training with an encoder that does not train",
-      fovea::cli::add_features_command);
-  add("caption", "Caption images, optionally with per-word attention as JSON", fovea::cli::add_caption_command);
-  add("eval", "Score a model on the built-in scenes or a dataset on disk: BLEU, CIDEr-D and attention grounding", fovea::cli::add_eval_command);
-  add("score", "coco-caption metrics (BLEU, ROUGE-L, CIDEr-D) of a results file", fovea::cli::add_score_command);
-  add("probe", "The next word with attention forced onto a region: does the model name what is there?",
-      fovea::cli::add_probe_command);
-  add("take-away", "Remove what a word's attention points at (and a control region): does the word go?",
-      fovea::cli::add_take_away_command);
-  add("export", "Annotated figure (PNG/SVG/PDF) and animation frames of a caption", fovea::cli::add_export_command);
-  add("bench", "Speed figures as JSON lines (decoder training step, beam search, overlay, ...)", fovea::cli::add_bench_command);
-  add("info", "Describe a model file", fovea::cli::add_info_command);
-  add("familiarity", "Measure a model's training images and keep their statistics in the model file",
-      fovea::cli::add_familiarity_command);
-  add("embed-backbone", "Put the TorchScript backbone into a model file that names only its path, so it opens anywhere",
-      fovea::cli::add_embed_backbone_command);
-  add("data", "Write sample scenes of the built-in dataset as PNG files with captions", fovea::cli::add_data_command);
+  for (const auto& c : fovea::cli::kCommands) {
+    auto* sub = app.add_subcommand(c.name, c.help);
+    runners[sub] = c.add(*sub);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

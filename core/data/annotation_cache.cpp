@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/data/cache_preamble.h"
 #include "core/data/image_cache.h"
 
 #include "core/io/crc32.h"
@@ -25,19 +26,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kAnnotationMagic[8] = {'F', 'O', 'V', 'E', 'A', 'A', 'N', 'C'};
-constexpr std::uint32_t kAnnotationVersion = 2;
-constexpr std::uint64_t kAnnotationPreamble = 24;  ///< magic, version, header length, header CRC-32
+constexpr CacheFormat kAnnotationFormat = {{'F', 'O', 'V', 'E', 'A', 'A', 'N', 'C'}, 2};
 
-std::string ann_hex(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-[[noreturn]] void annotation_write_failed(const std::string& path, int error) {
-  throw std::runtime_error(path + ": cannot write the annotation cache (" + std::strerror(error) + ")");
-}
+[[noreturn]] void annotation_write_failed(const std::string& path, int error) { cache_write_failed(path, "annotation", error); }
 
 /// Images without pixels: get() is the source's get_without_image().
 class CaptionsOnly : public SceneSource {
@@ -105,7 +96,7 @@ struct AnnotationCache::Impl {
     if (fd < 0) return false;
     struct stat st {};
     if (fstat(fd, &st) != 0) return detach();
-    if (std::uint64_t(st.st_size) < kAnnotationPreamble) {
+    if (std::uint64_t(st.st_size) < kCachePreamble) {
       if (why) *why = "it is cut short (" + std::to_string(st.st_size) + " bytes)";
       return detach();
     }
@@ -120,17 +111,13 @@ struct AnnotationCache::Impl {
       map = nullptr;
       return detach();
     }
-    std::uint32_t version = 0, header_crc = 0;
-    std::uint64_t header_len = 0;
-    std::memcpy(&version, bytes() + 8, 4);
-    std::memcpy(&header_len, bytes() + 12, 8);
-    std::memcpy(&header_crc, bytes() + 20, 4);
+    const auto preamble = read_cache_preamble(bytes(), kAnnotationFormat);
     const char* wrong = nullptr;
-    if (std::memcmp(bytes(), kAnnotationMagic, 8) != 0) wrong = "it is not an annotation cache (its first bytes are damaged)";
-    else if (version != kAnnotationVersion) wrong = "it was written by another version of Fovea";
-    else if (header_len != header.size() || header_crc != crc32_of(header.data(), header.size()))
+    if (!preamble.magic_matches) wrong = "it is not an annotation cache (its first bytes are damaged)";
+    else if (!preamble.version_matches) wrong = "it was written by another version of Fovea";
+    else if (preamble.header_len != header.size() || preamble.header_crc != crc32_of(header.data(), header.size()))
       wrong = "its header is damaged (its CRC-32 does not check, or its length is wrong)";
-    else if (std::memcmp(bytes() + kAnnotationPreamble, header.data(), header.size()) != 0)
+    else if (std::memcmp(bytes() + kCachePreamble, header.data(), header.size()) != 0)
       wrong = "its header is damaged (it names another split or encoder than its file name says)";
     if (wrong != nullptr) {
       if (why) *why = wrong;
@@ -150,13 +137,7 @@ struct AnnotationCache::Impl {
     {
       std::ofstream out(partial, std::ios::binary | std::ios::trunc);
       if (!out) annotation_write_failed(path, errno);
-      const std::uint64_t header_len = header.size();
-      const std::uint32_t header_crc = crc32_of(header.data(), header.size());
-      out.write(kAnnotationMagic, 8);
-      out.write(reinterpret_cast<const char*>(&kAnnotationVersion), 4);
-      out.write(reinterpret_cast<const char*>(&header_len), 8);
-      out.write(reinterpret_cast<const char*>(&header_crc), 4);
-      out << header;
+      write_cache_preamble(out, kAnnotationFormat, header);
       if (!out.flush()) annotation_write_failed(path, errno);
     }
     // The whole length is allocated now, not left sparse: on a full disk a mapped page with no
@@ -197,7 +178,7 @@ namespace {
 
 std::string cache_file(const std::string& key, const std::string& cache_dir) {
   const auto dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
-  return (fs::path(dir) / ("annotations-" + ann_hex(std::hash<std::string>{}(key)) + ".bin")).string();
+  return (fs::path(dir) / ("annotations-" + cache_name_hex(std::hash<std::string>{}(key)) + ".bin")).string();
 }
 
 }  // namespace
@@ -215,7 +196,7 @@ AnnotationCache AnnotationCache::open(const std::string& key, std::size_t count,
   d.partial = d.path + ".partial";
   d.count = count, d.cells = cells, d.dim = dim;
   d.header = nlohmann::json({{"key", key}, {"count", count}, {"cells", cells}, {"dim", dim}, {"dtype", "bf16"}}).dump();
-  d.table_offset = kAnnotationPreamble + d.header.size();
+  d.table_offset = kCachePreamble + d.header.size();
   d.input_offset = d.table_offset + 4 * count;
   d.data_offset = d.input_offset + 4 * count;
   std::string why;

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/data/cache_preamble.h"
 #include "core/data/image_io.h"
 #include "core/data/image_tensor.h"
 
@@ -30,14 +31,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'F', 'O', 'V', 'E', 'A', 'I', 'M', 'C'};
-constexpr std::uint32_t kVersion = 3;
-constexpr std::uint64_t kPreamble = 24;  ///< magic, version, header length, header CRC-32
+constexpr CacheFormat kImageFormat = {{'F', 'O', 'V', 'E', 'A', 'I', 'M', 'C'}, 3};
 
-/// The cache cannot be written: names the cache (not its temporary file) and the system's reason.
-[[noreturn]] void write_failed(const std::string& cache, int error) {
-  throw std::runtime_error(cache + ": cannot write the image cache (" + std::strerror(error) + ")");
-}
+[[noreturn]] void write_failed(const std::string& cache, int error) { cache_write_failed(cache, "image", error); }
 
 /// Removes the temporary files (`images-*.bin.tmpPID`, `...tmpPID.pixels`) that processes killed
 /// while building a cache left in `dir`, those whose process no longer runs; returns how many.
@@ -79,12 +75,6 @@ std::uint32_t file_crc(const std::string& path) {
   std::uint32_t crc = 0;
   std::uint64_t size = 0;
   return crc32_of_file(path, crc, size) ? crc : 0;
-}
-
-std::string hex(std::size_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016zx", v);
-  return buf;
 }
 
 }  // namespace
@@ -133,7 +123,7 @@ struct ImageCache::Impl {
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) return false;
     struct stat st {};
-    if (fstat(fd, &st) != 0 || st.st_size < std::int64_t(kPreamble)) {
+    if (fstat(fd, &st) != 0 || st.st_size < std::int64_t(kCachePreamble)) {
       ::close(fd);
       return false;
     }
@@ -145,15 +135,12 @@ struct ImageCache::Impl {
       return false;
     }
     const auto* bytes = static_cast<const std::uint8_t*>(map);
-    std::uint32_t version = 0, header_crc = 0;
-    std::uint64_t header_len = 0;
-    std::memcpy(&version, bytes + 8, 4);
-    std::memcpy(&header_len, bytes + 12, 8);
-    std::memcpy(&header_crc, bytes + 20, 4);
-    if (std::memcmp(bytes, kMagic, 8) != 0 || version != kVersion || header_len > map_len - kPreamble) return unmap();
-    if (crc32_of(bytes + kPreamble, header_len) != header_crc) return unmap();
+    const auto preamble = read_cache_preamble(bytes, kImageFormat);
+    const std::uint64_t header_len = preamble.header_len;
+    if (!preamble.magic_matches || !preamble.version_matches || header_len > map_len - kCachePreamble) return unmap();
+    if (crc32_of(bytes + kCachePreamble, header_len) != preamble.header_crc) return unmap();
     try {
-      const auto header = nlohmann::json::parse(bytes + kPreamble, bytes + kPreamble + header_len);
+      const auto header = nlohmann::json::parse(bytes + kCachePreamble, bytes + kCachePreamble + header_len);
       if (header.at("source") != expected_source || header.at("image_size") != expected_size) return unmap();
       size = expected_size;
       kept = header.at("kept").get<std::vector<std::size_t>>();
@@ -161,7 +148,7 @@ struct ImageCache::Impl {
     } catch (const nlohmann::json::exception&) {
       return unmap();
     }
-    table_offset = kPreamble + header_len;
+    table_offset = kCachePreamble + header_len;
     identity_offset = table_offset + 4 * kept.size();
     pixel_offset = identity_offset + sizeof(FileIdentity) * kept.size();
     if (pixel_offset + kept.size() * image_bytes() != map_len) return unmap();  // cut short: rebuild
@@ -245,13 +232,7 @@ struct ImageCache::Impl {
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
       if (!out) write_failed(path, errno);
-      const std::uint64_t header_len = header.size();
-      const std::uint32_t header_crc = crc32_of(header.data(), header.size());
-      out.write(kMagic, 8);
-      out.write(reinterpret_cast<const char*>(&kVersion), 4);
-      out.write(reinterpret_cast<const char*>(&header_len), 8);
-      out.write(reinterpret_cast<const char*>(&header_crc), 4);
-      out << header;
+      write_cache_preamble(out, kImageFormat, header);
       out.write(reinterpret_cast<const char*>(crcs.data()), std::streamsize(4 * crcs.size()));
       out.write(reinterpret_cast<const char*>(identities.data()), std::streamsize(sizeof(FileIdentity) * identities.size()));
       std::ifstream in(tmp_pixels, std::ios::binary);
@@ -260,7 +241,7 @@ struct ImageCache::Impl {
     }
     // A copy cut short (the disk filled up) must not become the cache.
     const std::uint64_t expected =
-        kPreamble + header.size() + (4 + sizeof(FileIdentity)) * kept.size() + kept.size() * image_bytes();
+        kCachePreamble + header.size() + (4 + sizeof(FileIdentity)) * kept.size() + kept.size() * image_bytes();
     std::error_code ec;
     if (fs::file_size(tmp, ec) != expected) write_failed(path, ec ? ec.value() : ENOSPC);
     fs::remove(tmp_pixels);
@@ -356,7 +337,7 @@ ImageCache ImageCache::open(const std::vector<CaptionedImage>& images, const std
   ImageCache cache;
   auto& d = *cache.impl_;
   const auto dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
-  d.path = (fs::path(dir) / ("images-" + hex(std::hash<std::string>{}(source)) + "-" + std::to_string(options.image_size) + ".bin")).string();
+  d.path = (fs::path(dir) / ("images-" + cache_name_hex(std::hash<std::string>{}(source)) + "-" + std::to_string(options.image_size) + ".bin")).string();
   d.message = message;
   for (const auto& img : images) d.sources.push_back(img.path);
   const auto keep_sources = [&d] {  // each entry's source file, for repairs

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/data/image_tensor.h"
+#include "core/datasets/seed_mix.h"
 
 namespace fovea {
 
@@ -20,13 +21,6 @@ const std::vector<NamedColour>& scene_colours() {
 }
 
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 std::uint64_t split_code(const std::string& split) {
   if (split == "train") return 1;

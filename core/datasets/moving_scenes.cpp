@@ -10,19 +10,13 @@
 
 #include "core/data/video_io.h"
 #include "core/data/caption_dataset.h"
+#include "core/datasets/seed_mix.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_file.h"
 
 namespace fovea {
 
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 /// Position along one axis at constant speed, reflected off both ends of [0, room].
 double bounce(double start, double speed, double t, double room) {
@@ -73,7 +67,7 @@ Clip MovingScenes::clip(std::size_t index) const {
   c.scene_size = scene.image.width;
   c.frames = std::max(1, int(std::lround(options_.seconds * options_.fps)));
   c.background = *std::min_element(scene.image.pixels.begin(), scene.image.pixels.end());
-  std::mt19937_64 rng(mix(mix(options_.seed) ^ 0x6d6f76696e67ULL ^ index));
+  std::mt19937_64 rng(splitmix64(splitmix64(options_.seed) ^ 0x6d6f76696e67ULL ^ index));
   const double pi = std::acos(-1.0);
   const int dx = (c.width - c.scene_size) / 2, dy = (c.height - c.scene_size) / 2;
   for (const auto& o : scene.objects) {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/runtime/setting_table.h"
+
 namespace fovea {
 
 const std::vector<CaptionSetting>& caption_settings() {
@@ -21,18 +23,9 @@ const std::vector<CaptionSetting>& caption_settings() {
   return table;
 }
 
-const CaptionSetting& caption_setting(const std::string& key) {
-  for (const auto& s : caption_settings()) {
-    if (key == s.key) return s;
-  }
-  throw std::invalid_argument("no caption setting '" + key + "'");
-}
+const CaptionSetting& caption_setting(const std::string& key) { return find_setting(caption_settings(), key, "caption"); }
 
-std::string CaptionSetting::cli_name() const {
-  std::string name = std::string("--") + key;
-  for (auto& c : name) c = c == '_' ? '-' : c;
-  return name;
-}
+std::string CaptionSetting::cli_name() const { return setting_cli_name(key); }
 
 CaptionOptions CaptionChoices::options() const {
   CaptionOptions o;

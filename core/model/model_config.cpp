@@ -5,29 +5,27 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/runtime/enum_names.h"
+
 namespace fovea {
 
+namespace {
+constexpr EnumName<AttentionKind> kAttentionNames[] = {{AttentionKind::Soft, "soft"}, {AttentionKind::Hard, "hard"}};
+constexpr EnumName<InitState> kInitStateNames[] = {
+    {InitState::Mean, "mean"}, {InitState::Zero, "zero"}, {InitState::Learned, "learned"}};
+}  // namespace
+
 AttentionKind parse_attention(const std::string& s) {
-  if (s == "soft") return AttentionKind::Soft;
-  if (s == "hard") return AttentionKind::Hard;
-  throw std::invalid_argument("attention must be 'soft' or 'hard', got '" + s + "'");
+  if (const auto* k = enum_named(kAttentionNames, s)) return *k;
+  throw std::invalid_argument("attention must be " + quoted_names(kAttentionNames) + ", got '" + s + "'");
 }
-std::string to_string(AttentionKind k) { return k == AttentionKind::Soft ? "soft" : "hard"; }
+std::string to_string(AttentionKind k) { return name_of(kAttentionNames, k, "hard"); }
 
 InitState parse_init_state(const std::string& s) {
-  if (s == "mean") return InitState::Mean;
-  if (s == "zero") return InitState::Zero;
-  if (s == "learned") return InitState::Learned;
-  throw std::invalid_argument("init state must be 'mean', 'zero' or 'learned', got '" + s + "'");
+  if (const auto* state = enum_named(kInitStateNames, s)) return *state;
+  throw std::invalid_argument("init state must be " + quoted_names(kInitStateNames) + ", got '" + s + "'");
 }
-std::string to_string(InitState s) {
-  switch (s) {
-    case InitState::Mean: return "mean";
-    case InitState::Zero: return "zero";
-    case InitState::Learned: return "learned";
-  }
-  return "?";
-}
+std::string to_string(InitState s) { return name_of(kInitStateNames, s, "?"); }
 
 void ModelConfig::validate() const {
   auto positive = [](std::int64_t v, const char* name) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/runtime/enum_names.h"
+
 namespace fovea {
 namespace {
 
@@ -75,25 +77,19 @@ std::vector<Tap> taps(int n, int m, bool smooth) {
 
 std::vector<std::string> colormap_names() { return {"spotlight", "viridis", "inferno", "jet", "gray"}; }
 
+namespace {
+/// "grey" is read too, and written "gray".
+constexpr EnumName<Colormap> kColormapNames[] = {{Colormap::Spotlight, "spotlight"}, {Colormap::Viridis, "viridis"},
+                                                 {Colormap::Inferno, "inferno"},     {Colormap::Jet, "jet"},
+                                                 {Colormap::Gray, "gray"},           {Colormap::Gray, "grey"}};
+}  // namespace
+
 Colormap parse_colormap(const std::string& name) {
-  if (name == "spotlight") return Colormap::Spotlight;
-  if (name == "viridis") return Colormap::Viridis;
-  if (name == "inferno") return Colormap::Inferno;
-  if (name == "jet") return Colormap::Jet;
-  if (name == "gray" || name == "grey") return Colormap::Gray;
+  if (const auto* c = enum_named(kColormapNames, name)) return *c;
   throw std::invalid_argument("unknown colormap '" + name + "' (expected spotlight, viridis, inferno, jet or gray)");
 }
 
-std::string to_string(Colormap c) {
-  switch (c) {
-    case Colormap::Spotlight: return "spotlight";
-    case Colormap::Viridis: return "viridis";
-    case Colormap::Inferno: return "inferno";
-    case Colormap::Jet: return "jet";
-    case Colormap::Gray: return "gray";
-  }
-  return "viridis";
-}
+std::string to_string(Colormap c) { return name_of(kColormapNames, c, "viridis"); }
 
 std::array<std::uint8_t, 3> colormap_rgb(Colormap c, float t) {
   const int i = int(std::lround(std::clamp(t, 0.0f, 1.0f) * 255));

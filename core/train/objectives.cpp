@@ -2,14 +2,19 @@
 
 #include <stdexcept>
 
+#include "core/runtime/enum_names.h"
+
 namespace fovea {
 
+namespace {
+constexpr EnumName<PenaltyReduction> kReductionNames[] = {{PenaltyReduction::Sum, "sum"}, {PenaltyReduction::Mean, "mean"}};
+}  // namespace
+
 PenaltyReduction parse_penalty_reduction(const std::string& s) {
-  if (s == "sum") return PenaltyReduction::Sum;
-  if (s == "mean") return PenaltyReduction::Mean;
-  throw std::invalid_argument("penalty reduction must be 'sum' or 'mean', got '" + s + "'");
+  if (const auto* r = enum_named(kReductionNames, s)) return *r;
+  throw std::invalid_argument("penalty reduction must be " + quoted_names(kReductionNames) + ", got '" + s + "'");
 }
-std::string to_string(PenaltyReduction r) { return r == PenaltyReduction::Sum ? "sum" : "mean"; }
+std::string to_string(PenaltyReduction r) { return name_of(kReductionNames, r, "mean"); }
 
 torch::Tensor doubly_stochastic_penalty(const torch::Tensor& alpha_sum, PenaltyReduction reduction) {
   auto sq = (1.0 - alpha_sum).pow(2);

@@ -7,44 +7,84 @@
 
 namespace fovea {
 
+namespace {
+/// A record's number field and its name in metrics.jsonl: one table per record serves writing
+/// and reading it.
+template <class Record>
+struct Field {
+  const char* name;
+  double Record::*member;
+};
+
+constexpr Field<TrainRecord> kTrainFields[] = {
+    {"loss", &TrainRecord::loss},          {"nll", &TrainRecord::nll},
+    {"penalty", &TrainRecord::penalty},    {"lr", &TrainRecord::lr},
+    {"grad_norm", &TrainRecord::grad_norm}, {"tokens_per_s", &TrainRecord::tokens_per_s},
+    {"entropy", &TrainRecord::entropy},    {"aux_loss", &TrainRecord::aux_loss},
+    {"attention_loss", &TrainRecord::attention_loss}, {"elapsed_s", &TrainRecord::elapsed_s}};
+constexpr Field<TrainRecord> kHardFields[] = {
+    {"baseline", &TrainRecord::baseline}, {"reward", &TrainRecord::reward}, {"reward_var", &TrainRecord::reward_var}};
+constexpr Field<TrainRecord> kSelfCriticalFields[] = {
+    {"sample_reward", &TrainRecord::sample_reward}, {"baseline_reward", &TrainRecord::baseline_reward},
+    {"advantage", &TrainRecord::advantage},         {"sample_length", &TrainRecord::sample_length},
+    {"end_rate", &TrainRecord::end_rate}};
+constexpr Field<ValidationRecord> kValidationFields[] = {{"best_bleu4", &ValidationRecord::best_bleu4},
+                                                         {"nll", &ValidationRecord::nll}};
+constexpr Field<ValidationRecord> kGroundingFields[] = {{"pointing", &ValidationRecord::pointing},
+                                                        {"alpha_in_box", &ValidationRecord::alpha_in_box},
+                                                        {"absent_nouns", &ValidationRecord::absent_nouns}};
+constexpr Field<ValidationRecord> kFaithfulnessFields[] = {{"faithful_rate", &ValidationRecord::faithful_rate},
+                                                           {"attended_drop", &ValidationRecord::attended_drop},
+                                                           {"control_drop", &ValidationRecord::control_drop}};
+constexpr Field<PretrainRecord> kPretrainFields[] = {{"loss", &PretrainRecord::loss},
+                                                     {"item_accuracy", &PretrainRecord::item_accuracy},
+                                                     {"lr", &PretrainRecord::lr},
+                                                     {"elapsed_s", &PretrainRecord::elapsed_s}};
+
+template <class Record, std::size_t N>
+void write_fields(nlohmann::json& j, const Record& record, const Field<Record> (&fields)[N]) {
+  for (const auto& f : fields) j[f.name] = record.*f.member;
+}
+
+/// Reads `fields` from `j`; a name `j` lacks (an older run's log, a kind of run that has no such
+/// number) reads as 0.
+template <class Record, std::size_t N>
+void read_fields(const nlohmann::json& j, Record& record, const Field<Record> (&fields)[N]) {
+  for (const auto& f : fields) record.*f.member = j.value(f.name, 0.0);
+}
+
+/// The same for fields written only by some runs; whether `j` has them (its first name says).
+template <class Record, std::size_t N>
+bool read_optional_fields(const nlohmann::json& j, Record& record, const Field<Record> (&fields)[N]) {
+  read_fields(j, record, fields);
+  return j.contains(fields[0].name);
+}
+
+/// The step and epoch a record was logged at.
+template <class Record>
+Record at_step_of(const nlohmann::json& j) {
+  Record r;
+  r.step = j.value("step", std::int64_t(0));
+  r.epoch = j.value("epoch", std::int64_t(0));
+  return r;
+}
+}  // namespace
+
 nlohmann::json to_json(const TrainRecord& r) {
-  nlohmann::json j = {{"kind", "train"},         {"step", r.step},
-                      {"epoch", r.epoch},        {"loss", r.loss},
-                      {"nll", r.nll},            {"penalty", r.penalty},
-                      {"lr", r.lr},              {"grad_norm", r.grad_norm},
-                      {"tokens_per_s", r.tokens_per_s}, {"entropy", r.entropy},
-                      {"aux_loss", r.aux_loss},  {"attention_loss", r.attention_loss},
-                      {"elapsed_s", r.elapsed_s}};
-  if (r.hard) {
-    j["baseline"] = r.baseline;
-    j["reward"] = r.reward;
-    j["reward_var"] = r.reward_var;
-  }
-  if (r.self_critical) {
-    j["sample_reward"] = r.sample_reward;
-    j["baseline_reward"] = r.baseline_reward;
-    j["advantage"] = r.advantage;
-    j["sample_length"] = r.sample_length;
-    j["end_rate"] = r.end_rate;
-  }
+  nlohmann::json j = {{"kind", "train"}, {"step", r.step}, {"epoch", r.epoch}};
+  write_fields(j, r, kTrainFields);
+  if (r.hard) write_fields(j, r, kHardFields);
+  if (r.self_critical) write_fields(j, r, kSelfCriticalFields);
   return j;
 }
 
 nlohmann::json to_json(const ValidationRecord& v) {
-  nlohmann::json j = {{"kind", "val"},       {"step", v.step},         {"epoch", v.epoch},
-                      {"bleu1", v.bleu[0]},  {"bleu2", v.bleu[1]},     {"bleu3", v.bleu[2]},
-                      {"bleu4", v.bleu[3]},  {"cider", v.cider},       {"improved", v.improved},
-                      {"best_bleu4", v.best_bleu4}, {"nll", v.nll},  {"metric", v.metric}};
-  if (v.has_grounding) {
-    j["pointing"] = v.pointing;
-    j["alpha_in_box"] = v.alpha_in_box;
-    j["absent_nouns"] = v.absent_nouns;
-  }
-  if (v.has_faithfulness) {
-    j["faithful_rate"] = v.faithful_rate;
-    j["attended_drop"] = v.attended_drop;
-    j["control_drop"] = v.control_drop;
-  }
+  nlohmann::json j = {{"kind", "val"},      {"step", v.step},     {"epoch", v.epoch},   {"bleu1", v.bleu[0]},
+                      {"bleu2", v.bleu[1]}, {"bleu3", v.bleu[2]}, {"bleu4", v.bleu[3]}, {"cider", v.cider},
+                      {"improved", v.improved}, {"metric", v.metric}};
+  write_fields(j, v, kValidationFields);
+  if (v.has_grounding) write_fields(j, v, kGroundingFields);
+  if (v.has_faithfulness) write_fields(j, v, kFaithfulnessFields);
   return j;
 }
 
@@ -74,9 +114,8 @@ nlohmann::json to_json(const SampleRecord& s) {
 
 nlohmann::json to_json(const PretrainRecord& p) {
   // "pretrain_step", not "step": resuming keeps the log lines up to the checkpoint's step, 0 here.
-  nlohmann::json j = {{"kind", "pretrain"},  {"pretrain_step", p.pretrain_step}, {"pretrain_steps", p.pretrain_steps},
-                      {"loss", p.loss},      {"item_accuracy", p.item_accuracy}, {"lr", p.lr},
-                      {"elapsed_s", p.elapsed_s}};
+  nlohmann::json j = {{"kind", "pretrain"}, {"pretrain_step", p.pretrain_step}, {"pretrain_steps", p.pretrain_steps}};
+  write_fields(j, p, kPretrainFields);
   if (p.held_out_accuracy >= 0) j["held_out_accuracy"] = p.held_out_accuracy;
   return j;
 }
@@ -108,66 +147,33 @@ PretrainRecord pretrain_record_from_json(const nlohmann::json& j) {
   PretrainRecord p;
   p.pretrain_step = j.value("pretrain_step", std::int64_t(0));
   p.pretrain_steps = j.value("pretrain_steps", std::int64_t(0));
-  p.loss = j.value("loss", 0.0);
-  p.item_accuracy = j.value("item_accuracy", 0.0);
-  p.lr = j.value("lr", 0.0);
-  p.elapsed_s = j.value("elapsed_s", 0.0);
+  read_fields(j, p, kPretrainFields);
   p.held_out_accuracy = j.value("held_out_accuracy", -1.0);
   return p;
 }
 
 TrainRecord train_record_from_json(const nlohmann::json& j) {
-  TrainRecord r;
-  r.step = j.value("step", std::int64_t(0));
-  r.epoch = j.value("epoch", std::int64_t(0));
-  r.loss = j.value("loss", 0.0);
-  r.nll = j.value("nll", 0.0);
-  r.penalty = j.value("penalty", 0.0);
-  r.lr = j.value("lr", 0.0);
-  r.grad_norm = j.value("grad_norm", 0.0);
-  r.tokens_per_s = j.value("tokens_per_s", 0.0);
-  r.entropy = j.value("entropy", 0.0);
-  r.aux_loss = j.value("aux_loss", 0.0);
-  r.attention_loss = j.value("attention_loss", 0.0);
-  r.elapsed_s = j.value("elapsed_s", 0.0);
-  r.hard = j.contains("baseline");
-  r.baseline = j.value("baseline", 0.0);
-  r.reward = j.value("reward", 0.0);
-  r.reward_var = j.value("reward_var", 0.0);
-  r.self_critical = j.contains("sample_reward");
-  r.sample_reward = j.value("sample_reward", 0.0);
-  r.baseline_reward = j.value("baseline_reward", 0.0);
-  r.advantage = j.value("advantage", 0.0);
-  r.sample_length = j.value("sample_length", 0.0);
-  r.end_rate = j.value("end_rate", 0.0);
+  auto r = at_step_of<TrainRecord>(j);
+  read_fields(j, r, kTrainFields);
+  r.hard = read_optional_fields(j, r, kHardFields);
+  r.self_critical = read_optional_fields(j, r, kSelfCriticalFields);
   return r;
 }
 
 ValidationRecord validation_record_from_json(const nlohmann::json& j) {
-  ValidationRecord v;
-  v.step = j.value("step", std::int64_t(0));
-  v.epoch = j.value("epoch", std::int64_t(0));
+  auto v = at_step_of<ValidationRecord>(j);
+  read_fields(j, v, kValidationFields);
   for (int n = 0; n < 4; ++n) v.bleu[n] = j.value("bleu" + std::to_string(n + 1), 0.0);
   v.cider = j.value("cider", std::numeric_limits<double>::quiet_NaN());  // older runs did not score it
-  v.has_grounding = j.contains("pointing");
-  v.pointing = j.value("pointing", 0.0);
-  v.alpha_in_box = j.value("alpha_in_box", 0.0);
-  v.absent_nouns = j.value("absent_nouns", 0.0);
   v.improved = j.value("improved", false);
-  v.best_bleu4 = j.value("best_bleu4", 0.0);
-  v.nll = j.value("nll", 0.0);
   v.metric = j.value("metric", std::string("BLEU-4"));
-  v.has_faithfulness = j.contains("faithful_rate");
-  v.faithful_rate = j.value("faithful_rate", 0.0);
-  v.attended_drop = j.value("attended_drop", 0.0);
-  v.control_drop = j.value("control_drop", 0.0);
+  v.has_grounding = read_optional_fields(j, v, kGroundingFields);
+  v.has_faithfulness = read_optional_fields(j, v, kFaithfulnessFields);
   return v;
 }
 
 SampleRecord sample_record_from_json(const nlohmann::json& j) {
-  SampleRecord s;
-  s.step = j.value("step", std::int64_t(0));
-  s.epoch = j.value("epoch", std::int64_t(0));
+  auto s = at_step_of<SampleRecord>(j);
   for (const auto& c : j.at("samples")) {
     s.image_paths.push_back(c.value("image", std::string()));
     CaptionResult r;

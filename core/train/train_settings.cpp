@@ -10,6 +10,7 @@
 
 #include "core/data/dataset_source.h"
 #include "core/io/encoder_file_header.h"
+#include "core/runtime/setting_table.h"
 
 namespace fovea {
 
@@ -222,18 +223,9 @@ const std::vector<std::string>& train_setting_groups() {
   return groups;
 }
 
-const TrainSetting& train_setting(const std::string& key) {
-  for (const auto& s : train_settings()) {
-    if (key == s.key) return s;
-  }
-  throw std::invalid_argument("no training setting '" + key + "'");
-}
+const TrainSetting& train_setting(const std::string& key) { return find_setting(train_settings(), key, "training"); }
 
-std::string TrainSetting::cli_name() const {
-  std::string name = std::string("--") + key;
-  for (auto& ch : name) ch = ch == '_' ? '-' : ch;
-  return name;
-}
+std::string TrainSetting::cli_name() const { return setting_cli_name(key); }
 
 void TrainSetting::check(const SettingValue& v) const {
   if (v.index() != default_value().index()) throw std::invalid_argument(std::string(key) + ": wrong type of value");

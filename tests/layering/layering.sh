@@ -6,29 +6,28 @@ set -u
 build=$1
 shift
 failures=0
+# A probe that did the wrong thing: why, and the compiler's first errors where $2 holds its output.
+failed() {
+  echo "FAIL: $1"
+  [ -z "${2:-}" ] || grep -m5 -E 'error|fatal' <<<"$2"
+  failures=$((failures + 1))
+}
 for row in "$@"; do
   IFS=: read -r target from header compiles <<<"$row"
   out=$(cmake --build "$build" --target "$target" 2>&1)
   status=$?
   if [ "$compiles" = yes ]; then
     if [ $status -ne 0 ]; then
-      echo "FAIL: $from may include $header, but the probe did not compile:"
-      echo "$out" | grep -m5 -E 'error|fatal'
-      failures=$((failures + 1))
+      failed "$from may include $header, but the probe did not compile:" "$out"
     else
       echo "ok: $from includes $header"
     fi
+  elif [ $status -eq 0 ]; then
+    failed "$from must not include $header, yet it compiled"
+  elif ! grep -q "$header: No such file or directory" <<<"$out"; then
+    failed "$from including $header failed, but not because the header is out of reach:" "$out"
   else
-    if [ $status -eq 0 ]; then
-      echo "FAIL: $from must not include $header, yet it compiled"
-      failures=$((failures + 1))
-    elif ! grep -q "$header: No such file or directory" <<<"$out"; then
-      echo "FAIL: $from including $header failed, but not because the header is out of reach:"
-      echo "$out" | grep -m5 -E 'error|fatal'
-      failures=$((failures + 1))
-    else
-      echo "ok: $from cannot include $header"
-    fi
+    echo "ok: $from cannot include $header"
   fi
 done
 exit $((failures > 0))

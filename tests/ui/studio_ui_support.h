@@ -1,6 +1,6 @@
 #pragma once
-// Shared by fovea-studio's explorer tests: the shipped models and a sample scene, and a window
-// showing the sample's caption.
+// Shared by fovea-studio's explorer tests: what studio_test_basics.h has, the widgets they reach
+// into, and a window showing the sample's caption.
 #include <QApplication>
 #include <QFile>
 #include <QJsonArray>
@@ -39,19 +39,13 @@
 #include <QSpinBox>
 
 #include "ui/export/figure_export_dialog.h"
+#include "tests/ui/studio_test_basics.h"
 
 #include <memory>
 
 using namespace fovea::ui;
 
 namespace fovea::test_ui {
-inline const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-inline const QString kSoft = kSource + "/models/fashion-soft.ckpt";
-inline const QString kHard = kSource + "/models/fashion-hard.ckpt";
-inline const QString kPaper = kSource + "/models/fashion-soft-paper.ckpt";
-inline const QString kSample = kSource + "/resources/samples/test_00001.png";
-constexpr int kWait = 60000;
-
 inline QStringList stripWords(const CaptionStrip* strip) {
   QStringList l;
   for (int i = 0; i < strip->count(); ++i) l << strip->word(i);
@@ -62,6 +56,13 @@ inline int count(const QByteArray& text, const QByteArray& what) {
   int n = 0;
   for (qsizetype p = text.indexOf(what); p >= 0; p = text.indexOf(what, p + 1)) ++n;
   return n;
+}
+
+/// QSettings and QStandardPaths in test mode (the user's own are left alone); whether the shipped
+/// soft model and the test's temporary folder `tmp` are there.
+inline bool readyToTest(const QTemporaryDir& tmp) {
+  QStandardPaths::setTestModeEnabled(true);
+  return QFile::exists(kSoft) && tmp.isValid();
 }
 
 /// A window with the soft model and the sample image, captioned.

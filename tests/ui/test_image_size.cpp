@@ -17,22 +17,13 @@
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/main_window.h"
 #include "ui/common/word_player.h"
+#include "tests/ui/studio_test_basics.h"
 
 using namespace fovea::ui;
+using namespace fovea::test_ui;
 
 namespace {
-const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-const QString kSoft = kSource + "/models/fashion-soft.ckpt";
-const QString kHard = kSource + "/models/fashion-hard.ckpt";
-const QString kSample = kSource + "/resources/samples/test_00001.png";
-constexpr int kWait = 60000;
 constexpr int kLong = 30;  // words of a typed caption: three rows or more, even alone at 1180 px
-
-bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->session()->isBusy() && p->strip()->count() > 0; }
-
-void settle() {
-  for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
-}
 
 /// Where the image view is in its window.
 QRect viewInWindow(const ExplorerPanel* p) {
@@ -56,18 +47,8 @@ class ImageSizeTest : public QObject {
   QTemporaryDir tmp_;
 
   std::unique_ptr<MainWindow> window(bool compare, QSize size) {
-    auto w = std::make_unique<MainWindow>();
-    w->loadModel(kSoft);
-    if (compare) w->loadCompareModel(kHard);
-    w->resize(size);
-    w->show();
-    [&] {
-      QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-      QVERIFY(w->openImage(kSample));
-      QTRY_VERIFY_WITH_TIMEOUT(ready(w->primaryPanel()) && (!compare || ready(w->comparePanel())), kWait);
-    }();
-    w->player()->pause();
-    settle();
+    auto w = sampleWindow(compare, size);
+    settle(5);
     return w;
   }
 
@@ -78,7 +59,7 @@ class ImageSizeTest : public QObject {
       if (p->isHidden()) continue;
       QTRY_VERIFY_WITH_TIMEOUT(ready(p) && p->strip()->count() == words, kWait);
     }
-    settle();
+    settle(5);
   }
 
   void checkTheViewStays(bool compare, QSize size) {
@@ -88,7 +69,7 @@ class ImageSizeTest : public QObject {
     QList<QRect> views, images;
     for (ExplorerPanel* p : panels) views << viewInWindow(p), images << p->view()->imageRect();
     const auto same = [&](const char* what) {
-      settle();
+      settle(5);
       for (int i = 0; i < panels.size(); ++i) {
         QVERIFY2(viewInWindow(panels[i]) == views[i],
                  qPrintable(QStringLiteral("%1: the view is %2, it was %3").arg(what, describe(viewInWindow(panels[i])), describe(views[i]))));
@@ -106,7 +87,7 @@ class ImageSizeTest : public QObject {
     same("a caption of many rows");
     // The current word's chip scrolls into view when the caption is longer than its space.
     w->player()->setCurrent(kLong - 1);
-    settle();
+    settle(5);
     const CaptionStrip* strip = panels.first()->strip();
     const QRect last(strip->mapTo(w.get(), strip->wordRect(kLong - 1).topLeft()), strip->wordRect(kLong - 1).size());
     const QWidget* space = strip->parentWidget();
@@ -149,18 +130,11 @@ class ImageSizeTest : public QObject {
   void theWarningOfAnUnfamiliarImageTakesNoRowFromIt() {
     auto w = window(false, {1180, 800});
     const QRect view = viewInWindow(w->primaryPanel());
-    QImage noise(300, 200, QImage::Format_RGB32);
-    quint32 state = 12345;
-    for (int y = 0; y < noise.height(); ++y)
-      for (int x = 0; x < noise.width(); ++x) {
-        state = state * 1664525u + 1013904223u;
-        noise.setPixel(x, y, 0xff000000u | (state >> 8));
-      }
-    const QString path = tmp_.filePath("noise.png");
-    QVERIFY(noise.save(path));
+    const QString path = savedNoise(tmp_);
+    QVERIFY(!path.isEmpty());
     QVERIFY(w->openImage(path));
     QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->title()->unfamiliarText().isEmpty(), kWait);
-    settle();
+    settle(5);
     QCOMPARE(viewInWindow(w->primaryPanel()), view);
   }
 };

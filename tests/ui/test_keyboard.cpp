@@ -13,11 +13,12 @@
 #include "ui/explorer/main_window.h"
 #include "ui/explorer/thumbnail_strip.h"
 
+#include "tests/ui/studio_test_basics.h"
+
 using namespace fovea::ui;
+using namespace fovea::test_ui;
 
 namespace {
-const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-constexpr int kWait = 60000;
 
 QString describe(const QWidget* w) {
   const auto* b = qobject_cast<const QAbstractButton*>(w);

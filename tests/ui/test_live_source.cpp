@@ -13,9 +13,7 @@
 
 #include <filesystem>
 
-#include "core/data/video_io.h"
-#include "core/datasets/fashion_mnist.h"
-#include "core/datasets/moving_scenes.h"
+#include "tests/ui/moving_clip.h"
 #include "core/eval/grounding.h"
 #include "ui/common/attention_view.h"
 #include "ui/explorer/caption_strip.h"
@@ -28,14 +26,11 @@
 #include "ui/explorer/take_away_line.h"
 #include "ui/common/word_player.h"
 
-using namespace fovea::ui;
+#include "tests/ui/studio_test_basics.h"
 
-namespace {
-const QString kSoft = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-soft.ckpt";
-const QString kHard = QStringLiteral(FOVEA_SOURCE_DIR) + "/models/fashion-hard.ckpt";
-const QString kSample = QStringLiteral(FOVEA_SOURCE_DIR) + "/resources/samples/test_00001.png";
-constexpr int kWait = 60000;
-}  // namespace
+using namespace fovea::ui;
+using namespace fovea::test_ui;
+
 
 class LiveSourceTest : public QObject {
   Q_OBJECT
@@ -52,13 +47,8 @@ class LiveSourceTest : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (!std::filesystem::exists(std::string(fovea::kFashionMnistDir) + "/t10k-images-idx3-ubyte.gz"))
-      QSKIP("dataset-fashion-mnist is not installed");
-    fovea::ClipOptions o;
-    o.width = o.height = 224, o.fps = 10, o.seconds = 3, o.min_objects = o.max_objects = 1, o.seed = 65;
-    fovea::MovingScenes clips("val", 1, o);
-    clip_ = dir_.filePath("clip.avi");
-    fovea::write_clip(clips.clip(0), clip_.toStdString(), dir_.filePath("clip.json").toStdString());
+    if (!clipItemsInstalled()) QSKIP("dataset-fashion-mnist is not installed");
+    clip_ = writeMovingClip(dir_, 3);
     truth_ = fovea::read_clip_truth(dir_.filePath("clip.json").toStdString());
   }
 

@@ -14,8 +14,10 @@
 #include "ui/explorer/main_window.h"
 #include "ui/training/training_run.h"
 #include "ui/training/training_window.h"
+#include "tests/ui/shown_widgets.h"
 
 using namespace fovea::ui;
+using namespace fovea::test_ui;
 
 namespace {
 
@@ -38,12 +40,6 @@ void verifyClean(const QString& seen) {
   QVERIFY2(!seen.contains(QLatin1String("Exception raised from")), qPrintable(seen));
   QVERIFY2(!seen.contains(QLatin1String(".cpp")) && !seen.contains(QLatin1String(".so")), qPrintable(seen));
   QVERIFY2(!seen.contains(QLatin1String("0x7f")), qPrintable(seen));
-}
-
-QMessageBox* openMessageBox() {
-  for (QWidget* w : QApplication::topLevelWidgets())
-    if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible()) return box;
-  return nullptr;
 }
 
 }  // namespace
@@ -96,7 +92,7 @@ class MessagesTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     Q_EMIT window.training()->failed(runs.filePath("hard-1"), c10_error());
     QMessageBox* box = nullptr;
-    QTRY_VERIFY((box = openMessageBox()) != nullptr);
+    QTRY_VERIFY((box = shownTopLevel<QMessageBox>()) != nullptr);
     verifyClean(box->text() + box->detailedText());
     QVERIFY2(box->text().contains("probability tensor contains"), qPrintable(box->text()));
     QVERIFY(box->frameGeometry().height() <= box->screen()->availableGeometry().height());

@@ -13,14 +13,11 @@
 #include "ui/explorer/session_memory.h"
 #include "ui/explorer/thumbnail_strip.h"
 
-using namespace fovea::ui;
+#include "tests/ui/studio_test_basics.h"
 
-namespace {
-const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-const QString kSoft = kSource + "/models/fashion-soft.ckpt";
-const QString kHard = kSource + "/models/fashion-hard.ckpt";
-constexpr int kWait = 60000;
-}  // namespace
+using namespace fovea::ui;
+using namespace fovea::test_ui;
+
 
 class SessionMemoryTest : public QObject {
   Q_OBJECT

@@ -12,11 +12,7 @@ class StudioTest : public QObject {
   QTemporaryDir tmp_;
 
  private Q_SLOTS:
-  void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(QFile::exists(kSoft));
-    QVERIFY(tmp_.isValid());
-  }
+  void initTestCase() { QVERIFY(readyToTest(tmp_)); }
 
   void openingAnImageShowsItsCaption() {
     auto w = captioned();
@@ -254,15 +250,8 @@ class StudioTest : public QObject {
   void anImageUnlikeTheTrainingScenesSaysItsCaptionIsUnreliable() {
     auto w = captioned();  // a sample scene: familiar
     QVERIFY2(w->primaryPanel()->title()->unfamiliarText().isEmpty(), qPrintable(w->primaryPanel()->title()->unfamiliarText()));
-    QImage noise(300, 200, QImage::Format_RGB32);
-    quint32 state = 12345;
-    for (int y = 0; y < noise.height(); ++y)
-      for (int x = 0; x < noise.width(); ++x) {
-        state = state * 1664525u + 1013904223u;
-        noise.setPixel(x, y, 0xff000000u | (state >> 8));
-      }
-    const QString path = tmp_.filePath("noise.png");
-    QVERIFY(noise.save(path));
+    const QString path = savedNoise(tmp_);
+    QVERIFY(!path.isEmpty());
     QVERIFY(w->openImage(path));
     QTRY_VERIFY_WITH_TIMEOUT(!w->primaryPanel()->title()->unfamiliarText().isEmpty(), kWait);
     QVERIFY2(w->primaryPanel()->title()->unfamiliarText().contains("fashion-soft"), qPrintable(w->primaryPanel()->title()->unfamiliarText()));

@@ -14,9 +14,8 @@
 
 #include <filesystem>
 
-#include "core/data/video_io.h"
-#include "core/datasets/fashion_mnist.h"
-#include "core/datasets/moving_scenes.h"
+#include "tests/ui/moving_clip.h"
+#include "tests/ui/shown_widgets.h"
 #include "ui/explorer/caption_strip.h"
 #include "ui/explorer/explorer_panel.h"
 #include "ui/explorer/live_controls.h"
@@ -27,19 +26,12 @@
 #include "ui/export/gallery_export.h"
 #include "ui/export/job_progress.h"
 
+#include "tests/ui/studio_test_basics.h"
+
 using namespace fovea::ui;
+using namespace fovea::test_ui;
 
 namespace {
-const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-const QString kSoft = kSource + "/models/fashion-soft.ckpt";
-const QString kSamples = kSource + "/resources/samples";
-constexpr int kWait = 60000;
-
-JobProgress* shownProgress() {
-  for (QWidget* w : QApplication::topLevelWidgets())
-    if (auto* p = qobject_cast<JobProgress*>(w); p && p->isVisible()) return p;
-  return nullptr;
-}
 
 void pressCancel(JobProgress* p) {
   for (auto* b : p->findChildren<QPushButton*>())
@@ -66,13 +58,8 @@ class StudioExportsTest : public QObject {
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
-    if (!std::filesystem::exists(std::string(fovea::kFashionMnistDir) + "/t10k-images-idx3-ubyte.gz"))
-      QSKIP("dataset-fashion-mnist is not installed");
-    fovea::ClipOptions o;
-    o.width = o.height = 224, o.fps = 10, o.seconds = 6, o.min_objects = o.max_objects = 1, o.seed = 65;
-    fovea::MovingScenes clips("val", 1, o);
-    clip_ = dir_.filePath("clip.avi");
-    fovea::write_clip(clips.clip(0), clip_.toStdString(), dir_.filePath("clip.json").toStdString());
+    if (!clipItemsInstalled()) QSKIP("dataset-fashion-mnist is not installed");
+    clip_ = writeMovingClip(dir_, 6);
     w_ = new MainWindow;
     w_->loadModel(kSoft);
     w_->show();
@@ -113,12 +100,12 @@ class StudioExportsTest : public QObject {
     w_->exports()->exportVideo(out);
     QVERIFY(w_->exports()->isExportingVideo());
     JobProgress* progress = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT((progress = shownProgress()) != nullptr, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT((progress = shownTopLevel<JobProgress>()) != nullptr, 5000);
     QCOMPARE(progress->maximum(), int(w_->liveSource()->frameCount()));
     QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 0, kWait);  // it moves
     pressCancel(progress);
     QTRY_VERIFY_WITH_TIMEOUT(!w_->exports()->isExportingVideo(), kWait);
-    QTRY_VERIFY(shownProgress() == nullptr);
+    QTRY_VERIFY(shownTopLevel<JobProgress>() == nullptr);
     QVERIFY2(!QFile::exists(out), "a canceled export left its file");
   }
 
@@ -131,8 +118,8 @@ class StudioExportsTest : public QObject {
     request.caption.beam = 1;
     auto* job = GalleryExport::start(w_, request);
     QSignalSpy done(job, &GalleryExport::finished);
-    QVERIFY(shownProgress() != nullptr);
-    QCOMPARE(shownProgress()->maximum(), 3);
+    QVERIFY(shownTopLevel<JobProgress>() != nullptr);
+    QCOMPARE(shownTopLevel<JobProgress>()->maximum(), 3);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kWait);
     QVERIFY2(!done[0][1].toBool(), qPrintable(done[0][0].toString()));
     QFile page(request.out);

@@ -20,11 +20,7 @@ class StudioFilesTest : public QObject {
   }
 
  private Q_SLOTS:
-  void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(QFile::exists(kSoft));
-    QVERIFY(tmp_.isValid());
-  }
+  void initTestCase() { QVERIFY(readyToTest(tmp_)); }
 
   void thePlayerStepsThroughTheWords() {
     auto w = captioned();

@@ -21,10 +21,8 @@ class TrainingRunsTest : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(tmp_.isValid());
-    runs_ = tmp_.filePath("runs");
-    QVERIFY(QDir().mkpath(runs_));
+    runs_ = make_runs_folder(tmp_);
+    QVERIFY(!runs_.isEmpty());
   }
 
   void theNewRunDialogShowsThePlanDisablesWhatDoesNotApplyAndIgnoresEnter() {

@@ -44,6 +44,16 @@ class TrainingSnagsTest : public QObject {
  private:
   QTemporaryDir tmp_;
 
+  /// Shows `w` with its runs in `root` (closing it asks nothing), starts a long soft run in `out`
+  /// and waits for its first step.
+  static void trainALongRun(TrainingWindow& w, const QString& root, const QString& out) {
+    w.setConfirmClose(false);
+    w.setRunsRoot(root);
+    w.show();
+    QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Soft, 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step >= 1, kWait);
+  }
+
  private Q_SLOTS:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -61,31 +71,33 @@ class TrainingSnagsTest : public QObject {
     return labels;
   }
 
-  void legendsNameRunsByWhatTellsThemApart() {
-    TrainingDashboard dashboard;
+  /// The legend labels of `dashboard`'s loss chart once it shows `runs` (hard where the name says
+  /// so): its charts are placed hidden and shown one at a time, and a shown chart's legend is laid
+  /// out after it (either slowly under load).
+  static QStringList legendOfRuns(TrainingDashboard& dashboard, const QStringList& runs) {
     dashboard.resize(1100, 800);
     dashboard.show();
+    for (const auto& n : runs) dashboard.addRun("/runs/" + n, n, n.startsWith("hard"));
+    [&] {
+      QTRY_VERIFY_WITH_TIMEOUT(dashboard.chart("loss")->isVisible() && legendLabels(dashboard).size() == runs.size(),
+                               20000);
+    }();
+    return legendLabels(dashboard);
+  }
+
+  void legendsNameRunsByWhatTellsThemApart() {
     // Four runs of one afternoon, two of each attention: the time and the attention tell them apart.
+    TrainingDashboard dashboard;
     const QStringList names{"hard-20261129-083012", "hard-20261129-084512", "soft-20261129-083040", "soft-20261129-090412"};
-    for (const auto& n : names) dashboard.addRun("/runs/" + n, n, n.startsWith("hard"));
-    QTRY_VERIFY_WITH_TIMEOUT(dashboard.chart("loss")->isVisible(), 20000);  // placed hidden, shown one at a time (slowly under load)
-    QCOMPARE(legendLabels(dashboard), (QStringList{"hard 08:30:12", "hard 08:45:12", "soft 08:30:40", "soft 09:04:12"}));
+    QCOMPARE(legendOfRuns(dashboard, names), (QStringList{"hard 08:30:12", "hard 08:45:12", "soft 08:30:40", "soft 09:04:12"}));
     // Runs of two days: the date too.
     TrainingDashboard days;
-    days.resize(1100, 800);
-    days.show();
-    const QStringList dated{"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"};
-    for (const auto& n : dated) days.addRun("/runs/" + n, n, false);
-    QTRY_VERIFY_WITH_TIMEOUT(days.chart("loss")->isVisible(), 20000);
-    QCOMPARE(legendLabels(days), (QStringList{"soft 11-27 14:30:12", "soft 11-27 14:30:47", "soft 11-28 14:30:12"}));
+    QCOMPARE(legendOfRuns(days, {"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"}),
+             (QStringList{"soft 11-27 14:30:12", "soft 11-27 14:30:47", "soft 11-28 14:30:12"}));
     // Names of the user's own that do not split alike: the start, an ellipsis and the end that differs.
     TrainingDashboard own;
-    own.resize(1100, 800);
-    own.show();
     const QStringList mine{"baseline-with-a-long-name-lr-0.01", "baseline-with-a-long-name-lr-0.001", "tuned"};
-    for (const auto& n : mine) own.addRun("/runs/" + n, n, false);
-    QTRY_VERIFY_WITH_TIMEOUT(own.chart("loss")->isVisible(), 20000);
-    const QStringList labels = legendLabels(own);
+    const QStringList labels = legendOfRuns(own, mine);
     QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 3);
     for (const auto& label : labels) QVERIFY2(label.size() <= 16, qPrintable(label));
     for (const auto& n : mine) {  // each keeps the end of its name: what tells it apart
@@ -127,14 +139,10 @@ class TrainingSnagsTest : public QObject {
   }
 
   void stopAsksFirstAndTheRunIsCalledStoppedNotInterrupted() {
-    const QString root = tmp_.filePath("stop");
+    const QString root = tmp_.filePath("stop"), out = root + "/soft-stop";
     TrainingWindow w;
-    w.setConfirmClose(false);
-    w.setRunsRoot(root);
-    w.show();
-    const QString out = root + "/soft-stop";
-    QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Soft, 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step >= 1, kWait);
+    trainALongRun(w, root, out);
+    if (QTest::currentTestFailed()) return;
     QAction* stop = toolbar_action(&w, "Stop");
     QVERIFY(stop && stop->isEnabled());
     // Answers the question Stop asks with `choice`, once it is asked; what it said, in `asked`.
@@ -169,14 +177,10 @@ class TrainingSnagsTest : public QObject {
   }
 
   void whilePausedTheToolbarAndTheRunListBothOfferResume() {
-    const QString root = tmp_.filePath("pause");
+    const QString root = tmp_.filePath("pause"), out = root + "/paused";
     TrainingWindow w;
-    w.setConfirmClose(false);
-    w.setRunsRoot(root);
-    w.show();
-    const QString out = root + "/paused";
-    QVERIFY(w.startRun(tiny(out, fovea::AttentionKind::Soft, 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastProgress().step >= 1, kWait);
+    trainALongRun(w, root, out);
+    if (QTest::currentTestFailed()) return;
     QCOMPARE(w.runList()->currentRun(), out);
     auto* resume = button(w.runList(), "Resume");
     QVERIFY(resume);

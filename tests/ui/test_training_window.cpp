@@ -22,12 +22,18 @@ class TrainingWindowTest : public QObject {
     return true;
   }
 
+  /// The view of `chart` shown with a series "run" of 20 falling steps drawn; null if it did not show.
+  static QChartView* showCurve(MetricChart& chart) {
+    if (!showChart(chart, QStringLiteral("run"))) return nullptr;
+    for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
+    chart.redrawNow();
+    return chart.findChild<QChartView*>();
+  }
+
  private Q_SLOTS:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(tmp_.isValid());
-    runs_ = tmp_.filePath("runs");
-    QVERIFY(QDir().mkpath(runs_));
+    runs_ = make_runs_folder(tmp_);
+    QVERIFY(!runs_.isEmpty());
   }
 
   void theTrainingThreadStepsAsideForTheGuiThread() {
@@ -43,10 +49,7 @@ class TrainingWindowTest : public QObject {
 
   void aLiveCurveReLaysOutItsStepAxisOnlyWhenItsRangeChanges() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    QVERIFY(showChart(chart, QStringLiteral("run")));
-    for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
-    chart.redrawNow();
-    auto* view = chart.findChild<QChartView*>();
+    auto* view = showCurve(chart);
     QVERIFY(view);
     auto axes = view->chart()->axes(Qt::Horizontal);
     QCOMPARE(axes.size(), 1);
@@ -234,10 +237,7 @@ class TrainingWindowTest : public QObject {
 
   void theCrosshairReadOutGoesWhenTheMouseLeaves() {
     MetricChart chart(QStringLiteral("loss"), QStringLiteral("nll"));
-    QVERIFY(showChart(chart, QStringLiteral("run")));
-    for (int step = 1; step <= 20; ++step) chart.append(QStringLiteral("run"), step, 5.0 / step);
-    chart.redrawNow();
-    auto* view = chart.findChild<QChartView*>();
+    auto* view = showCurve(chart);
     QVERIFY(view);
     QSignalSpy hovered(&chart, &MetricChart::hovered);
     const QPointF middle(view->viewport()->width() / 2.0, view->viewport()->height() / 2.0);

@@ -16,23 +16,12 @@
 #include "ui/explorer/probe_line.h"
 #include "ui/explorer/take_away_line.h"
 #include "ui/common/word_player.h"
+#include "tests/ui/studio_test_basics.h"
 
 using namespace fovea::ui;
+using namespace fovea::test_ui;
 
 namespace {
-const QString kSource = QStringLiteral(FOVEA_SOURCE_DIR);
-const QString kSoft = kSource + "/models/fashion-soft.ckpt";
-const QString kHard = kSource + "/models/fashion-hard.ckpt";
-const QString kSample = kSource + "/resources/samples/test_00001.png";
-constexpr int kWait = 60000;
-
-bool ready(const ExplorerPanel* p) { return p->hasCaption() && !p->session()->isBusy() && p->strip()->count() > 0; }
-
-/// Lets pending layout requests run (a layout change is posted, not immediate).
-void settle() {
-  for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
-}
-
 /// Where `w` is in its window: what must not move.
 QRect inWindow(const QWidget* w, const QRect& r) { return QRect(w->mapTo(w->window(), r.topLeft()), r.size()); }
 }  // namespace
@@ -40,20 +29,7 @@ QRect inWindow(const QWidget* w, const QRect& r) { return QRect(w->mapTo(w->wind
 class WordSelectionTest : public QObject {
   Q_OBJECT
 
-  std::unique_ptr<MainWindow> window(bool compare, QSize size = {1180, 800}) {
-    auto w = std::make_unique<MainWindow>();
-    w->loadModel(kSoft);
-    if (compare) w->loadCompareModel(kHard);
-    w->resize(size);
-    w->show();
-    [&] {
-      QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-      QVERIFY(w->openImage(kSample));
-      QTRY_VERIFY_WITH_TIMEOUT(ready(w->primaryPanel()) && (!compare || ready(w->comparePanel())), kWait);
-    }();
-    w->player()->pause();
-    return w;
-  }
+  static std::unique_ptr<MainWindow> window(bool compare, QSize size = {1180, 800}) { return sampleWindow(compare, size); }
 
   /// Clicks the image's centre and waits for the probe.
   static void probeCentre(ExplorerPanel* panel) {

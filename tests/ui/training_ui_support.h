@@ -46,6 +46,14 @@
 using namespace fovea::ui;
 
 namespace fovea::test_ui {
+/// QSettings and QStandardPaths in test mode, and an empty folder runs/ in `tmp` for a test's
+/// runs: its path, or empty where it could not be made.
+inline QString make_runs_folder(const QTemporaryDir& tmp) {
+  QStandardPaths::setTestModeEnabled(true);
+  const QString runs = tmp.filePath("runs");
+  return tmp.isValid() && QDir().mkpath(runs) ? runs : QString();
+}
+
 /// Nice value of this process's thread called `name` (/proc/self/task/*/stat, field 19); -100 when
 /// there is no such thread.
 inline int nice_of_thread(const QString& name) {

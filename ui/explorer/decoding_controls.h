@@ -47,10 +47,10 @@ class DecodingControls : public QObject {
   void decodingChanged();
 
   QSpinBox* beam_ = nullptr;
-  QCheckBox* greedy_ = nullptr;
-  QCheckBox* sample_glimpses_ = nullptr;
-  QComboBox* colormap_ = nullptr;
-  QSlider* opacity_ = nullptr;
+  QCheckBox* greedy_ = nullptr;           ///< beam 1
+  QCheckBox* sample_glimpses_ = nullptr;  ///< offered for hard attention only
+  QComboBox* colormap_ = nullptr;         ///< the overlay: how α is drawn
+  QSlider* opacity_ = nullptr;            ///< its strength
   QCheckBox* smooth_ = nullptr;
 };
 

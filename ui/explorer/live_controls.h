@@ -67,11 +67,11 @@ class LiveControls : public QObject {
   Parts parts_;
   LiveSource* source_;
   QString before_live_path_;  ///< the image shown before a video or camera opened (back to it if that fails)
-  QToolBar* bar_ = nullptr;
+  QToolBar* bar_ = nullptr;  ///< the video's bar, shown while a video or camera plays
   QAction* play_ = nullptr;
   QAction* loop_ = nullptr;
-  QSlider* seek_ = nullptr;
-  QLabel* time_ = nullptr;
+  QSlider* seek_ = nullptr;  ///< the frame shown (hidden for a camera)
+  QLabel* time_ = nullptr;   ///< "frame N of M · T s"
 };
 
 }  // namespace fovea::ui

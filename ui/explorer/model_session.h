@@ -49,7 +49,7 @@ class ModelSession : public QObject {
   Q_OBJECT
  public:
   explicit ModelSession(QObject* parent = nullptr);
-  ~ModelSession() override;
+  ~ModelSession() override;  ///< drops the queued requests and waits for the one running
 
   void loadModel(const QString& path);
   /// Queues a caption of `image`; returns the request id that captionReady/failed will carry.

@@ -39,13 +39,13 @@ class StudioMenus : public QObject {
   void chooseModel(bool compare);
 
   MainWindow* window_;
-  QAction* open_ = nullptr;
-  QAction* open_folder_ = nullptr;
-  QAction* export_figure_ = nullptr;
-  QAction* compare_ = nullptr;
-  QMenu* recent_ = nullptr;
-  QMenu* playback_ = nullptr;
-  QMenu* camera_ = nullptr;
+  QAction* open_ = nullptr;           ///< File ▸ Open Image…
+  QAction* open_folder_ = nullptr;    ///< File ▸ Open Folder…
+  QAction* export_figure_ = nullptr;  ///< File ▸ Export Figure…
+  QAction* compare_ = nullptr;        ///< View ▸ Compare Two Models Side by Side
+  QMenu* recent_ = nullptr;           ///< File ▸ Open Recent
+  QMenu* playback_ = nullptr;         ///< the player's actions (playback_controls.h)
+  QMenu* camera_ = nullptr;           ///< the cameras present, listed as it opens (live_controls.h)
 };
 
 }  // namespace fovea::ui

@@ -15,7 +15,7 @@ class ThumbnailStrip : public QListWidget {
   Q_OBJECT
  public:
   explicit ThumbnailStrip(QWidget* parent = nullptr);
-  ~ThumbnailStrip() override;
+  ~ThumbnailStrip() override;  ///< thumbnails still being read are dropped when they come
 
   /// Lists the folder's image files (sorted by name); returns how many. Does not select one. The
   /// thumbnails come a moment later, read on a worker thread. A folder without images changes nothing.

@@ -32,13 +32,13 @@ class FigureExportDialog : public QDialog {
  private:
   void updatePreview();
   Preview preview_;
-  QSpinBox* columns_ = nullptr;
-  QLabel* size_ = nullptr;
-  QLabel* error_ = nullptr;
-  QComboBox* width_ = nullptr;
-  QDoubleSpinBox* custom_cm_ = nullptr;
-  QSpinBox* dpi_ = nullptr;
-  QCheckBox* probability_ = nullptr;
+  QSpinBox* columns_ = nullptr;          ///< panels per row; 0: as many as fit
+  QLabel* size_ = nullptr;               ///< the preview: the figure's size in cm and pixels
+  QLabel* error_ = nullptr;              ///< problem(), shown while there is one
+  QComboBox* width_ = nullptr;           ///< single column, double column or custom
+  QDoubleSpinBox* custom_cm_ = nullptr;  ///< the custom width, in cm
+  QSpinBox* dpi_ = nullptr;              ///< PNG resolution
+  QCheckBox* probability_ = nullptr;     ///< p(word) under each word
 };
 
 }  // namespace fovea::ui

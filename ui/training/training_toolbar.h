@@ -52,9 +52,9 @@ class TrainingToolbar : public QObject {
   TrainingMessages* messages_;
   QString folder_;
   QAction* new_action_ = nullptr;
-  QAction* pause_action_ = nullptr;
-  QAction* cancel_action_ = nullptr;
-  QSlider* smoothing_ = nullptr;
+  QAction* pause_action_ = nullptr;   ///< checkable: checked while the run is paused
+  QAction* cancel_action_ = nullptr;  ///< "Stop": at the next step with a checkpoint
+  QSlider* smoothing_ = nullptr;      ///< the curves' moving average, 0 to 0.99 in hundredths
   QLabel* smoothing_label_ = nullptr;
   QCheckBox* log_scale_ = nullptr;
 };
