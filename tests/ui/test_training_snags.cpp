@@ -94,6 +94,9 @@ class TrainingSnagsTest : public QObject {
     TrainingDashboard days;
     QCOMPARE(legendOfRuns(days, {"soft-20261127-143012", "soft-20261127-143047", "soft-20261128-143012"}),
              (QStringList{"soft 11-27 14:30:12", "soft 11-27 14:30:47", "soft 11-28 14:30:12"}));
+    // A learning rate in the names keeps its exponent's dash.
+    TrainingDashboard rates;
+    QCOMPARE(legendOfRuns(rates, {"sc-greedy-lr-2e-4", "sc-greedy-lr-5e-5"}), (QStringList{"2e-4", "5e-5"}));
     // Names of the user's own that do not split alike: the start, an ellipsis and the end that differs.
     TrainingDashboard own;
     const QStringList mine{"baseline-with-a-long-name-lr-0.01", "baseline-with-a-long-name-lr-0.001", "tuned"};

@@ -34,7 +34,7 @@ QString readable_part(const QString& part) {
 
 /// What tells runs of `names` apart, short enough for a legend of several runs (a legend's
 /// marker has a fraction of a chart's width: longer labels were cut to "soft-…04…"): the parts
-/// of the names (between dashes) that differ, the attention ("soft", "hard") always, a time as
+/// of the names (between dashes, an exponent's kept) that differ, the attention ("soft", "hard") always, a time as
 /// "14:30:12". Names that do not split alike: the kind prefix, an ellipsis and as much of the
 /// end as needed.
 QStringList legend_names(const QStringList& names) {
@@ -42,7 +42,9 @@ QStringList legend_names(const QStringList& names) {
   if (names.size() <= 1) return names;  // alone in the legend: room for the whole name
   const int unique = int(QSet<QString>(names.begin(), names.end()).size());
   QList<QStringList> parts;
-  for (const auto& n : names) parts << n.split(QLatin1Char('-'));
+  // Dashes split the parts, except an exponent's ("lr-2e-4" is "lr" and "2e-4").
+  static const QRegularExpression dash(QStringLiteral("(?<![0-9][eE])-"));
+  for (const auto& n : names) parts << n.split(dash);
   const bool alike = std::all_of(parts.begin(), parts.end(), [&](const QStringList& p) { return p.size() == parts.front().size(); });
   if (alike && parts.front().size() > 1) {
     QStringList out;
