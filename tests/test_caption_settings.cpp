@@ -50,6 +50,35 @@ TEST(CaptionSettings, GreedyMeansBeamOneAndNoSeedMeansAFreshDraw) {
   EXPECT_THROW(caption_setting("beam_width"), std::invalid_argument);
 }
 
+TEST(CaptionSettings, EveryKeyReachesAFieldOfItsOwn) {
+  // Each setting of the table, set by key to a value of its own, lands in a field no other key
+  // shares: what the CLI and Python set by key is what the decoder gets.
+  CaptionChoices c;
+  std::int64_t n = 100;
+  for (const auto& s : caption_settings()) {
+    if (s.kind == CaptionSetting::Kind::Whole) c.whole(s.key) = ++n;
+    if (s.kind == CaptionSetting::Kind::Text) c.text(s.key) = s.key;
+  }
+  n = 100;
+  for (const auto& s : caption_settings()) {
+    if (s.kind == CaptionSetting::Kind::Whole) EXPECT_EQ(c.whole(s.key), ++n) << s.key;
+    if (s.kind == CaptionSetting::Kind::Text) EXPECT_EQ(c.text(s.key), s.key);
+    if (s.kind == CaptionSetting::Kind::Flag) {
+      for (const auto& other : caption_settings()) {
+        if (other.kind == CaptionSetting::Kind::Flag) c.flag(other.key) = false;
+      }
+      c.flag(s.key) = true;
+      for (const auto& other : caption_settings()) {
+        if (other.kind == CaptionSetting::Kind::Flag) EXPECT_EQ(c.flag(other.key), other.key == s.key) << s.key;
+      }
+    }
+  }
+  EXPECT_EQ(c.every, c.whole("every"));
+  EXPECT_EQ(c.seed, c.whole("seed"));
+  EXPECT_THROW(c.whole("greedy"), std::invalid_argument);
+  EXPECT_THROW(c.flag("beam"), std::invalid_argument);
+}
+
 #ifdef FOVEA_BIN
 TEST(CaptionSettings, TheCommandsOptionsAndRangesAreTheTables) {
   const auto& beam = caption_setting("beam");

@@ -9,17 +9,20 @@ void add_caption_options(CLI::App& app, CaptionChoices& c, std::initializer_list
     const auto& s = caption_setting(key);
     const std::string names = s.cli_name() + (*s.short_name != '\0' ? std::string(",-") + s.short_name : "");
     CLI::Option* o = nullptr;
-    if (key == "model") o = app.add_option(names, c.model, s.help);
-    if (key == "device") o = app.add_option(names, c.device, s.help)->capture_default_str();
-    if (key == "greedy") o = app.add_flag(names, c.greedy, s.help);
-    if (key == "sample_glimpses") o = app.add_flag(names, c.sample_glimpses, s.help);
-    if (key == "beam" || key == "max_len" || key == "seed" || key == "every") {
-      auto& field = key == "beam" ? c.beam : key == "max_len" ? c.max_len : key == "seed" ? c.seed : c.every;
-      o = app.add_option(names, field, s.help);
-      o->check(s.max == INT64_MAX ? at_least(s.min) : CLI::Range(s.min, s.max));
-      if (*s.default_text != '\0') o->capture_default_str();
+    switch (s.kind) {
+      case CaptionSetting::Kind::Text:
+        o = app.add_option(names, c.text(key), s.help);
+        break;
+      case CaptionSetting::Kind::Flag:
+        o = app.add_flag(names, c.flag(key), s.help);
+        break;
+      case CaptionSetting::Kind::Whole:
+        o = app.add_option(names, c.whole(key), s.help);
+        o->check(s.max == INT64_MAX ? at_least(s.min) : CLI::Range(s.min, s.max));
+        break;
     }
     if (o == nullptr) throw std::logic_error("caption setting '" + key + "' has no option");
+    if (*s.default_text != '\0') o->capture_default_str();
   }
   // Settings that contradict or need another are refused before anything loads, in CLI11's words
   // ("--greedy excludes --beam", "--seed requires --sample-glimpses"), rather than one silently winning.

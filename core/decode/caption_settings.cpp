@@ -36,6 +36,34 @@ CaptionOptions CaptionChoices::options() const {
   return o;
 }
 
+namespace {
+
+[[noreturn]] void not_of_kind(const std::string& key, const char* kind) {
+  throw std::invalid_argument("no " + std::string(kind) + " caption setting '" + key + "'");
+}
+
+}  // namespace
+
+std::string& CaptionChoices::text(const std::string& key) {
+  if (key == "model") return model;
+  if (key == "device") return device;
+  not_of_kind(key, "text");
+}
+
+std::int64_t& CaptionChoices::whole(const std::string& key) {
+  if (key == "beam") return beam;
+  if (key == "max_len") return max_len;
+  if (key == "seed") return seed;
+  if (key == "every") return every;
+  not_of_kind(key, "whole-number");
+}
+
+bool& CaptionChoices::flag(const std::string& key) {
+  if (key == "greedy") return greedy;
+  if (key == "sample_glimpses") return sample_glimpses;
+  not_of_kind(key, "flag");
+}
+
 std::string caption_settings_markdown() {
   std::string out = "| option | meaning | range | default |\n|---|---|---|---|\n";
   for (const auto& s : caption_settings()) {

@@ -42,6 +42,13 @@ struct CaptionChoices {
 
   /// The decoding options these choices make (greedy: beam 1).
   CaptionOptions options() const;
+
+  /// The field of the setting `key`, by its kind in the table (Text, Whole, Flag): the one place a
+  /// key meets its field, for every front end that sets choices by key. Throws
+  /// std::invalid_argument for a key that is not a setting of that kind.
+  std::string& text(const std::string& key);
+  std::int64_t& whole(const std::string& key);
+  bool& flag(const std::string& key);
 };
 
 /// The markdown table of the settings (the one in docs/cli.md), one row each.

@@ -96,7 +96,7 @@ CaptionOptions caption_options_from_python(const pyb::dict& settings) {
     const pyb::handle v = kv.second;
     if (s->kind == CaptionSetting::Kind::Flag) {
       if (!pyb::isinstance<pyb::bool_>(v)) throw pyb::type_error(key + "=" + std::string(pyb::repr(v)) + ": expected True or False");
-      (key == "greedy" ? c.greedy : c.sample_glimpses) = v.cast<bool>();
+      c.flag(key) = v.cast<bool>();
       continue;
     }
     if (key == "seed" && v.is_none()) continue;  // a fresh draw
@@ -106,7 +106,7 @@ CaptionOptions caption_options_from_python(const pyb::dict& settings) {
     if (n < s->min || n > s->max)
       throw pyb::value_error(key + "=" + std::to_string(n) + ": not in " + std::to_string(s->min) +
                              (s->max == INT64_MAX ? " or more" : ".." + std::to_string(s->max)) + " (" + s->help + ")");
-    (key == "beam" ? c.beam : key == "max_len" ? c.max_len : key == "every" ? c.every : c.seed) = n;
+    c.whole(key) = n;
   }
   // As the CLI refuses --greedy with --beam: one of them would silently win.
   if (c.greedy && beam_given) throw pyb::value_error("greedy=True is beam=1: give greedy or beam, not both");
