@@ -1,11 +1,13 @@
 // bf16 training products: the product rounds its operands to bf16 and multiplies them exactly
 // (float accumulation), whatever the operands' layouts; a weight laid out once gives the same
-// numbers as the plain product at every row count; a scope switches the decoder's products; and a
+// numbers as the plain product at every row count; a weight's bf16 forms are made once per version
+// of it, shared between threads and dropped with it; a scope switches the decoder's products; and a
 // training pass in bf16 parts, side by side, gives fp32's objective and gradients within bf16's
 // rounding, run after run.
 #include <gtest/gtest.h>
 
 #include "core/model/bf16_product.h"
+#include "core/model/bf16_weights.h"
 #include "core/model/decoder.h"
 #include "core/model/matrix_product.h"
 #include "core/model/step_weight.h"
@@ -31,7 +33,8 @@ double error_from_reference(const torch::Tensor& x, const torch::Tensor& ref) {
 
 TEST(Bf16Product, MultipliesTheRoundedOperandsInEveryLayout) {
   torch::manual_seed(1);
-  for (auto [M, K, N] : {std::array<std::int64_t, 3>{1, 7, 5}, {16, 512, 2048}, {37, 300, 129}, {260, 64, 1000}}) {
+  for (auto [M, K, N] : {std::array<std::int64_t, 3>{1, 7, 5}, {16, 512, 2048}, {37, 300, 129}, {260, 64, 1000},
+                           {300, 261, 40}}) {  // a depth rounded up to 32s (300, 261) and one that is not
     const auto a = torch::randn({M, K}), b = torch::randn({K, N});
     const auto ref = rounded_reference(a, b);
     // a and b as they lie, each transposed (a view), and already in bf16.
@@ -69,6 +72,35 @@ TEST(Bf16Product, AWeightLaidOutOnceGivesThePlainProductAtEveryRowCount) {
     EXPECT_LT(error_from_reference(backward.multiply(dy), rounded_reference(dy, w)), 1e-5) << rows;
   }
   EXPECT_EQ(forward.multiply(torch::randn({0, 512})).sizes(), (std::vector<std::int64_t>{0, 2048}));
+}
+
+TEST(Bf16Product, AWeightsFormsAreMadeOncePerVersionSharedAndDroppedWithIt) {
+  torch::manual_seed(4);
+  auto w = torch::randn({96, 40});
+  const auto before = shared_bf16_forms();
+  const auto plain = shared_bf16(w);
+  EXPECT_TRUE(shared_bf16(w).is_same(plain));
+  EXPECT_TRUE(torch::equal(plain, to_bf16(w)));
+  torch::Tensor from_other_thread;
+  std::thread([&] { from_other_thread = shared_bf16(w); }).join();
+  EXPECT_TRUE(from_other_thread.is_same(plain));  // a part on another thread takes the same copy
+  const auto x = torch::randn({16, 40});
+  const auto laid_out = shared_bf16_matrix(w, /*transposed=*/true, 16);
+  EXPECT_EQ(shared_bf16_matrix(w, true, 16).get(), laid_out.get());
+  EXPECT_LT(error_from_reference(laid_out->multiply(x), rounded_reference(x, w.t())), 1e-5);
+
+  {
+    torch::NoGradGuard no_grad;
+    w.mul_(-2.0f);  // an optimizer step: a new version of the weight
+  }
+  const auto updated = shared_bf16(w);
+  EXPECT_FALSE(updated.is_same(plain));
+  EXPECT_TRUE(torch::equal(updated, to_bf16(w)));
+  EXPECT_LT(error_from_reference(shared_bf16_matrix(w, true, 16)->multiply(x), rounded_reference(x, w.t())), 1e-5);
+
+  EXPECT_EQ(shared_bf16_forms(), before + 2);
+  w = torch::Tensor();  // the weight is gone: so are its forms
+  EXPECT_EQ(shared_bf16_forms(), before);
 }
 
 TEST(Bf16Product, AScopeSwitchesTheTrainingProductsOnItsThreadOnly) {

@@ -1,6 +1,7 @@
 #include "core/model/matrix_product.h"
 
 #include "core/model/bf16_product.h"
+#include "core/model/bf16_weights.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
@@ -290,7 +291,7 @@ struct LinearProduct : torch::autograd::Function<LinearProduct> {
                                c10::optional<torch::Tensor> bias) {
     // Products in bf16 round x and the weight once, for the forward and both gradients.
     const bool bf16 = Bf16Products::active();
-    const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? to_bf16(weight) : weight;
+    const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? shared_bf16(weight) : weight;
     ctx->save_for_backward({xs, ws});
     ctx->saved_data["bias"] = bias.has_value();
     auto y = matrix_product(xs, ws.t());

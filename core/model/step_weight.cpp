@@ -3,6 +3,7 @@
 #include <ATen/record_function.h>
 
 #include "core/model/bf16_product.h"
+#include "core/model/bf16_weights.h"
 #include "core/model/matrix_product.h"
 #include "core/model/packed_matrix.h"
 #include "core/model/small_batch_linear.h"
@@ -92,9 +93,9 @@ StepWeight::StepWeight(const torch::Tensor& weight) : weight_(weight) {
   if (!collects_) return;
   weight_ = StepWeightGradient::apply(weight, record_);
   if (weight.device().is_cpu() && Bf16Products::active()) {
-    // Rounded and laid out for the steps' rows (a part's captions) once per forward.
-    const auto w = weight.detach();
-    packed_ = std::make_shared<const Packed>(Packed{{}, {}, Bf16Matrix(w.t(), 16), Bf16Matrix(w, 16)});
+    // Rounded and laid out for the steps' rows (a part's captions) once per version of the weight.
+    packed_ = std::make_shared<const Packed>(
+        Packed{{}, {}, *shared_bf16_matrix(weight, /*transposed=*/true, 16), *shared_bf16_matrix(weight, false, 16)});
   } else if (weight.device().is_cpu() && PackedMatrix::available()) {
     packed_ = std::make_shared<const Packed>(Packed{PackedMatrix(weight, /*transposed=*/true), PackedMatrix(weight, false), {}, {}});
   }
