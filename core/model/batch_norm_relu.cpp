@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model/vector_clones.h"
+#include "core/model/vector_math.h"
 
 namespace fovea {
 
@@ -18,22 +19,11 @@ namespace {
 /// in double in chunk order, so the statistics do not depend on the number of threads.
 constexpr std::int64_t kRowsPerChunk = 256;
 
-/// Floats as stored: float itself, or bfloat16 (the upper half of a float's bits, rounded to
-/// nearest even as c10::BFloat16 rounds; NaN stays NaN).
+/// Floats as stored: float itself, or bfloat16's bits.
 inline float load(const float& v) { return v; }
-inline float load(const std::uint16_t& v) {
-  std::uint32_t bits = std::uint32_t(v) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+inline float load(const std::uint16_t& v) { return from_bf16_bits(v); }
 inline void store(float& out, float v) { out = v; }
-inline void store(std::uint16_t& out, float v) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
-  out = v != v ? std::uint16_t(0x7FC0) : std::uint16_t(rounded);
-}
+inline void store(std::uint16_t& out, float v) { out = bf16_bits(v); }
 
 /// sum[c] and sumsq[c] of (x[r][c] - origin[c]) over `rows` rows of `channels` values.
 template <typename T>

@@ -104,4 +104,19 @@ inline float sigmoid(float x) {
   return y;
 }
 
+/// A float rounded to bfloat16's bits (the upper half of a float's, rounded to nearest even as
+/// c10::BFloat16 rounds; NaN stays NaN), and back.
+inline std::uint16_t bf16_bits(float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+  return v != v ? std::uint16_t(0x7FC0) : std::uint16_t(rounded);
+}
+inline float from_bf16_bits(std::uint16_t v) {
+  const std::uint32_t bits = std::uint32_t(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 }  // namespace fovea

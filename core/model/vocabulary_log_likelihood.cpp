@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "core/model/bf16_product.h"
+#include "core/model/bf16_weights.h"
 #include "core/model/matrix_product.h"
 #include "core/model/vector_clones.h"
 #include "core/model/vector_math.h"
@@ -60,13 +62,18 @@ FOVEA_VECTOR_CLONES void scaled_softmax(const float* __restrict row, float lse, 
   }
 }
 
+/// out[j] = row[j] rounded to bfloat16.
+FOVEA_VECTOR_CLONES void round_row(const float* __restrict row, std::uint16_t* __restrict out, std::int64_t V) {
+  for (std::int64_t j = 0; j < V; ++j) out[j] = bf16_bits(row[j]);
+}
+
 class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                const torch::Tensor& bias, const torch::Tensor& targets) {
     // Products in bf16 round x and the weight once, for the forward and both gradients.
     const bool bf16 = Bf16Products::active();
-    const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? to_bf16(weight) : weight;
+    const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? shared_bf16(weight) : weight;
     auto logits = matrix_product(xs, ws.t()).contiguous();  // (N, V), bias added below
     const std::int64_t N = logits.size(0), V = logits.size(1);
     const auto b = bias.contiguous();
@@ -95,29 +102,36 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
     const auto &x = saved[0], &weight = saved[1], &logits = saved[2], &lse = saved[3], &t = saved[4];
     const auto g = grad_outputs[0].contiguous();
     const std::int64_t N = logits.size(0), V = logits.size(1);
-    // d/dlogits of log_softmax(logits)[t] · g = g (onehot(t) - softmax(logits)).
-    auto d = torch::empty({N, V}, logits.options());
+    // d/dlogits of log_softmax(logits)[t] · g = g (onehot(t) - softmax(logits)). For products in
+    // bf16 each row is written to a float row that stays in cache and rounded from there, the
+    // operand the two products read: no float (N, V) gradient is written and read back.
+    const bool bf16 = x.scalar_type() == torch::kBFloat16;
+    auto d = torch::empty({N, V}, logits.options().dtype(bf16 ? torch::kBFloat16 : torch::kFloat));
     const float* L = logits.data_ptr<float>();
     const float* LSE = lse.data_ptr<float>();
     const float* G = g.data_ptr<float>();
     const std::int64_t* T = t.data_ptr<std::int64_t>();
-    float* D = d.data_ptr<float>();
+    float* D = bf16 ? nullptr : d.data_ptr<float>();
+    auto* D16 = bf16 ? reinterpret_cast<std::uint16_t*>(d.data_ptr<at::BFloat16>()) : nullptr;
     // The bias's gradient, Σ_i d_i, is summed as the rows are written: rows in one chunk per
     // thread, each chunk with its own partial sums.
     const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(at::get_num_threads(), N / 16));
     auto partial_sums = torch::zeros({chunks, V}, logits.options());
     float* S = partial_sums.data_ptr<float>();
     at::parallel_for(0, chunks, 1, [&](std::int64_t c0, std::int64_t c1) {
+      std::vector<float> float_row(bf16 ? std::size_t(V) : 0);
       for (std::int64_t c = c0; c < c1; ++c) {
         float* sums = S + c * V;
         for (std::int64_t i = c * N / chunks; i < (c + 1) * N / chunks; ++i) {
-          scaled_softmax(L + i * V, LSE[i], G[i], D + i * V, sums, V);
-          D[i * V + T[i]] += G[i];
+          float* row = bf16 ? float_row.data() : D + i * V;
+          scaled_softmax(L + i * V, LSE[i], G[i], row, sums, V);
+          row[T[i]] += G[i];
           sums[T[i]] += G[i];
+          if (bf16) round_row(row, D16 + i * V, V);
         }
       }
     });
-    const auto dl = x.scalar_type() == torch::kBFloat16 ? to_bf16(d) : d;  // rounded once for both products
+    const auto& dl = d;
     return {ctx->needs_input_grad(0) ? matrix_product(dl, weight) : torch::Tensor(),
             ctx->needs_input_grad(1) ? matrix_product(dl.t(), x) : torch::Tensor(),
             ctx->needs_input_grad(2) ? partial_sums.sum(0) : torch::Tensor(), torch::Tensor()};
