@@ -6,6 +6,7 @@
 #include "core/model/matrix_product.h"
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
+#include "core/model/word_gradient_rows.h"
 #include "core/model/teacher_forced_recurrence.h"
 #include "core/model/vocabulary_log_likelihood.h"
 #include "core/runtime/thread_generator.h"
@@ -311,7 +312,10 @@ DecoderOutput DecoderImpl::forward(const torch::Tensor& annotations, const torch
   auto smp = sample.defined() ? sorted(sample.to(device)) : torch::Tensor();
   const auto flat_tokens = tok.reshape({-1});
 
-  const auto embedded = embed(flat_tokens.index_select(0, packed(0)));  // (N, m): E y_{t-1}
+  const auto previous = flat_tokens.index_select(0, packed(0));
+  const auto embedded = WordGradientRows::active()  // (N, m): E y_{t-1}
+                            ? torch::embedding(embedding_->weight, previous, -1, false, /*sparse=*/true)
+                            : embed(previous);
   // One product for all steps.
   const auto gates = word_gates(embedded);
   const auto state = initial_state(a);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/model/bf16_product.h"
+#include "core/model/word_gradient_rows.h"
 #include "core/runtime/runtime.h"
 #include "core/runtime/thread_generator.h"
 
@@ -327,6 +328,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     // bf16: the decoder's products in bf16 with float results (core/model/bf16_product.h), safe
     // in parts side by side; everything else in float. The encoder, outside, keeps CPU autocast.
     Bf16Products bf16(options.bf16);
+    WordGradientRows word_rows(n > 1);  // the parts' embedding gradients as rows, made dense below
     const auto pick = [&](const torch::Tensor& t) { return n == 1 ? t : select_rows(t, p.rows); };
     p.out = decoder->forward(p.annotations, pick(in.tokens), pick(in.lengths), pick(in.sample));
     p.weights = pick(in.caption_weights);
@@ -355,6 +357,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     loss.backward();
   };
   run_parts(n, backward);
+  if (n > 1) dense_gradients(decoder->parameters());
 
   if (supervise && totals.words > 0) result.supervision = totals.supervision / totals.words;
   if (needs_grad) {
