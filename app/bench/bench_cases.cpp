@@ -37,6 +37,13 @@
 
 namespace fovea::cli {
 
+void profile_once(const std::string& prefix, const std::string& name, const std::function<void()>& fn) {
+  if (prefix.empty()) return;
+  std::ofstream trace(prefix + "." + name + ".json");
+  torch::autograd::profiler::RecordProfile guard(trace);
+  fn();
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -46,15 +53,6 @@ struct Timing {
   double median = 0, min = 0, max = 0;
   int runs = 0;
 };
-
-/// With a prefix, runs `fn` once more under the autograd profiler and writes PREFIX.<name>.json
-/// (chrome://tracing: every op with its duration).
-void profile_once(const std::string& prefix, const std::string& name, const std::function<void()>& fn) {
-  if (prefix.empty()) return;
-  std::ofstream trace(prefix + "." + name + ".json");
-  torch::autograd::profiler::RecordProfile guard(trace);
-  fn();
-}
 
 Timing time_it(const std::function<void()>& fn, int warmup, int repeat, const torch::Device& device) {
   auto sync = [&] {

@@ -1,6 +1,7 @@
 #pragma once
 /// fovea bench's cases (app/bench/bench_cases.cpp); the options that fill BenchArgs are in app/cli/cmd_bench.cpp.
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct BenchArgs {
   std::string device = "cpu", model = default_model_path(), image = samples_dir() + "/test_00000.png";
   std::string backbone;  ///< corpus_epoch: a TorchScript backbone whose forward and cache build are timed
 };
+
+/// With a prefix, runs `fn` once more under the autograd profiler and writes PREFIX.<name>.json
+/// (chrome://tracing: every op with its duration).
+void profile_once(const std::string& prefix, const std::string& name, const std::function<void()>& fn);
 
 /// corpus_epoch (app/bench/bench_corpus.cpp): a Flickr8k-sized epoch trained from cached annotations.
 void bench_corpus_epoch(const BenchArgs* a);

@@ -36,7 +36,7 @@ Runner add_bench_command(CLI::App& app) {
                  "corpus_epoch: a TorchScript backbone (tools/export_backbone.py) whose forward rate and annotation cache "
                  "build rate are measured beside the training rate");
   app.add_option("--ui-seconds", a->ui_seconds, "ui_latency: seconds measured")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
-  app.add_option("--profile", a->profile, "decoder_train_step*, beam_search and encoder_train_step: also write PREFIX.<case>.json, a chrome://tracing profile of one more run");
+  app.add_option("--profile", a->profile, "decoder_train_step*, beam_search, encoder_train_step and corpus_epoch: also write PREFIX.<case>.json, a chrome://tracing profile of one more run (step)");
   return [a]() -> int { return run_bench(*a); };
 }
 
