@@ -1,6 +1,6 @@
 // The fused context Σ α_l a_l gives the values and gradients of the bmm it replaces, over steps of
 // shrinking batches the way the decoder runs them, with the annotations' gradient collected in
-// one buffer.
+// one buffer; annotations stored in bf16 are read as they are, giving what their float values give.
 #include <gtest/gtest.h>
 
 #include "core/model/attention_context.h"
@@ -63,6 +63,22 @@ TEST(AttentionContext, MatchesBmmWithAndWithoutGradients) {
   const auto from_bmm = torch::autograd::grad({(bmm_context * weights).sum()}, {logits})[0];
   EXPECT_GT(from_bmm.abs().max().item<float>(), 1e-3);
   EXPECT_TRUE(torch::allclose(from_fused, from_bmm, 1e-4, 1e-5)) << (from_fused - from_bmm).abs().max();
+}
+
+TEST(AttentionContext, Bf16AnnotationsGiveWhatTheirFloatValuesGive) {
+  torch::manual_seed(6);
+  const auto stored = torch::randn({5, 13, 37}).to(torch::kBFloat16);  // D not a multiple of the lanes
+  const auto widened = stored.to(torch::kFloat);
+  const auto logits = torch::randn({3, 13}).requires_grad_();
+  const auto from_stored = attention_context(torch::softmax(logits, 1), stored);
+  const auto from_float = attention_context(torch::softmax(logits, 1), widened);
+  EXPECT_EQ(from_stored.scalar_type(), torch::kFloat);
+  EXPECT_TRUE(torch::allclose(from_stored, from_float, 1e-6, 1e-6)) << (from_stored - from_float).abs().max();
+  const auto weights = torch::linspace(-1, 1, 3 * 37).view({3, 37});
+  const auto g_stored = torch::autograd::grad({(from_stored * weights).sum()}, {logits})[0];
+  const auto g_float = torch::autograd::grad({(from_float * weights).sum()}, {logits})[0];
+  EXPECT_GT(g_float.abs().max().item<float>(), 1e-3);
+  EXPECT_TRUE(torch::allclose(g_stored, g_float, 1e-6, 1e-6)) << (g_stored - g_float).abs().max();
 }
 
 TEST(AttentionContext, NamesMismatchedShapes) {

@@ -145,6 +145,39 @@ TEST(DecoderPass, PartsTakeBf16AnnotationsAndHandBackTheirGradientInBf16) {
   }
 }
 
+TEST(DecoderPass, Bf16RunsRoundAnnotationsWithoutAGradientOnce) {
+  // Annotations that need no gradient (a corpus's cache, a frozen encoder) are rounded to bf16 once
+  // by a bf16 run, and its products and the attention's context read them so: float annotations
+  // give what the same annotations handed over in bf16 give, soft and hard, in one part or two.
+  for (const auto kind : {AttentionKind::Soft, AttentionKind::Hard}) {
+    torch::manual_seed(7);
+    Decoder dec(pass_config(kind, 0.0));
+    PassBatch b;
+    b.in.annotations = b.in.annotations.detach();
+    if (kind == AttentionKind::Hard) b.in.sample = torch::tensor({true, false, true, true, false, true});
+    auto rounded = b.in;
+    rounded.annotations = b.in.annotations.to(torch::kBFloat16);
+    ASSERT_FALSE(torch::equal(rounded.annotations.to(torch::kFloat), b.in.annotations));  // rounding changes them
+    DecoderPassOptions o;
+    o.bf16 = true;
+    o.hard = kind == AttentionKind::Hard;
+    MovingBaseline baseline;
+    for (int parts : {1, 2}) {
+      o.parts = parts;
+      torch::manual_seed(8);
+      const auto from_float = run(dec, b.in, o, &baseline);
+      torch::manual_seed(8);
+      const auto from_bf16 = run(dec, rounded, o, &baseline);
+      EXPECT_FALSE(from_float.result.annotations_grad.defined());
+      EXPECT_NEAR(from_float.result.terms.objective, from_bf16.result.terms.objective,
+                  1e-6 * std::abs(from_bf16.result.terms.objective));
+      for (std::size_t i = 0; i < from_float.grads.size(); ++i) {
+        EXPECT_TRUE(torch::allclose(from_float.grads[i], from_bf16.grads[i], 1e-5, 1e-7)) << "parameter " << i << ", parts " << parts;
+      }
+    }
+  }
+}
+
 TEST(DecoderPass, PartsWithDropoutAndGlimpsesRepeatThemselvesFromTheSameSeed) {
   torch::manual_seed(5);
   Decoder dec(pass_config(AttentionKind::Hard, 0.5));

@@ -4,8 +4,11 @@
 #include <ATen/record_function.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "core/model/vector_clones.h"
+#include "core/model/vector_math.h"
 
 namespace fovea {
 
@@ -14,27 +17,39 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-/// out = Σ_l alpha[l] a[l] over L rows of D.
-FOVEA_VECTOR_CLONES void context_row(const float* alpha, const float* a, float* out, std::int64_t L, std::int64_t D) {
+/// out = Σ_l alpha[l] a[l] over L rows of D; a in float or bf16 (its bits).
+template <typename T>
+FOVEA_VECTOR_CLONES void context_row(const float* alpha, const T* a, float* out, std::int64_t L, std::int64_t D) {
   std::fill(out, out + D, 0.0f);
   for (std::int64_t l = 0; l < L; ++l) {
     const float w = alpha[l];
-    const float* row = a + l * D;
-    for (std::int64_t d = 0; d < D; ++d) out[d] += w * row[d];
+    const T* row = a + l * D;
+    for (std::int64_t d = 0; d < D; ++d) out[d] += w * load_float(row[d]);
   }
 }
 
-/// x · y over D, in kReductionLanes partial sums so that the loop vectorises.
-FOVEA_VECTOR_CLONES float dot(const float* x, const float* y, std::int64_t D) {
+/// x · y over D, in kReductionLanes partial sums so that the loop vectorises; y in float or bf16.
+template <typename T>
+FOVEA_VECTOR_CLONES float dot(const float* x, const T* y, std::int64_t D) {
   float lanes[kReductionLanes] = {};
   std::int64_t d = 0;
   for (; d + kReductionLanes <= D; d += kReductionLanes) {
-    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += x[d + j] * y[d + j];
+    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += x[d + j] * load_float(y[d + j]);
   }
   float s = 0;
-  for (; d < D; ++d) s += x[d] * y[d];
+  for (; d < D; ++d) s += x[d] * load_float(y[d]);
   for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
   return s;
+}
+
+/// The annotations' values as stored: float, or bf16 as its bits.
+template <typename T>
+const T* stored(const torch::Tensor& annotations) {
+  if constexpr (std::is_same_v<T, float>) {
+    return annotations.data_ptr<float>();
+  } else {
+    return reinterpret_cast<const std::uint16_t*>(annotations.data_ptr<at::BFloat16>());
+  }
 }
 
 /// y += s · x over D.
@@ -42,23 +57,53 @@ FOVEA_VECTOR_CLONES void add_scaled(float s, const float* x, float* y, std::int6
   for (std::int64_t d = 0; d < D; ++d) y[d] += s * x[d];
 }
 
+/// Float α, and annotations in float or, where they need no gradient, in bf16 (half the bytes).
 bool context_fusable(const torch::Tensor& alpha, const torch::Tensor& annotations) {
   auto cpu_float = [](const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; };
-  return cpu_float(alpha) && cpu_float(annotations) && annotations.stride(2) == 1 &&
+  const bool stored_bf16 = annotations.device().is_cpu() && annotations.scalar_type() == torch::kBFloat16 &&
+                           !annotations.requires_grad();
+  return cpu_float(alpha) && (cpu_float(annotations) || stored_bf16) && annotations.stride(2) == 1 &&
          annotations.stride(1) == annotations.size(2);
 }
 
+template <typename T>
 torch::Tensor fused_forward(const torch::Tensor& alpha_in, const torch::Tensor& annotations) {
   const auto alpha = alpha_in.contiguous();
   const std::int64_t b = alpha.size(0), L = annotations.size(1), D = annotations.size(2), stride = annotations.stride(0);
   auto out = torch::empty({b, D}, alpha.options());
   const float* AL = alpha.data_ptr<float>();
-  const float* A = annotations.data_ptr<float>();
+  const T* A = stored<T>(annotations);
   float* O = out.data_ptr<float>();
   at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) context_row(AL + i * L, A + i * stride, O + i * D, L, D);
   });
   return out;
+}
+
+torch::Tensor fused_forward(const torch::Tensor& alpha, const torch::Tensor& annotations) {
+  return annotations.scalar_type() == torch::kBFloat16 ? fused_forward<std::uint16_t>(alpha, annotations)
+                                                       : fused_forward<float>(alpha, annotations);
+}
+
+/// α's gradient (b, L) from the context's g (b, D); with `sink` (float annotations only), the
+/// annotations' gradient added into it.
+template <typename T>
+void fused_backward(const torch::Tensor& alpha, const torch::Tensor& annotations, const torch::Tensor& g,
+                    const torch::Tensor& sink, torch::Tensor& grad_alpha) {
+  const std::int64_t b = alpha.size(0), L = annotations.size(1), D = annotations.size(2), stride = annotations.stride(0);
+  const float* AL = alpha.data_ptr<float>();
+  const T* A = stored<T>(annotations);
+  const float* G = g.data_ptr<float>();
+  float* GA = grad_alpha.data_ptr<float>();
+  float* S = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, D), contiguous
+  at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      for (std::int64_t l = 0; l < L; ++l) {
+        GA[i * L + l] = dot(G + i * D, A + i * stride + l * D, D);
+        if (S) add_scaled(AL[i * L + l], G + i * D, S + (i * L + l) * D, D);
+      }
+    }
+  });
 }
 
 struct AttentionContext : torch::autograd::Function<AttentionContext> {
@@ -77,21 +122,12 @@ struct AttentionContext : torch::autograd::Function<AttentionContext> {
     const auto alpha = saved[0].contiguous(), annotations = saved[1];
     const auto sink = ctx->saved_data["sink"].toTensor();
     const auto g = grads[0].contiguous();
-    const std::int64_t b = alpha.size(0), L = annotations.size(1), D = annotations.size(2), stride = annotations.stride(0);
-    auto grad_alpha = torch::empty({b, L}, alpha.options());
-    const float* AL = alpha.data_ptr<float>();
-    const float* A = annotations.data_ptr<float>();
-    const float* G = g.data_ptr<float>();
-    float* GA = grad_alpha.data_ptr<float>();
-    float* S = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, D), contiguous
-    at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) {
-        for (std::int64_t l = 0; l < L; ++l) {
-          GA[i * L + l] = dot(G + i * D, A + i * stride + l * D, D);
-          if (S) add_scaled(AL[i * L + l], G + i * D, S + (i * L + l) * D, D);
-        }
-      }
-    });
+    auto grad_alpha = torch::empty({alpha.size(0), annotations.size(1)}, alpha.options());
+    if (annotations.scalar_type() == torch::kBFloat16) {
+      fused_backward<std::uint16_t>(alpha, annotations, g, sink, grad_alpha);
+    } else {
+      fused_backward<float>(alpha, annotations, g, sink, grad_alpha);
+    }
     torch::Tensor grad_annotations;  // delivered through the sink
     return {grad_alpha, grad_annotations, torch::Tensor()};
   }

@@ -7,7 +7,9 @@
 /// the 12.8 MB once takes a third of that. Its backward also returns the annotations' gradient at
 /// full size for autograd to add up over the steps. Here the forward and the backward each read the
 /// annotations once, and the annotations' gradient is added in place into the step gradient sink
-/// (core/model/step_gradient_sink.h). Other devices and dtypes run bmm.
+/// (core/model/step_gradient_sink.h). Annotations in bf16 that need no gradient (a bf16 run rounds
+/// them once, core/train/decoder_pass.h) are read as they are, in half the bytes, accumulated in
+/// float. Other devices and dtypes run bmm.
 #include <torch/torch.h>
 
 namespace fovea {

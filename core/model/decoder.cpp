@@ -21,8 +21,9 @@ namespace nn = torch::nn;
 
 namespace {
 
-/// Under CPU bf16 autocast (`--precision bf16`) the attention's projections come out in
-/// bfloat16: score them in float, with the fused kernel. Every other dtype passes through.
+/// bf16 values made float for the float kernels: the attention's projections under CPU bf16
+/// autocast (scored in float, with the fused kernel), a glimpse of annotations in bf16. Every
+/// other dtype passes through.
 torch::Tensor float_if_bf16(const torch::Tensor& t) { return t.scalar_type() == torch::kBFloat16 ? t.to(torch::kFloat) : t; }
 
 }  // namespace
@@ -104,14 +105,21 @@ DecoderState DecoderImpl::initial_state(const torch::Tensor& annotations) {
   const auto B = annotations.size(0);
   switch (config_.init_state) {
     case InitState::Mean: {
-      auto mean = annotations.mean(1);
+      // bf16 annotations (rounded once by a bf16 run's decoder pass) average in float, as the
+      // context with α = 1/L reads them (ATen's mean would widen the whole tensor first).
+      const auto L = annotations.size(1);
+      auto mean = annotations.scalar_type() == torch::kBFloat16
+                      ? attention_context(torch::full({B, L}, 1.0 / double(L), annotations.options().dtype(torch::kFloat)),
+                                          annotations)
+                      : annotations.mean(1);
       return {torch::tanh(init_h_(mean)), init_c_(mean)};
     }
     case InitState::Learned:
       return {torch::tanh(learned_h0_).unsqueeze(0).expand({B, -1}), learned_c0_.unsqueeze(0).expand({B, -1})};
     case InitState::Zero:
     default: {
-      auto z = torch::zeros({B, config_.hidden_dim}, annotations.options());
+      const auto dtype = annotations.scalar_type() == torch::kBFloat16 ? torch::kFloat : annotations.scalar_type();
+      auto z = torch::zeros({B, config_.hidden_dim}, annotations.options().dtype(dtype));
       return {z, z};
     }
   }
@@ -154,7 +162,7 @@ AttendResult DecoderImpl::attend_and_step(const torch::Tensor& annotations, cons
     // A thread's own generator is a CPU one (core/runtime/thread_generator.h): draw on the CPU then.
     if (generator.has_value() && !draw_from.device().is_cpu()) draw_from = draw_from.cpu();
     auto cells = torch::multinomial(draw_from, 1, false, generator).squeeze(1).to(a.device());  // (b)
-    auto picked = a.gather(1, cells.view({b, 1, 1}).expand({b, 1, a.size(2)})).squeeze(1);
+    auto picked = float_if_bf16(a.gather(1, cells.view({b, 1, 1}).expand({b, 1, a.size(2)})).squeeze(1));
     auto log_alpha = torch::log(r.alpha.gather(1, cells.unsqueeze(1)).squeeze(1).clamp_min(1e-12));
     r.context = torch::where(rows.unsqueeze(1), picked, expected);
     r.glimpse = torch::where(rows, cells, r.glimpse);

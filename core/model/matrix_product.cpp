@@ -351,7 +351,9 @@ torch::Tensor linear_product(const torch::Tensor& x, const torch::Tensor& weight
   // Under CPU autocast torch::linear multiplies in bf16, as asked. Products in bf16
   // (core/model/bf16_product.h) take every CPU float product, whatever its size.
   const bool shapes = x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1);
-  const bool in_bf16 = Bf16Products::active() && x.is_cpu() && x.scalar_type() == torch::kFloat &&
+  // x may be bf16 already (annotations a bf16 run rounded once): rounding leaves it as it is.
+  const bool in_bf16 = Bf16Products::active() && x.is_cpu() &&
+                       (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16) &&
                        weight.scalar_type() == torch::kFloat;
   const bool fits = shapes && !compat::cpu_autocast_enabled() && (in_bf16 || uses_blocked_product(x, weight.t()));
   if (!fits) return torch::linear(x, weight, bias);

@@ -119,4 +119,8 @@ inline float from_bf16_bits(std::uint16_t v) {
   return f;
 }
 
+/// A stored value as a float: float itself, or bfloat16's bits (for kernels that read either).
+inline float load_float(float v) { return v; }
+inline float load_float(std::uint16_t v) { return from_bf16_bits(v); }
+
 }  // namespace fovea

@@ -285,6 +285,24 @@ BatchTotals batch_totals(const std::vector<Part>& parts, std::int64_t batch, dou
   return t;
 }
 
+/// A part's annotations as its decoder reads them. Parts run float; so does a bf16 run's decoder,
+/// whose products alone round to bf16. Where the annotations need no gradient (a corpus's cache, a
+/// frozen encoder) a bf16 run rounds them once, here: the projection W_a a would round them
+/// anyway, and the context Σ α a, read at every word, then reads half the bytes (a corpus's cached
+/// values are bf16 already: exact). A leaf that takes its gradient when `needs_grad`.
+torch::Tensor part_annotations(torch::Tensor a, bool several_parts, bool bf16, bool needs_grad) {
+  a = a.detach();
+  const bool rounded_once = bf16 && !needs_grad && a.device().is_cpu() && a.is_floating_point() &&
+                            a.scalar_type() != torch::kDouble;
+  if (rounded_once) {
+    a = a.to(torch::kBFloat16);
+  } else if ((several_parts && a.is_floating_point()) || a.scalar_type() == torch::kBFloat16) {
+    a = a.to(torch::kFloat);
+  }
+  if (needs_grad) a.requires_grad_(true);
+  return a;
+}
+
 }  // namespace
 
 int decoder_pass_parts(std::int64_t batch, const torch::Device& device) {
@@ -311,12 +329,8 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   for (int k = 0; k < n; ++k) {
     auto& p = parts[std::size_t(k)];
     p.rows = rows[std::size_t(k)];
-    p.annotations = (n == 1 ? in.annotations : select_rows(in.annotations, p.rows)).detach();
-    // Parts run float; so does a bf16 run's decoder, whose products alone round to bf16.
-    if ((n > 1 && p.annotations.is_floating_point()) || p.annotations.scalar_type() == torch::kBFloat16) {
-      p.annotations = p.annotations.to(torch::kFloat);
-    }
-    if (needs_grad) p.annotations.requires_grad_(true);
+    p.annotations = part_annotations(n == 1 ? in.annotations : select_rows(in.annotations, p.rows), n > 1,
+                                     options.bf16, needs_grad);
     if (n > 1) p.seed = std::uint64_t(seeds[k].item<std::int64_t>());
   }
 
