@@ -6,9 +6,9 @@
 #include "core/model/matrix_product.h"
 #include "core/model/small_batch_linear.h"
 #include "core/model/step_gradient_sink.h"
-#include "core/model/word_gradient_rows.h"
 #include "core/model/teacher_forced_recurrence.h"
 #include "core/model/vocabulary_log_likelihood.h"
+#include "core/model/word_gradient_rows.h"
 #include "core/runtime/thread_generator.h"
 
 #include <algorithm>
