@@ -19,9 +19,7 @@ namespace {
 /// in double in chunk order, so the statistics do not depend on the number of threads.
 constexpr std::int64_t kRowsPerChunk = 256;
 
-/// Floats as stored: float itself, or bfloat16's bits.
-inline float load(const float& v) { return v; }
-inline float load(const std::uint16_t& v) { return from_bf16_bits(v); }
+/// Floats stored as float itself or as bfloat16's bits (read with vector_math.h's load_float).
 inline void store(float& out, float v) { out = v; }
 inline void store(std::uint16_t& out, float v) { out = bf16_bits(v); }
 
@@ -33,7 +31,7 @@ FOVEA_VECTOR_CLONES void shifted_sums(const T* __restrict x, std::int64_t rows, 
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * channels;
     for (std::int64_t c = 0; c < channels; ++c) {
-      const float d = load(row[c]) - origin[c];
+      const float d = load_float(row[c]) - origin[c];
       sum[c] += d;
       sumsq[c] += d * d;
     }
@@ -46,7 +44,7 @@ FOVEA_VECTOR_CLONES void scale_shift_relu(T* __restrict x, std::int64_t rows, st
                                           const float* __restrict scale, const float* __restrict shift) {
   for (std::int64_t r = 0; r < rows; ++r) {
     T* row = x + r * channels;
-    for (std::int64_t c = 0; c < channels; ++c) store(row[c], std::max(load(row[c]) * scale[c] + shift[c], 0.0f));
+    for (std::int64_t c = 0; c < channels; ++c) store(row[c], std::max(load_float(row[c]) * scale[c] + shift[c], 0.0f));
   }
 }
 
@@ -59,7 +57,7 @@ void batch_statistics(const T* x, std::int64_t rows, std::int64_t channels, std:
   // Sums of differences from the first row: the variance then does not lose its digits to a
   // mean far from zero.
   std::vector<float> origin(static_cast<std::size_t>(channels));
-  for (std::int64_t c = 0; c < channels; ++c) origin[c] = load(x[c]);
+  for (std::int64_t c = 0; c < channels; ++c) origin[c] = load_float(x[c]);
   const std::int64_t chunks = chunks_of(rows);
   std::vector<float> partial(std::size_t(chunks * 2 * channels));
   at::parallel_for(0, chunks, 8, [&](std::int64_t begin, std::int64_t end) {
