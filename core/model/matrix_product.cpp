@@ -1,5 +1,6 @@
 #include "core/model/matrix_product.h"
 
+#include "core/model/batch_weight_gradients.h"
 #include "core/model/bf16_product.h"
 #include "core/model/bf16_weights.h"
 
@@ -293,6 +294,7 @@ struct LinearProduct : torch::autograd::Function<LinearProduct> {
     const bool bf16 = Bf16Products::active();
     const auto xs = bf16 ? to_bf16(x) : x, ws = bf16 ? shared_bf16(weight) : weight;
     ctx->save_for_backward({xs, ws});
+    ctx->saved_data["weight"] = weight;  // the parameter, whose gradient a batch in parts may defer
     ctx->saved_data["bias"] = bias.has_value();
     auto y = matrix_product(xs, ws.t());
     return bias ? y.add_(*bias) : y;
@@ -303,8 +305,11 @@ struct LinearProduct : torch::autograd::Function<LinearProduct> {
     const auto &x = saved[0], &weight = saved[1];
     const auto dy = x.scalar_type() == torch::kBFloat16 ? to_bf16(grads[0]) : grads[0];
     const bool bias = ctx->saved_data["bias"].toBool();
+    const bool weight_grad = ctx->needs_input_grad(1) &&
+                             !BatchWeightGradients::defer(ctx->saved_data["weight"].toTensor(), {dy}, {x},
+                                                          x.scalar_type() == torch::kBFloat16);
     return {ctx->needs_input_grad(0) ? matrix_product(dy, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? matrix_product(dy.t(), x) : torch::Tensor(),
+            weight_grad ? matrix_product(dy.t(), x) : torch::Tensor(),
             bias && ctx->needs_input_grad(2) ? grads[0].sum(0) : torch::Tensor()};
   }
 };

@@ -2,6 +2,7 @@
 
 #include <ATen/record_function.h>
 
+#include "core/model/batch_weight_gradients.h"
 #include "core/model/bf16_product.h"
 #include "core/model/bf16_weights.h"
 #include "core/model/matrix_product.h"
@@ -65,6 +66,7 @@ struct StepProduct : torch::autograd::Function<StepProduct> {
 struct StepWeightGradient : torch::autograd::Function<StepWeightGradient> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor weight, c10::List<torch::Tensor> record) {
     ctx->saved_data["record"] = record;
+    ctx->saved_data["weight"] = weight;  // the parameter, whose gradient a batch in parts may defer
     ctx->set_materialize_grads(false);
     return weight;  // a returned input becomes a view carrying this node
   }
@@ -77,7 +79,8 @@ struct StepWeightGradient : torch::autograd::Function<StepWeightGradient> {
     }
     record.clear();
     torch::Tensor grad = grads[0];  // a use of the weight outside the steps (none in the decoder)
-    if (!xs.empty()) {
+    const auto weight = ctx->saved_data["weight"].toTensor();
+    if (!xs.empty() && !BatchWeightGradients::defer(weight, dys, xs, Bf16Products::active())) {
       auto from_steps = matrix_product(torch::cat(dys).t(), torch::cat(xs));
       grad = grad.defined() ? grad + from_steps : from_steps;
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/model/bf16_product.h"
+#include "core/model/batch_weight_gradients.h"
 #include "core/model/bf16_weights.h"
 #include "core/model/matrix_product.h"
 #include "core/model/vector_clones.h"
@@ -94,6 +95,7 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
       }
     });
     ctx->save_for_backward({xs, ws, logits, lse, t});
+    ctx->saved_data["weight"] = weight;  // the parameter, whose gradient a batch in parts may defer
     return out;
   }
 
@@ -132,8 +134,10 @@ class FusedLogLikelihood : public torch::autograd::Function<FusedLogLikelihood> 
       }
     });
     const auto& dl = d;
+    const bool weight_grad =
+        ctx->needs_input_grad(1) && !BatchWeightGradients::defer(ctx->saved_data["weight"].toTensor(), {dl}, {x}, bf16);
     return {ctx->needs_input_grad(0) ? matrix_product(dl, weight) : torch::Tensor(),
-            ctx->needs_input_grad(1) ? matrix_product(dl.t(), x) : torch::Tensor(),
+            weight_grad ? matrix_product(dl.t(), x) : torch::Tensor(),
             ctx->needs_input_grad(2) ? partial_sums.sum(0) : torch::Tensor(), torch::Tensor()};
   }
 };

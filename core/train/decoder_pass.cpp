@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/model/batch_weight_gradients.h"
 #include "core/model/bf16_product.h"
 #include "core/model/word_gradient_rows.h"
 #include "core/runtime/runtime.h"
@@ -303,6 +304,16 @@ torch::Tensor part_annotations(torch::Tensor a, bool several_parts, bool bf16, b
   return a;
 }
 
+/// The gradient of `annotations` (the whole batch's), from its parts' leaves.
+torch::Tensor annotations_gradient(const std::vector<Part>& parts, const torch::Tensor& annotations) {
+  if (parts.size() == 1) return parts[0].annotations.grad().to(annotations.scalar_type());
+  auto grad = torch::zeros_like(annotations);
+  for (const auto& p : parts) {
+    grad.index_copy_(0, p.rows.to(annotations.device()), p.annotations.grad().to(annotations.scalar_type()));
+  }
+  return grad;
+}
+
 }  // namespace
 
 int decoder_pass_parts(std::int64_t batch, const torch::Device& device) {
@@ -363,28 +374,23 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   }
   result.terms = totals.terms;
 
+  BatchWeightGradients weight_gradients;  // the parts' weight gradients, one product each below
   auto backward = [&](int k) {
     Bf16Products bf16(options.bf16);
+    BatchWeightGradients::Scope deferred(n > 1 ? &weight_gradients : nullptr, k);
     auto& p = parts[std::size_t(k)];
     auto loss = p.terms.loss * (double(p.rows.size(0)) / totals.captions);
     if (supervise && totals.words > 0) loss = loss + p.supervision.sum * (options.supervision_weight / totals.words);
     loss.backward();
   };
   run_parts(n, backward);
-  if (n > 1) dense_gradients(decoder->parameters());
+  if (n > 1) {
+    weight_gradients.finish();
+    dense_gradients(decoder->parameters());
+  }
 
   if (supervise && totals.words > 0) result.supervision = totals.supervision / totals.words;
-  if (needs_grad) {
-    if (n == 1) {
-      result.annotations_grad = parts[0].annotations.grad().to(in.annotations.scalar_type());
-    } else {
-      result.annotations_grad = torch::zeros_like(in.annotations);
-      for (const auto& p : parts) {
-        result.annotations_grad.index_copy_(0, p.rows.to(in.annotations.device()),
-                                            p.annotations.grad().to(in.annotations.scalar_type()));
-      }
-    }
-  }
+  if (needs_grad) result.annotations_grad = annotations_gradient(parts, in.annotations);
   result.terms.loss = torch::Tensor();
   return result;
 }

@@ -4,7 +4,10 @@
 /// between cores: with two intra-op threads the reference step ran only 1.2x faster than with one
 /// (docs/performance.md). Given two cores, the batch is split into two parts of alternating caption
 /// lengths, each decoded and back-propagated on its own thread with one intra-op thread; the parts'
-/// gradients add up in the parameters to the whole batch's. Each part draws its dropout masks and
+/// gradients add up in the parameters to the whole batch's. The weight gradients of the products
+/// over all words (core/model/batch_weight_gradients.h) and the word embedding's
+/// (core/model/word_gradient_rows.h) wait for every part's backward and are then made once, on
+/// every thread. Each part draws its dropout masks and
 /// glimpses from its own generator (core/runtime/thread_generator.h), so runs stay reproducible.
 #include <functional>
 #include <vector>
