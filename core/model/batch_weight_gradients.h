@@ -2,16 +2,15 @@
 /// The weight gradients of a batch decoded in parts, each made in one product for the whole batch.
 ///
 /// A batch decoded in parts side by side (core/train/decoder_pass.h) runs each part's backward on
-/// a thread of its own, and each part multiplied its own share of every weight's gradient, ∂Y_kᵀ
-/// X_k over its own rows: one thread per product, at half the depth. oneDNN and the BLAS run such
-/// products well below half the rate of one product over every part's rows on every thread (the
-/// vocabulary's, 10,000 × 519 × 512 in bf16 on a 2-core AMX machine: two one-thread products side
-/// by side took 10–12 ms, one two-thread product 5–6 ms), and autograd then added the parts'
-/// gradients, 20 MB each for the vocabulary. While a scope is open on a part's thread, the backward
-/// of core/model's products (linear_product, the vocabulary, the step weights) hands its (∂Y, X)
-/// over instead, and the caller's finish() makes each weight's gradient Σ_k ∂Y_kᵀ X_k in one
-/// product on all of the caller's threads, the parts' rows in part order: the same sum whichever
-/// thread finishes first.
+/// a thread of its own, and each part multiplied its own share of every weight's gradient,
+/// ∂Y_kᵀ X_k over its own rows: one thread per product, at half the depth. oneDNN runs two such
+/// products side by side well below the rate of one product over both parts' rows on both threads
+/// (the vocabulary's in bf16 on a 2-core AMX machine: 9–17 ms for the two of depth 288, 5–11 ms
+/// for the one of depth 544), and autograd then added the parts' gradients, 20 MB each for the
+/// vocabulary. While a scope is open on a part's thread, the backward of core/model's products
+/// (linear_product, the vocabulary, the step weights) hands its (∂Y, X) over instead, and the
+/// caller's finish() makes each weight's gradient Σ_k ∂Y_kᵀ X_k in one product on all of the
+/// caller's threads, the parts' rows in part order: the same sum whichever thread finishes first.
 #include <torch/torch.h>
 
 #include <map>

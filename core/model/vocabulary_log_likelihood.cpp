@@ -10,8 +10,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/model/bf16_product.h"
 #include "core/model/batch_weight_gradients.h"
+#include "core/model/bf16_product.h"
 #include "core/model/bf16_weights.h"
 #include "core/model/matrix_product.h"
 #include "core/model/vector_clones.h"
