@@ -1,7 +1,8 @@
 // A batch's weight gradients made once after its parts' backward: what the parts hand over adds up
 // to the gradient each part would have given, in part order whichever thread hands over first;
-// nothing is taken outside a scope or for a weight that is not a leaf taking a gradient; and the
-// backward of the vocabulary, of linear_product in bf16 and of a step weight hand theirs over.
+// nothing is taken outside a scope, for a weight that is not a leaf taking a gradient or for more
+// rows than a part's own product runs well; and the backward of the vocabulary, of linear_product
+// in bf16 and of a step weight hand theirs over.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -62,7 +63,7 @@ TEST(BatchWeightGradients, PartsTermsAddUpInPartOrderWhicheverThreadHandsOverFir
   EXPECT_TRUE(torch::allclose(weight.grad(), dy[0].t().mm(x[0]) + 1, 1e-5, 1e-5));
 }
 
-TEST(BatchWeightGradients, NothingIsTakenOutsideAScopeOrForAWeightThatIsNoLeafTakingAGradient) {
+TEST(BatchWeightGradients, NothingIsTakenOutsideAScopeForAWeightThatTakesNoGradientOrForDeepRows) {
   const auto weight = torch::randn({3, 2}).requires_grad_();
   const auto dy = torch::randn({4, 3}), x = torch::randn({4, 2});
   EXPECT_FALSE(BatchWeightGradients::defer(weight, {dy}, {x}, false));  // no scope
@@ -76,6 +77,9 @@ TEST(BatchWeightGradients, NothingIsTakenOutsideAScopeOrForAWeightThatIsNoLeafTa
   EXPECT_FALSE(BatchWeightGradients::defer(torch::randn({3, 2}), {dy}, {x}, false));      // takes no gradient
   EXPECT_FALSE(BatchWeightGradients::defer(weight, {dy}, {torch::randn({4, 3})}, false));  // x does not fit
   EXPECT_FALSE(BatchWeightGradients::defer(weight, {dy, dy}, {x}, false));                // unpaired rows
+  // Over 2,048 rows a part's own product runs near full rate: it stays where it is.
+  EXPECT_FALSE(BatchWeightGradients::defer(weight, {torch::randn({2049, 3})}, {torch::randn({2049, 2})}, false));
+  EXPECT_TRUE(BatchWeightGradients::defer(weight, {torch::randn({2048, 3})}, {torch::randn({2048, 2})}, false));
 }
 
 TEST(BatchWeightGradients, TheVocabularyLinearProductAndStepWeightsHandTheirsOver) {

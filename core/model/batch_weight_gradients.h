@@ -40,8 +40,9 @@ class BatchWeightGradients {
   };
 
   /// Hands over the term Σ_i dy_iᵀ x_i of `weight`'s gradient (dy_i: (N_i, out) rows, x_i: (N_i,
-  /// in) rows, float or bf16; `bf16`: multiply in bf16). True where a scope is open on this thread
-  /// and `weight` is a CPU leaf that takes a gradient; false, taking nothing, otherwise.
+  /// in) rows, float or bf16; `bf16`: multiply in bf16). True where a scope is open on this thread,
+  /// `weight` is a CPU leaf that takes a gradient and the rows are at most 2,048 (deeper products
+  /// run near full rate where they are); false, taking nothing, otherwise.
   static bool defer(const torch::Tensor& weight, const std::vector<torch::Tensor>& dy,
                     const std::vector<torch::Tensor>& x, bool bf16);
 
