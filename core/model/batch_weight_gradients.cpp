@@ -24,14 +24,13 @@ thread_local Open open_scope;
 constexpr std::int64_t kDeepestHandOver = 2048;
 
 /// The rows of `ts` one after the other. In bf16, rounded into a buffer whose row count is a
-/// multiple of 32, zeros after: the depth the product's AMX blocks take whole
-/// (core/model/bf16_product.cpp), the rounding's copy doing the padding.
+/// multiple of kBf16DepthBlock, zeros after (the product's depth, taken whole by its fast path),
+/// the rounding's copy doing the padding.
 torch::Tensor stacked_rows(const std::vector<torch::Tensor>& ts, bool bf16) {
   if (!bf16) return ts.size() == 1 ? ts[0] : torch::cat(ts);
   std::int64_t rows = 0;
   for (const auto& t : ts) rows += t.size(0);
-  constexpr std::int64_t kBlock = 32;
-  const std::int64_t padded = (rows + kBlock - 1) / kBlock * kBlock;
+  const std::int64_t padded = (rows + kBf16DepthBlock - 1) / kBf16DepthBlock * kBf16DepthBlock;
   auto out = torch::empty({padded, ts[0].size(1)}, ts[0].options().dtype(torch::kBFloat16));
   std::int64_t at = 0;
   for (const auto& t : ts) {

@@ -31,11 +31,11 @@ torch::Tensor operand(const torch::Tensor& t) {
 /// products with K rounded up to a multiple of 32 ran at 250–540. Such operands are rounded into
 /// buffers with K rounded up and zeros after: the same product, the rounding's copy padding it.
 /// Above kLongestPaddedDepth the tail is a small share of the work and the copy not worth making.
-constexpr std::int64_t kDepthBlock = 32, kShortestPaddedDepth = 64, kLongestPaddedDepth = 2048;
+constexpr std::int64_t kShortestPaddedDepth = 64, kLongestPaddedDepth = 2048;
 
 std::int64_t padded_depth(std::int64_t K) {
-  if (K % kDepthBlock == 0 || K < kShortestPaddedDepth || K > kLongestPaddedDepth) return K;
-  return (K + kDepthBlock - 1) / kDepthBlock * kDepthBlock;
+  if (K % kBf16DepthBlock == 0 || K < kShortestPaddedDepth || K > kLongestPaddedDepth) return K;
+  return (K + kBf16DepthBlock - 1) / kBf16DepthBlock * kBf16DepthBlock;
 }
 
 /// t (2-D, float or bf16) rounded to bf16 with its dimension `depth` (0 or 1) grown to `padded`

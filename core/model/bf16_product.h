@@ -40,6 +40,10 @@ class Bf16Products {
 /// The bf16 copy of a float tensor the products take (contiguous); a bf16 tensor as it is.
 torch::Tensor to_bf16(const torch::Tensor& t);
 
+/// The depth AMX multiplies bf16 in: products whose depth K is a multiple of it take oneDNN 2.6's
+/// fast path (bf16_matrix_product pads other depths with zeros where that pays).
+constexpr std::int64_t kBf16DepthBlock = 32;
+
 /// a · b in float for CPU 2-D a (M, K) and b (K, N), float or bf16 (rounded to bf16 first),
 /// either possibly a transposed view. No autograd: callers supply their own backward.
 torch::Tensor bf16_matrix_product(const torch::Tensor& a, const torch::Tensor& b);
