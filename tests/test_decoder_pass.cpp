@@ -98,6 +98,17 @@ TEST(DecoderPass, TwoPartsGiveTheWholeBatchsLossAndGradients) {
   EXPECT_EQ(halves.result.annotations_grad.sizes(), b.in.annotations.sizes());
   EXPECT_TRUE(torch::allclose(halves.result.annotations_grad, whole.result.annotations_grad, 1e-4, 1e-6));
   EXPECT_GT(whole.result.annotations_grad.abs().sum({1, 2}).min().item<double>(), 0);  // every caption got its own
+
+  // Asked for rows, the word embedding's gradient stays the rows the batch read, adding up to the same.
+  o.word_gradient_rows = true;
+  const auto rows = run(dec, b.in, o);
+  int sparse = 0;
+  for (std::size_t i = 0; i < whole.grads.size(); ++i) {
+    sparse += rows.grads[i].is_sparse();
+    const auto dense = rows.grads[i].is_sparse() ? rows.grads[i].to_dense() : rows.grads[i];
+    EXPECT_TRUE(torch::allclose(dense, halves.grads[i], 1e-6, 1e-7)) << "parameter " << i;
+  }
+  EXPECT_EQ(sparse, 1);
 }
 
 TEST(DecoderPass, AProfileRecordsEveryPartsThreadAndFoveasOwnKernels) {

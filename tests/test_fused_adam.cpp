@@ -121,3 +121,50 @@ TEST(FusedAdam, ClearedGradientsAreReplacedAndWeightsWithoutOneStay) {
   EXPECT_TRUE(torch::equal(used_first, first_before)) << "a weight without a gradient moved";
   EXPECT_GT((used_second - second_before).abs().min().item<double>(), 1e-3);
 }
+
+namespace {
+
+/// A (rows, width) gradient touching a few rows, some twice (as two parts of a batch hand theirs),
+/// and row 20 + step once: rows touched in an earlier step only.
+torch::Tensor row_gradient(std::int64_t rows, std::int64_t width, int step) {
+  torch::manual_seed(200 + step);
+  const auto index = torch::tensor({std::int64_t(3), std::int64_t(150), std::int64_t(3), rows - 1, std::int64_t(20 + step)},
+                                   torch::kLong);
+  return torch::sparse_coo_tensor(index.view({1, -1}), torch::randn({5, width}), {rows, width});
+}
+
+}  // namespace
+
+// A gradient given as rows takes the step its dense form takes, bit for bit: the rows it does not
+// touch still move by their moments (row 20, touched in the first step only). Where the step is not fused, it is made dense for Adam.
+TEST(FusedAdam, AGradientGivenAsRowsTakesItsDenseFormsStep) {
+  const std::int64_t rows = 300, width = 70;  // larger than a parallel chunk
+  torch::manual_seed(5);
+  auto by_rows = torch::randn({rows, width}).requires_grad_(true);
+  auto dense = by_rows.detach().clone().requires_grad_(true);
+  const auto start = by_rows.detach().clone();
+  FusedAdam rows_adam(std::vector<torch::Tensor>{by_rows}, torch::optim::AdamOptions(1e-2));
+  FusedAdam dense_adam(std::vector<torch::Tensor>{dense}, torch::optim::AdamOptions(1e-2));
+  for (int s = 0; s < 4; ++s) {
+    const auto g = row_gradient(rows, width, s);
+    by_rows.mutable_grad() = g;
+    dense.mutable_grad() = g.to_dense();
+    rows_adam.step();
+    dense_adam.step();
+  }
+  EXPECT_TRUE(torch::equal(by_rows, dense));
+  // Rows never in a gradient stayed; the touched ones moved (by ~lr a step).
+  EXPECT_TRUE(torch::equal(by_rows[10], start[10]));
+  EXPECT_GT((by_rows[150] - start[150]).abs().mean().item<double>(), 5e-3);
+
+  torch::optim::AdamOptions amsgrad(1e-2);
+  amsgrad.amsgrad(true);
+  auto unfused = start.clone().requires_grad_(true), reference = start.clone().requires_grad_(true);
+  FusedAdam fallback(std::vector<torch::Tensor>{unfused}, amsgrad);
+  torch::optim::Adam adam(std::vector<torch::Tensor>{reference}, amsgrad);
+  unfused.mutable_grad() = row_gradient(rows, width, 0);
+  reference.mutable_grad() = unfused.grad().to_dense();
+  fallback.step();
+  adam.step();
+  EXPECT_TRUE(torch::equal(unfused, reference));
+}

@@ -200,6 +200,7 @@ void bench_decoder_train_step(const BenchArgs* a, const torch::Device& device, A
   pass_options.hard = kind == AttentionKind::Hard;
   pass_options.bf16 = a->precision == "bf16";
   pass_options.parts = a->parts;
+  pass_options.word_gradient_rows = true;  // as `fovea train` runs: FusedAdam takes them
   int parts = 1;
   auto step = [&] {
     auto t0 = std::chrono::steady_clock::now();

@@ -147,6 +147,7 @@ void bench_corpus_epoch(const BenchArgs* a) {
   DecoderPassOptions pass_options;
   pass_options.bf16 = a->precision == "bf16";
   pass_options.parts = a->parts;
+  pass_options.word_gradient_rows = true;  // as `fovea train` runs: FusedAdam takes them
   std::mt19937 rng(7);
   std::vector<double> step_s;
   double tokens = 0;

@@ -353,7 +353,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
     // bf16: the decoder's products in bf16 with float results (core/model/bf16_product.h), safe
     // in parts side by side; everything else in float. The encoder, outside, keeps CPU autocast.
     Bf16Products bf16(options.bf16);
-    WordGradientRows word_rows(n > 1);  // the parts' embedding gradients as rows, made dense below
+    WordGradientRows word_rows(n > 1);  // the parts' embedding gradients as rows (see below)
     const auto pick = [&](const torch::Tensor& t) { return n == 1 ? t : select_rows(t, p.rows); };
     p.out = decoder->forward(p.annotations, pick(in.tokens), pick(in.lengths), pick(in.sample));
     p.weights = pick(in.caption_weights);
@@ -386,7 +386,7 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   run_parts(n, backward);
   if (n > 1) {
     weight_gradients.finish();
-    dense_gradients(decoder->parameters());
+    if (!options.word_gradient_rows) dense_gradients(decoder->parameters());
   }
 
   if (supervise && totals.words > 0) result.supervision = totals.supervision / totals.words;

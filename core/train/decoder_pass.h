@@ -32,6 +32,10 @@ struct DecoderPassOptions {
   double supervision_weight = 0;    ///< weight of the attention supervision loss (0: off)
   bool bf16 = false;                ///< the decoder's products in bf16, float results (core/model/bf16_product.h)
   int parts = 0;                    ///< parts run at once on a CPU (at most one per caption); 0: decoder_pass_parts()
+  /// Leave the word embedding's gradient as the rows the batch read (a sparse tensor) when it runs
+  /// in parts, for a caller whose clipping and optimizer take such a gradient (clip_gradient_norm,
+  /// FusedAdam). false: made dense, as any optimizer takes it.
+  bool word_gradient_rows = false;
   /// Data parallel: sums the values over the processes of the group, in place. The loss is then
   /// the mean over every process's captions (and supervised words), so the processes' gradients
   /// add up to the whole batch's, and the terms and the baseline's update are the whole batch's.

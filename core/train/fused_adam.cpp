@@ -1,7 +1,9 @@
 #include "core/train/fused_adam.h"
 
 #include <ATen/Parallel.h>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/model/vector_clones.h"
 #include "core/runtime/torch_compat.h"
@@ -26,21 +28,111 @@ FOVEA_VECTOR_CLONES void adam_update(float* __restrict w, const float* __restric
   }
 }
 
+/// Adam's update where the gradient is zero (a weight row the batch did not touch): the moments
+/// decay and the weight still moves by them, bit for bit as adam_update with g = 0.
+FOVEA_VECTOR_CLONES void adam_update_without_gradient(float* __restrict w, float* __restrict m, float* __restrict v,
+                                                      std::int64_t n, float b1, float b2, float root_c2, float eps,
+                                                      float step_size) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float mi = m[i] * b1;
+    const float vi = v[i] * b2;
+    m[i] = mi;
+    v[i] = vi;
+    w[i] -= step_size * mi / (std::sqrt(vi) / root_c2 + eps);
+  }
+}
+
+bool float_cpu(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_contiguous();
+}
+
+/// A gradient given as rows of a 2-D weight (core/model/word_gradient_rows.h).
+bool fusable_rows(const torch::Tensor& p) {
+  const auto& g = p.grad();
+  return p.dim() == 2 && g.sparse_dim() == 1 && g.dense_dim() == 1 && g.sizes() == p.sizes() &&
+         g.device().is_cpu() && g.scalar_type() == torch::kFloat;
+}
+
 bool fusable(const torch::Tensor& p) {
-  return p.device().is_cpu() && p.scalar_type() == torch::kFloat && p.is_contiguous() && p.grad().defined() &&
-         p.grad().device().is_cpu() && p.grad().scalar_type() == torch::kFloat && p.grad().is_contiguous() &&
-         !p.grad().is_sparse();
+  if (!float_cpu(p) || !p.grad().defined()) return false;
+  return p.grad().is_sparse() ? fusable_rows(p) : float_cpu(p.grad());
+}
+
+/// Each row's gradient in `values`, or nullptr for a row without one; `g` is coalesced (each row
+/// once), `values` its values made contiguous.
+std::vector<const float*> gradient_rows(const torch::Tensor& g, const torch::Tensor& values) {
+  std::vector<const float*> rows(std::size_t(g.size(0)), nullptr);
+  const auto index = g.indices()[0].contiguous();
+  const auto* row = index.data_ptr<std::int64_t>();
+  const float* first = values.data_ptr<float>();
+  for (std::int64_t i = 0; i < index.numel(); ++i) rows[std::size_t(row[i])] = first + i * g.size(1);
+  return rows;
+}
+
+}  // namespace
+
+namespace {
+
+/// One step's constants of Adam's update (torch::optim::Adam's, in float).
+struct AdamStep {
+  float b1, a1, b2, a2, root_c2, eps, step_size;
+};
+
+AdamStep adam_step(const torch::optim::AdamOptions& options, std::int64_t step) {
+  const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
+  const double correction1 = 1 - std::pow(beta1, double(step));
+  const double correction2 = 1 - std::pow(beta2, double(step));
+  return {float(beta1),  float(1 - beta1), float(beta2), float(1 - beta2), float(std::sqrt(correction2)),
+          float(options.eps()), float(options.lr() / correction1)};
+}
+
+/// The update of one parameter whose gradient is fusable(), in parallel over its elements (rows).
+void update(const torch::Tensor& p, torch::optim::AdamParamState& s, const AdamStep& k) {
+  float* w = p.data_ptr<float>();
+  float* m = s.exp_avg().data_ptr<float>();
+  float* v = s.exp_avg_sq().data_ptr<float>();
+  constexpr std::int64_t kGrain = 1 << 14;
+  if (!p.grad().is_sparse()) {
+    const float* g = p.grad().data_ptr<float>();
+    at::parallel_for(0, p.numel(), kGrain, [&](std::int64_t begin, std::int64_t end) {
+      adam_update(w + begin, g + begin, m + begin, v + begin, end - begin, k.b1, k.a1, k.b2, k.a2, k.root_c2, k.eps,
+                  k.step_size);
+    });
+    return;
+  }
+  const auto g = p.grad().coalesce();  // the parts' rows added up: each row once
+  const auto values = g.values().contiguous();
+  const auto rows = gradient_rows(g, values);
+  const std::int64_t width = p.size(1);
+  at::parallel_for(0, p.size(0), std::max<std::int64_t>(1, kGrain / std::max<std::int64_t>(1, width)),
+                   [&](std::int64_t begin, std::int64_t end) {
+                     for (std::int64_t r = begin; r < end; ++r) {
+                       const auto o = r * width;
+                       if (const float* g = rows[std::size_t(r)]) {
+                         adam_update(w + o, g, m + o, v + o, width, k.b1, k.a1, k.b2, k.a2, k.root_c2, k.eps, k.step_size);
+                       } else {
+                         adam_update_without_gradient(w + o, m + o, v + o, width, k.b1, k.b2, k.root_c2, k.eps, k.step_size);
+                       }
+                     }
+                   });
 }
 
 }  // namespace
 
 torch::Tensor FusedAdam::step(LossClosure closure) {
+  bool fused = true;
   for (const auto& group : param_groups()) {
     const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
-    if (options.amsgrad() || options.weight_decay() != 0) return torch::optim::Adam::step(std::move(closure));
-    for (const auto& p : group.params()) {
-      if (p.grad().defined() && !fusable(p)) return torch::optim::Adam::step(std::move(closure));
+    fused = fused && !options.amsgrad() && options.weight_decay() == 0;
+    for (const auto& p : group.params()) fused = fused && (!p.grad().defined() || fusable(p));
+  }
+  if (!fused) {  // torch::optim::Adam takes dense gradients only
+    for (auto& group : param_groups()) {
+      for (auto& p : group.params()) {
+        if (p.grad().defined() && p.grad().is_sparse()) p.mutable_grad() = p.grad().to_dense();
+      }
     }
+    return torch::optim::Adam::step(std::move(closure));
   }
   torch::NoGradGuard no_grad;
   torch::Tensor loss;
@@ -51,7 +143,6 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
   auto& states = state();
   for (auto& group : param_groups()) {
     const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
-    const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       const auto key = compat::optimizer_state_key(states, p);
@@ -65,18 +156,7 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
       }
       auto& s = static_cast<torch::optim::AdamParamState&>(*entry->second);
       s.step(s.step() + 1);
-      const double correction1 = 1 - std::pow(beta1, double(s.step()));
-      const double correction2 = 1 - std::pow(beta2, double(s.step()));
-      const float b1 = float(beta1), a1 = float(1 - beta1), b2 = float(beta2), a2 = float(1 - beta2);
-      const float root_c2 = float(std::sqrt(correction2)), eps = float(options.eps());
-      const float step_size = float(options.lr() / correction1);
-      float* w = p.data_ptr<float>();
-      const float* g = p.grad().data_ptr<float>();
-      float* m = s.exp_avg().data_ptr<float>();
-      float* v = s.exp_avg_sq().data_ptr<float>();
-      at::parallel_for(0, p.numel(), 1 << 14, [&](std::int64_t begin, std::int64_t end) {
-        adam_update(w + begin, g + begin, m + begin, v + begin, end - begin, b1, a1, b2, a2, root_c2, eps, step_size);
-      });
+      update(p, s, adam_step(options, s.step()));
       // Written through raw pointers: say so, as an in-place operation would, so that what
       // caches a weight by its version (the decoder's decoding weights) sees the new one.
       p.unsafeGetTensorImpl()->bump_version();

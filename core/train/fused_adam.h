@@ -4,8 +4,11 @@
 /// over the weight, its gradient or a moment: for a decoder with a 10000-word vocabulary that is
 /// ~1.3 GB of memory traffic a step, 61 of the 539 ms of `fovea bench`'s decoder_train_step on a
 /// Xeon. Here one pass reads the weight, the gradient and both moments and writes back three.
-/// Anything else (other devices or types, AMSGrad, weight decay) goes through
-/// torch::optim::Adam::step unchanged.
+/// A gradient given as a weight's rows (a coalesced sparse tensor: the word embedding's, see
+/// core/model/word_gradient_rows.h) is read row by row; the other rows take Adam's update with a
+/// zero gradient, as a dense gradient's zeros would give them, without a 20 MB gradient to write and
+/// read. Anything else (other devices or types, AMSGrad, weight decay) goes through
+/// torch::optim::Adam::step unchanged, with such a gradient made dense first.
 #include <torch/torch.h>
 
 namespace fovea {

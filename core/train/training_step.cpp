@@ -12,6 +12,7 @@
 #include "core/train/data_parallel.h"
 #include "core/train/decoder_pass.h"
 #include "core/train/fused_adam.h"
+#include "core/train/gradient_clipping.h"
 #include "core/train/self_critical.h"
 
 namespace fovea {
@@ -188,6 +189,9 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   pass_options.objective = config_.objective;
   pass_options.hard = hard;
   pass_options.bf16 = precision_ == "bf16";
+  // One process: the clipping and FusedAdam below take the word embedding's gradient as rows (the
+  // processes' gradients are summed dense).
+  pass_options.word_gradient_rows = group_ == nullptr;
   if (config_.attention_supervision > 0 && input.word_has_box.defined()) pass_options.supervision_weight = config_.attention_supervision;
   if (group_ != nullptr) {
     pass_options.sum_over_processes = [this](std::vector<double>& values) {
@@ -214,7 +218,7 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   if (!roots.empty()) torch::autograd::backward(roots, grads);
   // Each process's loss is its share of the whole batch's mean: the sum is the batch's gradient.
   all_reduce_gradients(group_, model_.net->trainable_parameters());
-  out.grad_norm = torch::nn::utils::clip_grad_norm_(model_.net->trainable_parameters(), kGradClip);
+  out.grad_norm = clip_gradient_norm(model_.net->trainable_parameters(), kGradClip);
   out.nonfinite = first_nonfinite({{"NLL", out.terms.nll},
                                    {"penalty", out.terms.penalty},
                                    {"REINFORCE reward", out.terms.reward},
