@@ -91,6 +91,12 @@ double RunLog::best_bleu4() const {
   return b;
 }
 
+BestValidation RunLog::best() const {
+  BestValidation b;
+  for (const auto& v : val) b.add(v);
+  return b;
+}
+
 RunLog read_run_log(const std::string& dir, bool with_samples) {
   const auto metrics = metrics_path(dir);
   if (!fs::exists(metrics)) throw std::runtime_error(dir + ": not a training run folder (no metrics.jsonl)");

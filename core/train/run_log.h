@@ -32,6 +32,7 @@ struct RunLog {
   bool hard() const;         ///< hard attention (from the config, else from the records)
   std::int64_t last_step() const;  ///< the furthest step logged or checkpointed
   double best_bleu4() const;
+  BestValidation best() const;  ///< best.ckpt's validation (metric empty: none yet)
 };
 
 /// Throws std::runtime_error naming the folder when it holds no metrics.jsonl. Without

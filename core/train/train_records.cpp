@@ -1,5 +1,6 @@
 #include "core/train/train_records.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -86,6 +87,17 @@ nlohmann::json to_json(const ValidationRecord& v) {
   if (v.has_grounding) write_fields(j, v, kGroundingFields);
   if (v.has_faithfulness) write_fields(j, v, kFaithfulnessFields);
   return j;
+}
+
+void BestValidation::add(const ValidationRecord& v) {
+  if (v.improved) {
+    metric = v.metric;
+    score = v.metric == "CIDEr-D" ? v.cider : v.metric == "validation NLL" ? v.nll : v.bleu[3];
+    named_ = true;
+  } else if (!named_) {
+    score = metric.empty() ? v.bleu[3] : std::max(score, v.bleu[3]);
+    metric = "BLEU-4";
+  }
 }
 
 std::string improvement_note(const ValidationRecord& v) {

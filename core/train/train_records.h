@@ -60,6 +60,19 @@ struct ValidationRecord {
 /// BLEU-4 being below 0.01").
 std::string improvement_note(const ValidationRecord& v);
 
+/// best.ckpt's validation as a run's validations say, added in order: each one that improved
+/// replaces it, with its score in the metric it was chosen by (BLEU-4; CIDEr-D for self-critical
+/// runs, or while BLEU-4 is below 0.01; validation NLL while both are). Runs logged before
+/// validations named their metric: the best BLEU-4.
+struct BestValidation {
+  std::string metric;  ///< empty: no validation yet
+  double score = 0;
+  void add(const ValidationRecord& v);
+
+ private:
+  bool named_ = false;  ///< a validation that improved was seen
+};
+
 /// A window of encoder pretraining steps (kind "pretrain"): before the first captioning step, so
 /// indexed by its own step count.
 struct PretrainRecord {

@@ -98,6 +98,9 @@ void bind_runs(pyb::module_& m) {
     d["failure"] = log.failure;
     d["last_step"] = log.last_step();
     d["best_bleu4"] = log.best_bleu4();
+    const auto best = log.best();
+    d["best_metric"] = best.metric;
+    d["best_score"] = best.score;
     d["has_last_checkpoint"] = log.has_last_checkpoint;
     d["has_best_checkpoint"] = log.has_best_checkpoint;
     d["checkpoint_step"] = log.checkpoint_step;

@@ -30,6 +30,9 @@ def test_a_tiny_model_learns(tmp_path):
     last = sum(nll[-3:]) / 3
     assert last < 0.6 * nll[0], f"NLL per token went from {nll[0]:.3f} to {last:.3f}"
     assert records.validation["bleu4"] and records.config["lr"] == pytest.approx(1e-2)
+    # best.ckpt's metric and score agree with what the run returned
+    assert records.best_metric == result.best_metric
+    assert records.best_score == pytest.approx(result.best_score)
 
     frame = fovea.metrics(run, frame=True) if _has_pandas() else None
     if frame is not None:

@@ -25,10 +25,24 @@ QByteArray trainLine(int step) {
   r.elapsed_s = step * 0.5;
   return QByteArray::fromStdString(fovea::to_json(r).dump() + "\n");
 }
+/// A validation as a run logged before validations named their metric (none improved).
 QByteArray valLine(int step, double bleu4) {
   fovea::ValidationRecord v;
   v.step = step;
   v.bleu[3] = bleu4;
+  auto j = fovea::to_json(v);
+  j.erase("improved");
+  j.erase("metric");
+  return QByteArray::fromStdString(j.dump() + "\n");
+}
+/// A validation as the trainer logs it now: what best.ckpt is chosen by, and whether it improved.
+QByteArray namedValLine(int step, double bleu4, double cider, const std::string& metric, bool improved) {
+  fovea::ValidationRecord v;
+  v.step = step;
+  v.bleu[3] = bleu4;
+  v.cider = cider;
+  v.metric = metric;
+  v.improved = improved;
   return QByteArray::fromStdString(fovea::to_json(v).dump() + "\n");
 }
 void append(const QString& path, const QByteArray& bytes, QIODevice::OpenMode mode = QIODevice::Append) {
@@ -55,14 +69,15 @@ class RunSummaryTest : public QObject {
     RunSummary s = reader.update(dir);
     QCOMPARE(s.bytes_read, qint64(first.size()));
     QCOMPARE(s.last_step, 100);
-    QCOMPARE(s.best_bleu4, 0.41);
+    QCOMPARE(s.best.metric, std::string("BLEU-4"));
+    QCOMPARE(s.best.score, 0.41);
 
     const QByteArray more = trainLine(101) + valLine(101, 0.38) + trainLine(102);
     append(metrics, more);
     s = reader.update(dir);
     QCOMPARE(s.bytes_read, qint64(more.size()));  // only what was added
     QCOMPARE(s.last_step, 102);
-    QCOMPARE(s.best_bleu4, 0.41);  // the best so far, from the first read
+    QCOMPARE(s.best.score, 0.41);  // the best so far, from the first read
 
     // A line still being written is left for the next read.
     append(metrics, QByteArray("{\"kind\": \"train\", \"st"));
@@ -74,10 +89,35 @@ class RunSummaryTest : public QObject {
     append(metrics, trainLine(1) + trainLine(2), QIODevice::Truncate);
     s = reader.update(dir);
     QCOMPARE(s.last_step, 2);
-    QCOMPARE(s.best_bleu4, -1.0);
+    QVERIFY(s.best.metric.empty());
+    QCOMPARE(best_validation_text(s.best), QString());
 
     const auto whole = fovea::read_run_log(dir.toStdString(), false);
     QCOMPARE(s.last_step, whole.last_step());
+  }
+
+  // A self-critical run's best.ckpt is chosen by CIDEr-D: its line says so, with that score,
+  // not the best BLEU-4 of any validation (here a later one that did not improve by CIDEr-D).
+  void aRunIsListedByTheMetricItsBestCheckpointIsChosenBy() {
+    QTemporaryDir root;
+    const QString dir = root.filePath("self-critical"), metrics = dir + "/metrics.jsonl";
+    QDir().mkpath(dir);
+    append(metrics,
+           trainLine(50) + namedValLine(50, 0.30, 0.80, "CIDEr-D", true) + namedValLine(100, 0.35, 0.75, "CIDEr-D", false),
+           QIODevice::Truncate);
+    RunSummaryReader reader;
+    RunSummary s = reader.update(dir);
+    QCOMPARE(s.best.metric, std::string("CIDEr-D"));
+    QCOMPARE(s.best.score, 0.80);
+    QCOMPARE(best_validation_text(s.best), QStringLiteral(" · CIDEr-D 0.800"));
+    const auto whole = fovea::read_run_log(dir.toStdString(), false).best();
+    QCOMPARE(whole.metric, s.best.metric);
+    QCOMPARE(whole.score, s.best.score);
+
+    // A run whose BLEU-4 first stayed below 0.01 is chosen by BLEU-4 once it moves.
+    append(metrics, namedValLine(200, 0.2, 0.6, "BLEU-4", true));
+    s = reader.update(dir);
+    QCOMPARE(best_validation_text(s.best), QStringLiteral(" · BLEU-4 0.200"));
   }
 
   void theScannerDeliversSummariesFromItsWorker() {

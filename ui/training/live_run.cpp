@@ -33,12 +33,12 @@ bool LiveRun::running() const { return training_->isRunning(); }
 
 void LiveRun::prepare(bool hard) {
   hard_ = hard;
-  best_bleu_ = -1;
+  best_ = {};
 }
 
 void LiveRun::restore(const QString& dir, const fovea::RunLog& run) {
   hard_ = run.hard();
-  best_bleu_ = run.val.empty() ? -1 : run.best_bleu4();
+  best_ = run.best();
   dashboard_->removeRun(dir);
   dashboard_->loadRun(run);
   samples_ = run.samples;
@@ -56,7 +56,7 @@ bool LiveRun::begin(const QString& dir) {
 
 void LiveRun::showValidation(const fovea::ValidationRecord& v) {
   dashboard_->addValidationRecord(dir_, v);
-  best_bleu_ = std::max(best_bleu_, v.bleu[3]);
+  best_.add(v);
   QString text = tr("validation after epoch %1: BLEU-4 %2, CIDEr-D %3").arg(v.epoch).arg(v.bleu[3], 0, 'f', 3).arg(v.cider, 0, 'f', 3);
   if (v.has_grounding) text += tr(", pointing %1%").arg(100 * v.pointing, 0, 'f', 1);
   if (v.has_faithfulness) text += tr(", faithful nouns %1%").arg(100 * v.faithful_rate, 0, 'f', 0);
@@ -78,7 +78,7 @@ void LiveRun::showProgress(const fovea::TrainProgress& p) {
   QString line = hard_ ? tr("hard") : tr("soft");
   if (p.pretrain_step < p.pretrain_steps) line += tr(" · pretraining %1/%2").arg(p.pretrain_step).arg(p.pretrain_steps);
   else line += tr(" · step %1").arg(p.step);
-  if (best_bleu_ >= 0) line += tr(" · BLEU-4 %1").arg(best_bleu_, 0, 'f', 3);
+  line += best_validation_text(best_);
   runs_->setLiveProgress(line, p.paused || training_->isPaused());  // paused, or pausing at the next step
   messages_->showProgress(p);
 }

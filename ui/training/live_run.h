@@ -1,7 +1,7 @@
 #pragma once
 /// The training window's live run: what its trainer reports (records, validations, samples,
 /// events, progress) goes into the dashboards, the samples, the run list's line and the messages;
-/// it keeps the live run's folder, attention kind, best BLEU-4 so far and samples.
+/// it keeps the live run's folder, attention kind, best validation so far and samples.
 #include <QObject>
 #include <QString>
 
@@ -33,7 +33,7 @@ class LiveRun : public QObject {
   const std::vector<fovea::SampleRecord>& samples() const { return samples_; }
   /// The last progress report (step 0 before the first).
   fovea::TrainProgress lastProgress() const { return last_progress_; }
-  /// A new run is about to start: hard attention or soft; no best BLEU-4 yet.
+  /// A new run is about to start: hard attention or soft; no best validation yet.
   void prepare(bool hard);
   /// A run is about to resume: its log (cut back to its checkpoint) gives its curves and samples.
   void restore(const QString& dir, const fovea::RunLog& run);
@@ -56,7 +56,7 @@ class LiveRun : public QObject {
   TrainingMessages* messages_;
   QString dir_;
   bool hard_ = false;
-  double best_bleu_ = -1;  ///< best validation BLEU-4 of the live run so far; < 0: none yet
+  fovea::BestValidation best_;  ///< best.ckpt's validation in the live run so far
   std::vector<fovea::SampleRecord> samples_;
   fovea::TrainProgress last_progress_;
 };

@@ -16,7 +16,7 @@ RunActions::RunActions(QWidget* parent)
       resume_(new QPushButton(tr("Resume"))),
       like_(new QPushButton(tr("New run like this"))),
       unqueue_(new QPushButton(tr("Remove from queue"))) {
-  open_best_->setToolTip(tr("Load the run's best checkpoint (by validation BLEU-4) into the caption explorer"));
+  open_best_->setToolTip(tr("Load the run's best checkpoint (by validation BLEU-4; CIDEr-D for self-critical runs) into the caption explorer"));
   resume_->setToolTip(tr("Continue a stopped run from its last checkpoint"));
   like_->setToolTip(tr("Open New run with this run's settings (in a new folder)"));
   unqueue_->setToolTip(tr("Take the selected queued run out of the queue (it will not start)"));

@@ -117,7 +117,7 @@ QString RunList::summary(const QString& dir) const {
                   : log.failed ? tr("failed: %1").arg(log.failure.isEmpty() ? tr("reason unknown") : user_summary(log.failure))
                   : log.has_last_checkpoint ? tr("stopped, resumable") : tr("no checkpoint");
   QString line = tr("%1\n%2 · step %3").arg(name, log.hard ? tr("hard") : tr("soft")).arg(log.last_step);
-  if (log.best_bleu4 >= 0) line += tr(" · BLEU-4 %1").arg(log.best_bleu4, 0, 'f', 3);
+  line += best_validation_text(log.best);
   return line + " · " + state;
 }
 

@@ -19,6 +19,11 @@ namespace fs = std::filesystem;
 
 QString RunSummary::name() const { return QFileInfo(dir).fileName(); }
 
+QString best_validation_text(const fovea::BestValidation& best) {
+  if (best.metric.empty()) return {};
+  return QStringLiteral(" · %1 %2").arg(QString::fromStdString(best.metric)).arg(best.score, 0, 'f', 3);
+}
+
 namespace {
 
 /// The config.json (or, for older runs, last.ckpt's header) of a run.
@@ -59,7 +64,7 @@ void add_records(std::string_view lines, RunSummary& s) {
         const auto kind = j.value("kind", std::string());
         if (kind == "val") {
           const auto v = fovea::validation_record_from_json(j);
-          s.best_bleu4 = std::max(s.best_bleu4, v.bleu[3]);
+          s.best.add(v);
           s.last_step = std::max(s.last_step, v.step);
         } else if (kind == "pretrain") {
           const auto p = fovea::pretrain_record_from_json(j);

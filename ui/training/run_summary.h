@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/train/train_config.h"
+#include "core/train/train_records.h"
 
 namespace fovea::ui {
 
@@ -22,7 +23,7 @@ struct RunSummary {
   fovea::TrainConfig config;
   bool hard = false;
   std::int64_t last_step = 0;  ///< the furthest step logged or checkpointed
-  double best_bleu4 = -1;      ///< -1: no validation yet
+  fovea::BestValidation best;  ///< best.ckpt's validation (metric empty: no validation yet)
   bool finished = false, failed = false;
   QString failure;
   bool has_last_checkpoint = false, has_best_checkpoint = false;
@@ -33,6 +34,10 @@ struct RunSummary {
 
   QString name() const;
 };
+
+/// " · BLEU-4 0.412" (or CIDEr-D, validation NLL: what best.ckpt is chosen by); empty before the
+/// first validation. For the run list's lines.
+QString best_validation_text(const fovea::BestValidation& best);
 
 class RunSummaryReader {
  public:
