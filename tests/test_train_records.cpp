@@ -16,13 +16,18 @@ TEST(TrainRecords, ATrainingStepReadsBackAsWritten) {
   r.tokens_per_s = 900, r.entropy = 0.75, r.aux_loss = 0.5, r.attention_loss = 0.25, r.elapsed_s = 42;
   r.hard = true, r.baseline = 0.3, r.reward = 0.4, r.reward_var = 0.05;
   r.self_critical = true, r.sample_reward = 0.6, r.baseline_reward = 0.55, r.advantage = 0.05;
-  r.sample_length = 7.5, r.end_rate = 0.9;
+  r.sample_length = 7.5, r.end_rate = 0.9, r.advantage_rms = 0.125;
   const auto j = to_json(r);
   EXPECT_EQ(j["kind"], "train");
   const auto back = train_record_from_json(j);
   EXPECT_EQ(to_json(back), j);
   EXPECT_TRUE(back.hard && back.self_critical);
   EXPECT_EQ(back.end_rate, 0.9);
+  EXPECT_EQ(back.advantage_rms, 0.125);
+  // A self-critical step logged before the advantage's RMS was: not a zero, which would plot as one.
+  auto older = j;
+  older.erase("advantage_rms");
+  EXPECT_TRUE(std::isnan(train_record_from_json(older).advantage_rms));
 
   TrainRecord plain;
   plain.step = 1, plain.loss = 2;

@@ -6,6 +6,7 @@
 /// model (core/decode/caption_sampling.h), decoded as one batch; the step then teacher-forces them,
 /// each caption's −log p weighted by its advantage (core/train/objectives.h), <end> included: a
 /// caption that ends is credited with ending there, so the reward teaches where captions stop.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct SelfCriticalFigures {
   double mean_reward() const { return captions > 0 ? reward / captions : 0; }
   double mean_baseline() const { return captions > 0 ? baseline / captions : 0; }
   double mean_advantage() const { return captions > 0 ? (reward - baseline) / captions : 0; }
+  double rms_advantage() const { return captions > 0 ? std::sqrt(advantage_sq / captions) : 0; }
   double mean_length() const { return captions > 0 ? words / captions : 0; }
   double end_rate() const { return captions > 0 ? ended / captions : 0; }
 };

@@ -28,7 +28,7 @@ constexpr Field<TrainRecord> kHardFields[] = {
 constexpr Field<TrainRecord> kSelfCriticalFields[] = {
     {"sample_reward", &TrainRecord::sample_reward}, {"baseline_reward", &TrainRecord::baseline_reward},
     {"advantage", &TrainRecord::advantage},         {"sample_length", &TrainRecord::sample_length},
-    {"end_rate", &TrainRecord::end_rate}};
+    {"end_rate", &TrainRecord::end_rate},           {"advantage_rms", &TrainRecord::advantage_rms}};
 constexpr Field<ValidationRecord> kValidationFields[] = {{"best_bleu4", &ValidationRecord::best_bleu4},
                                                          {"nll", &ValidationRecord::nll}};
 constexpr Field<ValidationRecord> kGroundingFields[] = {{"pointing", &ValidationRecord::pointing},
@@ -169,6 +169,7 @@ TrainRecord train_record_from_json(const nlohmann::json& j) {
   read_fields(j, r, kTrainFields);
   r.hard = read_optional_fields(j, r, kHardFields);
   r.self_critical = read_optional_fields(j, r, kSelfCriticalFields);
+  if (!j.contains("advantage_rms")) r.advantage_rms = std::numeric_limits<double>::quiet_NaN();  // older runs
   return r;
 }
 

@@ -28,6 +28,9 @@ struct TrainRecord {
   double sample_reward = 0;    ///< CIDEr-D of the samples
   double baseline_reward = 0;  ///< the baseline they were compared with (greedy caption's, or the other samples')
   double advantage = 0;        ///< reward − baseline
+  /// √mean (reward − baseline)²: how far the samples are pushed up or down. The mean above is 0
+  /// by construction with the samples baseline; this is not. NaN when read from an older run.
+  double advantage_rms = 0;
   double sample_length = 0;    ///< words
   double end_rate = 0;         ///< share that drew <end> within the length limit
 };

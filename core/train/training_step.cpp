@@ -77,6 +77,7 @@ TrainRecord train_record(const StepOutcome& outcome, std::int64_t step, std::int
     r.sample_reward = outcome.self_critical.mean_reward();
     r.baseline_reward = outcome.self_critical.mean_baseline();
     r.advantage = outcome.self_critical.mean_advantage();
+    r.advantage_rms = outcome.self_critical.rms_advantage();
     r.sample_length = outcome.self_critical.mean_length();
     r.end_rate = outcome.self_critical.end_rate();
   }

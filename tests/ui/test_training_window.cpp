@@ -207,6 +207,19 @@ class TrainingWindowTest : public QObject {
     QVERIFY(dashboard.shownCharts().contains("pretraining"));
     dashboard.addRun("hard", "hard", true);
     QVERIFY(dashboard.shownCharts().contains("reinforce"));
+    // A self-critical run against the samples baseline: the mean advantage is 0 by construction,
+    // so the chart also draws its RMS, which moves.
+    QVERIFY(!dashboard.shownCharts().contains("advantage"));
+    dashboard.addRun("scst", "scst", false);
+    for (int step = 1; step <= 3; ++step) {
+      fovea::TrainRecord r;
+      r.step = step;
+      r.self_critical = true, r.advantage = 0.0, r.advantage_rms = 0.1 * step;
+      dashboard.addTrainRecord("scst", r);
+    }
+    QVERIFY(dashboard.shownCharts().contains("advantage"));
+    QCOMPARE(dashboard.points("scst", "advantage").size(), 3);
+    QCOMPARE(dashboard.points("scst", "advantage_rms").last(), QPointF(3, 0.3));
     // Narrow: fewer columns, every chart at least its minimum width.
     dashboard.resize(700, 800);
     QTRY_COMPARE(dashboard.columns(), 2);

@@ -18,6 +18,7 @@ MetricValues train_values(const fovea::TrainRecord& r) {
   if (r.hard) v += MetricValues{{"baseline", r.baseline}, {"reward", r.reward}, {"reward_var", r.reward_var}};
   if (r.self_critical) {
     v += MetricValues{{"sample_reward", r.sample_reward}, {"baseline_reward", r.baseline_reward}, {"advantage", r.advantage},
+                      {"advantage_rms", r.advantage_rms},
                       {"sample_length", r.sample_length}, {"end_rate", 100 * r.end_rate}};
   }
   return v;
@@ -56,7 +57,7 @@ RunCurves run_curves(const fovea::RunLog& log) {
   };
   for (const char* metric : {"nll", "penalty", "baseline", "reward", "reward_var", "entropy", "grad_norm", "lr", "tokens_per_s",
                              "attention_loss", "aux_loss", "bleu4", "cider", "pointing", "alpha_in_box", "item_accuracy",
-                             "held_out_accuracy", "sample_reward", "baseline_reward", "advantage", "sample_length", "end_rate", "faithful_rate"}) {
+                             "held_out_accuracy", "sample_reward", "baseline_reward", "advantage", "advantage_rms", "sample_length", "end_rate", "faithful_rate"}) {
     index.insert(QLatin1String(metric), c.curves.size());
     c.curves.append({QLatin1String(metric), {}});
   }

@@ -94,7 +94,7 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
   grid_->add("pretraining", tr("Pretraining; held-out items: dot"), tr("% named"));
   // Self-critical training's (shown once a run has their points, as the pretraining's).
   grid_->add("self_critical", tr("Self-critical reward; baseline dashed"), tr("CIDEr-D"));
-  grid_->add("advantage", tr("Advantage (reward − baseline)"), tr("CIDEr-D"));
+  grid_->add("advantage", tr("Advantage (reward − baseline): mean; RMS dashed"), tr("CIDEr-D"));
   grid_->add("sample_length", tr("Sampled caption length"), tr("words"));
   grid_->add("end_rate", tr("Sampled captions that end"), tr("% ended"));
   grid_->add("faithfulness", tr("Faithful nouns (validation)"), tr("% of nouns"));
@@ -119,7 +119,8 @@ TrainingDashboard::TrainingDashboard(QWidget* parent) : QWidget(parent), grid_(n
       {"pretraining", "held_out_accuracy", tr("held-out items"), true},
       {"self_critical", "sample_reward", tr("reward")},
       {"self_critical", "baseline_reward", tr("baseline"), true},
-      {"advantage", "advantage", tr("advantage")},
+      {"advantage", "advantage", tr("mean")},
+      {"advantage", "advantage_rms", tr("RMS"), true},
       {"sample_length", "sample_length", tr("words")},
       {"end_rate", "end_rate", tr("% ended")},
       {"faithfulness", "faithful_rate", tr("faithful")},
