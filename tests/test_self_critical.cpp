@@ -10,6 +10,7 @@
 #include "core/decode/caption_sampling.h"
 #include "core/eval/caption_metrics.h"
 #include "core/model/checkpoint.h"
+#include "core/runtime/runtime.h"
 #include "core/train/run_log.h"
 #include "core/train/self_critical.h"
 #include "core/train/trainer.h"
@@ -163,6 +164,25 @@ TEST_F(SelfCritical, ATinySoftModelEarnsMoreRewardAsItTrains) {
   EXPECT_LT(std::abs(first.at("advantage").get<double>()), 0.25 * first.at("baseline_reward").get<double>());
   const auto [before, after] = first_and_last_rewards(sc.out_dir, 3);
   std::printf("sampled reward: first records %.3f, last records %.3f\n", before, after);
+  EXPECT_GT(after, before + 0.2);
+}
+
+// In bf16 the encoder's annotations come out of CPU autocast in bf16; the samples are drawn and
+// scored from them in float, and the steps train (bf16 products: skipped on CPUs without them).
+TEST_F(SelfCritical, TrainsInBf16) {
+  if (!cpu_has_native_bf16()) GTEST_SKIP() << "no native bf16 products on this CPU (or oneDNN is capped below them)";
+  auto sc = config_;
+  sc.out_dir = *dir_ / "sc-bf16";
+  sc.init_from = checkpoint();
+  sc.self_critical = "samples";
+  sc.precision = "bf16";
+  sc.lr = 2e-3;
+  sc.max_steps = 60;
+  train(sc);
+  const auto records = test::read_metrics(sc.out_dir);
+  ASSERT_TRUE(records.front().contains("sample_reward"));
+  const auto [before, after] = first_and_last_rewards(sc.out_dir, 3);
+  std::printf("bf16, samples baseline: sampled reward %.3f -> %.3f\n", before, after);
   EXPECT_GT(after, before + 0.2);
 }
 

@@ -256,7 +256,9 @@ void TrainingStep::add_self_critical_rows(const Batch& batch, const torch::Tenso
                                           StepOutcome& out) {
   const bool supervise = config_.attention_supervision > 0 && has_object_boxes(*train_);
   const auto seed = std::uint64_t(torch::randint(std::int64_t(1) << 62, {1}, torch::kLong).item<std::int64_t>());
-  auto rows = self_critical_rows(*model_.net, model_.vocab, annotations.detach(), batch.scenes, *reward_,
+  // Sampled by the float decoding paths: a bf16 step's encoder (CPU autocast) gives bf16 annotations.
+  const auto sampled_from = annotations.detach().to(torch::kFloat);
+  auto rows = self_critical_rows(*model_.net, model_.vocab, sampled_from, batch.scenes, *reward_,
                                  config_.self_critical, seed, supervise ? model_.config.grid_h : 0,
                                  supervise ? model_.config.grid_w : 0);
   input.tokens = rows.tokens.to(device_);
