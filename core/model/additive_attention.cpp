@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/model/attention_score_rows.h"
@@ -67,19 +68,24 @@ torch::Tensor query_exponentials(const torch::Tensor& q) {
   return torch::exp(q.clamp(-limit, limit) * 2.0f).contiguous();
 }
 
-bool scores_fusable(const torch::Tensor& projected, const torch::Tensor& q) {
-  return projected.device().is_cpu() && projected.scalar_type() == torch::kFloat && q.device().is_cpu() &&
+/// Whether the fused kernel reads `projected` (float; e^2p also in bf16) with q.
+bool scores_fusable(const torch::Tensor& projected, const torch::Tensor& q, bool bf16_too = false) {
+  const auto type = projected.scalar_type();
+  return projected.device().is_cpu() && (type == torch::kFloat || (bf16_too && type == torch::kBFloat16)) &&
+         q.device().is_cpu() &&
          q.scalar_type() == torch::kFloat && projected.dim() == 3 && q.dim() == 2 && projected.size(2) == q.size(1) &&
          q.size(0) <= projected.size(0) && projected.stride(2) == 1 && projected.stride(1) == projected.size(2);
 }
 
-/// Scores (b, L). With `exponential` set, `projected` holds e^2p and `q` e^2q.
-torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor& q_in, const torch::Tensor& w_in,
-                            const torch::Tensor& bias, bool exponential) {
-  const auto q = q_in.contiguous(), w = w_in.contiguous();
-  const std::int64_t b = q.size(0), L = projected.size(1), A = projected.size(2), row_stride = projected.stride(0);
+/// The keys' elements as the row kernels take them: float, or bf16 bits.
+const std::uint16_t* key_bits(const torch::Tensor& t) { return reinterpret_cast<const std::uint16_t*>(t.data_ptr<at::BFloat16>()); }
+
+/// Scores (b, L) from `keys` (b.., L, A: the projection, or e^2p in float or bf16 with q = e^2q).
+template <class Key>
+torch::Tensor fused_forward(const Key* P, std::int64_t row_stride, std::int64_t L, const torch::Tensor& q,
+                            const torch::Tensor& w, const torch::Tensor& bias, bool exponential) {
+  const std::int64_t b = q.size(0), A = q.size(1);
   auto e = torch::empty({b, L}, q.options());
-  const float* P = projected.data_ptr<float>();
   const float* Q = q.data_ptr<float>();
   const float* W = w.data_ptr<float>();
   const float B0 = bias.item<float>();
@@ -88,11 +94,41 @@ torch::Tensor fused_forward(const torch::Tensor& projected, const torch::Tensor&
   at::parallel_for(0, b * L, grain, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t k = begin; k < end; ++k) {
       const std::int64_t i = k / L, l = k % L;
-      const float* p = P + i * row_stride + l * A;
-      E[k] = B0 + (exponential ? exponential_score_row(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
+      const Key* p = P + i * row_stride + l * A;
+      if constexpr (std::is_same_v<Key, float>) {
+        E[k] = B0 + (exponential ? exponential_score_row(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
+      } else {
+        E[k] = B0 + exponential_score_row(p, Q + i * A, W, A);
+      }
     }
   });
   return e;
+}
+
+torch::Tensor fused_forward(const torch::Tensor& keys, const torch::Tensor& q_in, const torch::Tensor& w_in,
+                            const torch::Tensor& bias, bool exponential) {
+  const auto q = q_in.contiguous(), w = w_in.contiguous();
+  const std::int64_t L = keys.size(1), row_stride = keys.stride(0);
+  if (keys.scalar_type() == torch::kBFloat16) return fused_forward(key_bits(keys), row_stride, L, q, w, bias, true);
+  return fused_forward(keys.data_ptr<float>(), row_stride, L, q, w, bias, exponential);
+}
+
+/// The backward's rows i in [begin, end): g added into grad_p (when not null) and grad_q, w's into gw.
+template <class Key>
+void backward_rows(const Key* P, std::int64_t row_stride, std::int64_t L, std::int64_t A, const float* Q,
+                   const float* DE, const float* W, float* GP, float* GQ, float* gw, bool exponential,
+                   std::int64_t begin, std::int64_t end) {
+  using RowBackward = void (*)(const Key*, const float*, float, const float*, float*, float*, float*, std::int64_t);
+  RowBackward row_backward = exponential_score_row_backward;
+  if constexpr (std::is_same_v<Key, float>) {
+    if (!exponential) row_backward = GP ? score_row_backward<true> : score_row_backward<false>;
+  }
+  for (std::int64_t i = begin; i < end; ++i) {
+    for (std::int64_t l = 0; l < L; ++l) {
+      const std::int64_t k = i * L + l;
+      row_backward(P + i * row_stride + l * A, Q + i * A, DE[k], W, GP ? GP + k * A : nullptr, GQ + i * A, gw, A);
+    }
+  }
 }
 
 /// The backward computes tanh again rather than keeping it: kept, the (b, L, A) values were a
@@ -130,23 +166,19 @@ struct AttentionScores : torch::autograd::Function<AttentionScores> {
     auto grad_q = torch::zeros({b, A}, q.options());
     const int threads = at::get_num_threads();
     auto partial_w = torch::zeros({threads, A}, q.options());  // one row per worker, summed below
-    const float* P = projected.data_ptr<float>();
     const float* Q = q.data_ptr<float>();
     const float* DE = de.data_ptr<float>();
     const float* W = w.data_ptr<float>();
     float* GP = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, A), contiguous
     float* GQ = grad_q.data_ptr<float>();
     float* GW = partial_w.data_ptr<float>();
-    using RowBackward = void (*)(const float*, const float*, float, const float*, float*, float*, float*, std::int64_t);
-    const RowBackward row_backward =
-        exponential ? exponential_score_row_backward : (GP ? score_row_backward<true> : score_row_backward<false>);
+    const bool bf16 = projected.scalar_type() == torch::kBFloat16;
     at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
       float* gw = GW + std::min<std::int64_t>(at::get_thread_num(), threads - 1) * A;
-      for (std::int64_t i = begin; i < end; ++i) {
-        for (std::int64_t l = 0; l < L; ++l) {
-          const std::int64_t k = i * L + l;
-          row_backward(P + i * row_stride + l * A, Q + i * A, DE[k], W, GP ? GP + k * A : nullptr, GQ + i * A, gw, A);
-        }
+      if (bf16) {
+        backward_rows(key_bits(projected), row_stride, L, A, Q, DE, W, GP, GQ, gw, true, begin, end);
+      } else {
+        backward_rows(projected.data_ptr<float>(), row_stride, L, A, Q, DE, W, GP, GQ, gw, exponential, begin, end);
       }
     });
     auto grad_w = partial_w.sum(0);
@@ -164,7 +196,7 @@ torch::Tensor additive_attention_scores_reference(const torch::Tensor& projected
   return torch::matmul(torch::tanh(projected.narrow(0, 0, b) + q.unsqueeze(1)), w) + bias;
 }
 
-AttentionKeys attention_keys(const torch::Tensor& projected) {
+AttentionKeys attention_keys(const torch::Tensor& projected, bool bf16) {
   if (!projected.defined() || !projected.device().is_cpu() || projected.scalar_type() != torch::kFloat ||
       projected.numel() == 0) {
     return {projected};
@@ -177,7 +209,7 @@ AttentionKeys attention_keys(const torch::Tensor& projected) {
   std::uint32_t bound_bits;
   std::memcpy(&bound_bits, &bound, sizeof bound_bits);
   if (largest > bound_bits) return {projected};  // also a NaN or an infinity
-  return {projected, exponential};
+  return {projected, bf16 ? exponential.to(torch::kBFloat16) : exponential};
 }
 
 torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::Tensor& q, const torch::Tensor& w,
@@ -194,7 +226,7 @@ torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::
     return additive_attention_scores_reference(projected, q, w, bias);
   }
   const auto& e2p = keys.exponential;  // used where it has the projection's shape and row layout
-  const bool exponential = e2p.defined() && e2p.sizes() == projected.sizes() && scores_fusable(e2p, q);
+  const bool exponential = e2p.defined() && e2p.sizes() == projected.sizes() && scores_fusable(e2p, q, true);
   if (!grad) {
     return exponential ? fused_forward(keys.exponential, query_exponentials(q), w, bias, true)
                        : fused_forward(projected, q, w, bias, false);

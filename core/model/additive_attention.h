@@ -32,13 +32,15 @@ struct AttentionKeys {
   AttentionKeys(torch::Tensor projected, torch::Tensor exponential)
       : projected(std::move(projected)), exponential(std::move(exponential)) {}
   torch::Tensor projected;
-  torch::Tensor exponential;
+  torch::Tensor exponential;  ///< float, or bf16
 };
 
 /// The keys of `projected` with e^2p where the exponential form applies: a CPU float tensor whose
 /// entries are all finite and at most kExponentialFormBound in magnitude. e^2p has no gradient:
 /// the scores' backward gives the projection's gradient through the sink, as with p alone.
-AttentionKeys attention_keys(const torch::Tensor& projected);
+/// With `bf16`, e^2p is rounded to bf16 (a relative 2^-9, as if p moved by at most 0.001): the
+/// scores and their backward read half the bytes at every word, for `--precision bf16` training.
+AttentionKeys attention_keys(const torch::Tensor& projected, bool bf16 = false);
 
 /// Scores (b, L) for the first b = q.size(0) rows of `keys.projected` (B, L, A; any stride over B,
 /// so an expanded projection works), q = W_h h (b, A), w (A) and bias (1). `sink` is the buffer

@@ -7,18 +7,23 @@
 /// a sixth of a bf16 training step. Here 2 / d is a reciprocal estimate refined by one Newton step
 /// (two fused multiply-adds), within an ulp or two of the division. d is clamped to 2^126 first,
 /// NaN kept: an infinite e^2p e^2q then gives tanh = 1, as the division does. CPUs without AVX2
-/// and FMA, and builds for other targets, run the plain loops.
+/// and FMA, and builds for other targets, run the plain loops. The AVX-512 form also needs AVX-512 BW
+/// and VL (every AVX-512 CPU but the Xeon Phi), for reading bf16.
 #include <cstdint>
 
 namespace fovea {
 
 /// Σ_a w[a] tanh(p[a] + q[a]) over A, from ep = e^2p and eq = e^2q.
 float exponential_score_row(const float* ep, const float* eq, const float* w, std::int64_t A);
+/// The same with e^2p in bf16 (its bits): half the bytes to read, for `--precision bf16` training.
+float exponential_score_row(const std::uint16_t* ep, const float* eq, const float* w, std::int64_t A);
 
 /// One (row, cell) of the scores' backward: with s = 2 / (ep eq + 1) (so tanh = 1 − s and
 /// 1 − tanh² = s (2 − s)), g = de · w ⊙ s (2 − s) is added into grad_p (when not null) and grad_q,
 /// de · (1 − s) into grad_w.
 void exponential_score_row_backward(const float* ep, const float* eq, float de, const float* w, float* grad_p,
+                                    float* grad_q, float* grad_w, std::int64_t A);
+void exponential_score_row_backward(const std::uint16_t* ep, const float* eq, float de, const float* w, float* grad_p,
                                     float* grad_q, float* grad_w, std::int64_t A);
 
 /// Which form runs on this CPU: "AVX-512", "AVX2" or "plain" (for benchmarks and tests).

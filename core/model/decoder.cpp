@@ -2,6 +2,7 @@
 
 #include "core/model/additive_attention.h"
 #include "core/model/attention_context.h"
+#include "core/model/bf16_product.h"
 #include "core/model/lstm_cell.h"
 #include "core/model/matrix_product.h"
 #include "core/model/small_batch_linear.h"
@@ -221,7 +222,8 @@ RecurrenceOutput DecoderImpl::recurrence_step_by_step(const torch::Tensor& a, co
   const auto projected = collect_step_gradient(float_if_bf16(project_annotations(a)));
   const auto steps_a = collect_step_gradient(a);
   const StepSinks sinks{projected.sink, steps_a.sink};
-  const auto keys = attention_keys(projected.values);  // with e^2(W_a a) where the scores can use it
+  // With e^2(W_a a) where the scores can use it; read in bf16 by a bf16 training step's scores.
+  const auto keys = attention_keys(projected.values, Bf16Products::active());
   // split_with_sizes' backward puts the steps' gradients together once, where a slice per step
   // would zero-fill a gradient of the whole tensor at every step.
   const auto gates_at = gates.split_with_sizes(rows_at);
