@@ -188,6 +188,32 @@ class TrainingWindowTest : public QObject {
     QCOMPARE(dashboard.chart("bleu4")->smoothing(), 0.0);
   }
 
+  // Scores indistinguishable from zero (a run too short to learn: BLEU-4 of 1e-14) are drawn at
+  // the bottom of an axis whose labels say what they are, not stretched over it.
+  void valuesIndistinguishableFromZeroStayAtTheBottomOfTheirAxis() {
+    TrainingDashboard dashboard;
+    dashboard.resize(1200, 800);
+    dashboard.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+    dashboard.addRun("short", "short", false);
+    for (auto [step, bleu] : {std::pair{10, 3.4e-14}, {20, 1.7e-14}, {30, 1.8e-14}}) {
+      fovea::ValidationRecord v;
+      v.step = step;
+      v.bleu[3] = bleu;
+      dashboard.addValidationRecord("short", v);
+    }
+    auto* chart = dashboard.chart("bleu4");
+    chart->redrawNow();
+    auto* view = chart->findChild<QChartView*>();
+    auto* y = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(y);
+    QVERIFY2(y->min() <= 1.7e-14 && y->max() >= 3.4e-14, qPrintable(QString("[%1, %2]").arg(y->min()).arg(y->max())));
+    // Drawn where 0 is, within a hundredth of the axis.
+    const double above_zero = 3.4e-14 / (y->max() - y->min());
+    QVERIFY2(y->min() <= 0 && above_zero < 0.01,
+             qPrintable(QString("%1 of the axis above 0 on [%2, %3]").arg(above_zero).arg(y->min()).arg(y->max())));
+  }
+
   void theDashboardReflowsAndShowsOnlyChartsThatApply() {
     TrainingDashboard dashboard;
     dashboard.resize(1100, 800);
