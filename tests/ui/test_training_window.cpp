@@ -4,6 +4,9 @@
 // mouse leaves.
 #include "tests/ui/training_ui_support.h"
 
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+
 using namespace fovea::test_ui;
 
 class TrainingWindowTest : public QObject {
@@ -246,6 +249,18 @@ class TrainingWindowTest : public QObject {
     QVERIFY(dashboard.shownCharts().contains("advantage"));
     QCOMPARE(dashboard.points("scst", "advantage").size(), 3);
     QCOMPARE(dashboard.points("scst", "advantage_rms").last(), QPointF(3, 0.3));
+    // Its legend names the one run drawn there (not the RMS, which the title names, nor the runs
+    // without such points).
+    const auto listed = [&dashboard] {
+      QStringList labels;
+      auto* view = dashboard.chart("advantage")->findChild<QChartView*>();
+      for (auto* marker : view ? view->chart()->legend()->markers() : QList<QLegendMarker*>()) {
+        if (marker->isVisible()) labels << marker->label();
+      }
+      return labels;
+    };
+    QTRY_COMPARE(listed().size(), 1);  // charts are placed hidden and shown one at a time
+    QVERIFY2(listed()[0].contains("scst"), qPrintable(listed().join(", ")));
     // Narrow: fewer columns, every chart at least its minimum width.
     dashboard.resize(700, 800);
     QTRY_COMPARE(dashboard.columns(), 2);

@@ -135,7 +135,7 @@ struct MetricChart::Impl {
     axes->attach(s.faint);
     axes->attach(s.line);
     for (QLegendMarker* marker : chart->legend()->markers(s.faint)) marker->setVisible(false);
-    if (!s.in_legend) showInLegend(s, false);
+    listInLegend(s);
     applyStyle(s);
     s.dirty = true;
   }
@@ -146,8 +146,17 @@ struct MetricChart::Impl {
 
   void showInLegend(Series& s, bool shown) const {
     s.in_legend = shown;
+    listInLegend(s);
+  }
+
+  /// A curve is listed in the legend once it has points (another run's curves that this chart's
+  /// metric never got, a self-critical chart beside a cross-entropy run, name nothing drawn).
+  void listInLegend(const Series& s) const {
     if (!s.line) return;
-    for (QLegendMarker* marker : chart->legend()->markers(s.line)) marker->setVisible(shown);
+    const bool listed = s.in_legend && !s.points.raw().isEmpty();
+    for (QLegendMarker* marker : chart->legend()->markers(s.line)) {
+      if (marker->isVisible() != listed) marker->setVisible(listed);
+    }
   }
 
   void applyStyle(Series& s) const {
@@ -207,8 +216,10 @@ struct MetricChart::Impl {
     Frame frame{all.min_x, all.max_x, bucketCount()};
     if (zoomed) frame = Frame{axes->x()->min(), axes->x()->max(), frame.buckets};
     const PixelScale scale = pixelScale(frame, all);
-    for (auto& s : series)
+    for (auto& s : series) {
       if (s->dirty || s->frame != frame || s->scale != scale) draw(*s, frame, scale);
+      listInLegend(*s);
+    }
     if (!zoomed) axes->fit(all);
     axes->updateTicks();
     markers->place();
