@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <vector>
 
 #include "core/runtime/torch_compat.h"
 #include "core/train/fused_adam.h"
@@ -128,15 +129,16 @@ namespace {
 /// and row 20 + step once: rows touched in an earlier step only.
 torch::Tensor row_gradient(std::int64_t rows, std::int64_t width, int step) {
   torch::manual_seed(200 + step);
-  const auto index = torch::tensor({std::int64_t(3), std::int64_t(150), std::int64_t(3), rows - 1, std::int64_t(20 + step)},
-                                   torch::kLong);
+  const std::vector<std::int64_t> touched{3, 150, 3, rows - 1, 20 + step};
+  const auto index = torch::tensor(touched, torch::kLong);
   return torch::sparse_coo_tensor(index.view({1, -1}), torch::randn({5, width}), {rows, width});
 }
 
 }  // namespace
 
 // A gradient given as rows takes the step its dense form takes, bit for bit: the rows it does not
-// touch still move by their moments (row 20, touched in the first step only). Where the step is not fused, it is made dense for Adam.
+// touch still move by their moments (row 20, touched in the first step only). Where the step is
+// not fused, it is made dense for Adam.
 TEST(FusedAdam, AGradientGivenAsRowsTakesItsDenseFormsStep) {
   const std::int64_t rows = 300, width = 70;  // larger than a parallel chunk
   torch::manual_seed(5);

@@ -113,7 +113,8 @@ TEST_F(SelfCritical, EachBaselineGivesTheAdvantagesItPromises) {
   EXPECT_NEAR(others.figures.mean_advantage(), 0.0, 1e-6);
   for (int i = 0; i < 8; ++i) EXPECT_NEAR(others.advantages.narrow(0, i * K, K).sum().item<double>(), 0.0, 1e-4) << i;
   EXPECT_GT(others.figures.advantage_sq, 0.0) << "the samples differ, so their rewards do";
-  EXPECT_NEAR(others.figures.rms_advantage(), std::sqrt((others.advantages * others.advantages).mean().item<double>()), 1e-6);
+  const double rms = std::sqrt((others.advantages * others.advantages).mean().item<double>());
+  EXPECT_NEAR(others.figures.rms_advantage(), rms, 1e-6);
 
   // The greedy caption's reward: the baseline is what greedy decoding scores.
   const auto greedy = self_critical_rows(*model.net, model.vocab, annotations, scenes, reward, "greedy", 5);

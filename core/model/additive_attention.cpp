@@ -78,7 +78,9 @@ bool scores_fusable(const torch::Tensor& projected, const torch::Tensor& q, bool
 }
 
 /// The keys' elements as the row kernels take them: float, or bf16 bits.
-const std::uint16_t* key_bits(const torch::Tensor& t) { return reinterpret_cast<const std::uint16_t*>(t.data_ptr<at::BFloat16>()); }
+const std::uint16_t* key_bits(const torch::Tensor& t) {
+  return reinterpret_cast<const std::uint16_t*>(t.data_ptr<at::BFloat16>());
+}
 
 /// Scores (b, L) from `keys` (b.., L, A: the projection, or e^2p in float or bf16 with q = e^2q).
 template <class Key>

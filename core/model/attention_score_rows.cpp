@@ -28,7 +28,9 @@ FOVEA_VECTOR_CLONES float plain_row(const Key* ep, const float* eq, const float*
   float lanes[kReductionLanes] = {};
   std::int64_t a = 0;
   for (; a + kReductionLanes <= A; a += kReductionLanes) {
-    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += w[a + j] * (1.0f - 2.0f / (key_as_float(ep[a + j]) * eq[a + j] + 1.0f));
+    for (int j = 0; j < kReductionLanes; ++j) {
+      lanes[j] += w[a + j] * (1.0f - 2.0f / (key_as_float(ep[a + j]) * eq[a + j] + 1.0f));
+    }
   }
   float s = 0;
   for (; a < A; ++a) s += w[a] * (1.0f - 2.0f / (key_as_float(ep[a]) * eq[a] + 1.0f));
@@ -187,7 +189,8 @@ ScoreRows pick_score_rows() {
   }
 #endif
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {avx2_row<float>, avx2_row_backward<float>, avx2_row<std::uint16_t>, avx2_row_backward<std::uint16_t>, "AVX2"};
+    return {avx2_row<float>, avx2_row_backward<float>, avx2_row<std::uint16_t>, avx2_row_backward<std::uint16_t>,
+            "AVX2"};
   }
 #endif
   return {plain_row<float>, plain_row_backward<float>, plain_row<std::uint16_t>, plain_row_backward<std::uint16_t>,

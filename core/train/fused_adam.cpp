@@ -69,10 +69,6 @@ std::vector<const float*> gradient_rows(const torch::Tensor& g, const torch::Ten
   return rows;
 }
 
-}  // namespace
-
-namespace {
-
 /// One step's constants of Adam's update (torch::optim::Adam's, in float).
 struct AdamStep {
   float b1, a1, b2, a2, root_c2, eps, step_size;
@@ -108,10 +104,12 @@ void update(const torch::Tensor& p, torch::optim::AdamParamState& s, const AdamS
                    [&](std::int64_t begin, std::int64_t end) {
                      for (std::int64_t r = begin; r < end; ++r) {
                        const auto o = r * width;
-                       if (const float* g = rows[std::size_t(r)]) {
-                         adam_update(w + o, g, m + o, v + o, width, k.b1, k.a1, k.b2, k.a2, k.root_c2, k.eps, k.step_size);
+                       if (const float* row = rows[std::size_t(r)]) {
+                         adam_update(w + o, row, m + o, v + o, width, k.b1, k.a1, k.b2, k.a2, k.root_c2, k.eps,
+                                     k.step_size);
                        } else {
-                         adam_update_without_gradient(w + o, m + o, v + o, width, k.b1, k.b2, k.root_c2, k.eps, k.step_size);
+                         adam_update_without_gradient(w + o, m + o, v + o, width, k.b1, k.b2, k.root_c2, k.eps,
+                                                      k.step_size);
                        }
                      }
                    });

@@ -102,9 +102,9 @@ class RunSummaryTest : public QObject {
     QTemporaryDir root;
     const QString dir = root.filePath("self-critical"), metrics = dir + "/metrics.jsonl";
     QDir().mkpath(dir);
-    append(metrics,
-           trainLine(50) + namedValLine(50, 0.30, 0.80, "CIDEr-D", true) + namedValLine(100, 0.35, 0.75, "CIDEr-D", false),
-           QIODevice::Truncate);
+    const QByteArray lines = trainLine(50) + namedValLine(50, 0.30, 0.80, "CIDEr-D", true) +
+                             namedValLine(100, 0.35, 0.75, "CIDEr-D", false);
+    append(metrics, lines, QIODevice::Truncate);
     RunSummaryReader reader;
     RunSummary s = reader.update(dir);
     QCOMPARE(s.best.metric, std::string("CIDEr-D"));
