@@ -62,8 +62,9 @@ Vocabulary training_vocabulary(const SceneSource& train, int min_count, const Vo
     std::int64_t missing = 0;
     for (const auto& w : vocab.words()) missing += start->index(w) == Vocabulary::kUnk ? 1 : 0;
     say("vocabulary: the " + std::to_string(start->size() - 4) + " words of the model it starts from" +
-        (missing > 0 ? "; " + std::to_string(missing) + " words of these captions are not among them and read as <unk>"
-                     : std::string()));
+        (missing == 1   ? std::string("; 1 word of these captions is not among them and reads as <unk>")
+         : missing > 1 ? "; " + std::to_string(missing) + " words of these captions are not among them and read as <unk>"
+                       : std::string()));
     return *start;
   }
   if (vocab.size() <= 4) {  // only the special tokens: the decoder would have no word to say
