@@ -108,6 +108,14 @@ TEST(AdditiveAttention, FusedGradientsMatchTheOperatorsOverAnUnrolledCaption) {
 // stays within that rounding (a relative 2^-9 of e^2p, p moved by under 0.001) of the operators.
 TEST(AdditiveAttention, KeysReadInBf16GiveTheirRoundedValuesScores) {
   const auto p = make_params(5, 11, 8, 37, 4, 10);
+  {
+    torch::NoGradGuard no_grad;
+    const auto projected = torch::matmul(p.annotations, p.w_a.t()) + p.b_a;
+    const auto rounded_keys = attention_keys(projected, true).exponential;
+    ASSERT_EQ(rounded_keys.scalar_type(), torch::kBFloat16);
+    EXPECT_TRUE(torch::equal(rounded_keys, attention_keys(projected).exponential.to(torch::kBFloat16)))
+        << "e^2p rounded to nearest even, as LibTorch rounds";
+  }
   const auto bf16 = gradients(p, Form::Exponential16), rounded = gradients(p, Form::Rounded);
   const auto reference = gradients(p, Form::Reference);
   const char* names[] = {"W_a", "b_a", "h", "W_h", "w", "bias"};

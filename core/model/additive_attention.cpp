@@ -48,16 +48,19 @@ FOVEA_VECTOR_CLONES void score_row_backward(const float* __restrict p, const flo
   }
 }
 
-/// out = e^2p over n; returns the largest |p|'s bits (a NaN's are above every number's). Values
+/// out = e^2p over n (float, or rounded to bf16's bits); returns the largest |p|'s bits (a NaN's are above every number's). Values
 /// of 2p outside ±88 give meaningless out: the caller then drops it.
-FOVEA_VECTOR_CLONES std::uint32_t double_exponentials(const float* __restrict p, float* __restrict out,
-                                                      std::int64_t n) {
+inline void store_key(float& out, float v) { out = v; }
+inline void store_key(std::uint16_t& out, float v) { out = bf16_bits(v); }
+
+template <class Key>
+FOVEA_VECTOR_CLONES std::uint32_t double_exponentials(const float* __restrict p, Key* __restrict out, std::int64_t n) {
   std::uint32_t largest = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, p + i, sizeof bits);
     largest = std::max(largest, bits & 0x7FFFFFFFu);
-    out[i] = exp_bounded(2.0f * p[i]);
+    store_key(out[i], exp_bounded(2.0f * p[i]));
   }
   return largest;
 }
@@ -205,13 +208,17 @@ AttentionKeys attention_keys(const torch::Tensor& projected, bool bf16) {
   }
   torch::NoGradGuard no_grad;
   const auto p = projected.detach().contiguous();
-  auto exponential = torch::empty_like(p);
-  const std::uint32_t largest = double_exponentials(p.data_ptr<float>(), exponential.data_ptr<float>(), p.numel());
+  // Written in bf16 directly where asked: no float copy to write and read back.
+  auto exponential = torch::empty_like(p, bf16 ? torch::kBFloat16 : torch::kFloat);
+  const float* P = p.data_ptr<float>();
+  const std::uint32_t largest =
+      bf16 ? double_exponentials(P, reinterpret_cast<std::uint16_t*>(exponential.data_ptr<at::BFloat16>()), p.numel())
+           : double_exponentials(P, exponential.data_ptr<float>(), p.numel());
   float bound = kExponentialFormBound;
   std::uint32_t bound_bits;
   std::memcpy(&bound_bits, &bound, sizeof bound_bits);
   if (largest > bound_bits) return {projected};  // also a NaN or an infinity
-  return {projected, bf16 ? exponential.to(torch::kBFloat16) : exponential};
+  return {projected, exponential};
 }
 
 torch::Tensor additive_attention_scores(const AttentionKeys& keys, const torch::Tensor& q, const torch::Tensor& w,

@@ -1,8 +1,7 @@
 #include "core/model/attention_score_rows.h"
 
-#include <cstring>
-
 #include "core/model/vector_clones.h"
+#include "core/model/vector_math.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -15,12 +14,7 @@ namespace {
 
 /// A key as float: e^2p itself, or its bf16 bits (the upper half of a float's).
 inline float key_as_float(float v) { return v; }
-inline float key_as_float(std::uint16_t bits) {
-  const std::uint32_t wide = std::uint32_t(bits) << 16;
-  float v;
-  std::memcpy(&v, &wide, sizeof v);
-  return v;
-}
+inline float key_as_float(std::uint16_t bits) { return from_bf16_bits(bits); }
 
 /// The plain loops: the division as written (the compiler's clones vectorise the float form).
 template <class Key>
