@@ -153,7 +153,7 @@ void ChartAxes::updateTicks() {
   // then re-lays out the axis and re-shapes every label, at every live redraw.
   const QString x_format = x_step >= 1 ? QStringLiteral("%.0f") : QStringLiteral("%g");
   if (x_->labelFormat() != x_format) x_->setLabelFormat(x_format);
-  const double y_step = niceInterval(y_linear_->max() - y_linear_->min(), std::max(2, int(plot.height() / 45)));
+  const double y_step = labelInterval(y_linear_->min(), y_linear_->max(), std::max(2, int(plot.height() / 45)));
   y_linear_->setTickInterval(y_step);
 }
 

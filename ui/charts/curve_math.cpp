@@ -122,6 +122,17 @@ double niceInterval(double span, int ticks) {
   return nice * magnitude;
 }
 
+double labelInterval(double min, double max, int ticks) {
+  const double span = max - min, edge = 1e-9 * span;
+  double step = niceInterval(span, ticks);
+  for (int finer = ticks + 1; finer <= 4 * ticks + 4; ++finer) {
+    // Multiples strictly inside: the first above min, the last below max.
+    if (std::floor((max - edge) / step) - std::ceil((min + edge) / step) >= 1) break;
+    step = niceInterval(span, finer);
+  }
+  return step;
+}
+
 Range liveRange(const Range& current, double lo, double hi, const LiveAxis& how) {
   const bool has_current = current.max > current.min;
   if (has_current && current.min <= lo && hi <= current.max && hi - lo >= how.fill * (current.max - current.min)) {

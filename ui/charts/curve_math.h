@@ -99,6 +99,11 @@ int nearestIndex(const QVector<QPointF>& points, double x);
 /// A round tick interval (1, 2 or 5 times a power of ten) giving about `ticks` ticks over span.
 double niceInterval(double span, int ticks);
 
+/// The interval of an axis's labels over [min, max]: niceInterval(max − min, ticks), made finer
+/// until at least two of its multiples (labels) lie inside the axis, so that its scale can be read
+/// (Qt Charts may leave out the labels at the ends).
+double labelInterval(double min, double max, int ticks);
+
 /// An axis range.
 struct Range {
   double min = 0, max = 0;
