@@ -102,15 +102,12 @@ void ChartAxes::fitX(double lo, double hi) {
 }
 
 void ChartAxes::fitLinearY(double lo, double hi) {
-  // Differences below a millionth of the values (or below 1e-9 near zero) are rounding, not a
-  // curve: stretched over the axis they looked like a rise and fall (a BLEU-4 of 1e-14 drawn near
-  // 0.9, Qt labelling such an axis 0 to 1). The axis spans at least that much.
+  // Values differing by less than a millionth of themselves (or by 1e-9 near zero) are one value:
+  // stretched over the axis they looked like a rise and fall (a BLEU-4 of 1e-14 drawn near 0.9,
+  // Qt labelling an axis that narrow 0 to 1). Such values, and those indistinguishable from zero,
+  // are drawn as the constant they are.
   const double least = std::max(1e-6 * std::max(std::abs(lo), std::abs(hi)), 1e-9);
-  if (hi - lo < least) {
-    const double mid = 0.5 * (lo + hi);
-    lo = lo >= 0 && mid - 0.5 * least < 0 ? 0 : mid - 0.5 * least;
-    hi = lo + least;
-  }
+  if (hi - lo < least) lo = hi = std::abs(lo + hi) < 2 * least ? 0.0 : 0.5 * (lo + hi);
   const double pad = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.1 * std::abs(lo) : 1);
   LiveAxis how;
   how.ticks = 10;

@@ -58,6 +58,9 @@ struct Series {
   QColor color;
   bool dashed = false;
   bool in_legend = true;
+  // Whether its legend marker was last set shown (-1: not yet). A marker's isVisible() is false
+  // while the chart is hidden, so it cannot tell whether the marker was hidden on purpose.
+  int listed = -1;
   CurvePoints points;
 
   QVector<QPointF> displayed;  // as last handed to `line`
@@ -151,12 +154,12 @@ struct MetricChart::Impl {
 
   /// A curve is listed in the legend once it has points (another run's curves that this chart's
   /// metric never got, a self-critical chart beside a cross-entropy run, name nothing drawn).
-  void listInLegend(const Series& s) const {
+  void listInLegend(Series& s) const {
     if (!s.line) return;
     const bool listed = s.in_legend && !s.points.raw().isEmpty();
-    for (QLegendMarker* marker : chart->legend()->markers(s.line)) {
-      if (marker->isVisible() != listed) marker->setVisible(listed);
-    }
+    if (s.listed == int(listed)) return;
+    for (QLegendMarker* marker : chart->legend()->markers(s.line)) marker->setVisible(listed);
+    s.listed = int(listed);
   }
 
   void applyStyle(Series& s) const {
