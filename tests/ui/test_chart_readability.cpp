@@ -13,15 +13,6 @@ using namespace fovea::test_ui;
 class ChartReadabilityTest : public QObject {
   Q_OBJECT
 
-  /// `chart` at 400x300 on screen, with a blue unsmoothed series `series` when one is named.
-  static bool showChart(MetricChart& chart, const QString& series = {}) {
-    chart.resize(400, 300);
-    chart.show();
-    if (!QTest::qWaitForWindowExposed(&chart)) return false;
-    if (!series.isEmpty()) chart.addSeries(series, series, Qt::blue, false);
-    return true;
-  }
-
  private Q_SLOTS:
   // Scores indistinguishable from zero (a run too short to learn: BLEU-4 of 1e-14) are drawn at
   // the bottom of an axis whose labels say what they are, not stretched over it.

@@ -16,15 +16,6 @@ class TrainingWindowTest : public QObject {
   QTemporaryDir tmp_;
   QString runs_;
 
-  /// `chart` at 400x300 on screen, with a blue unsmoothed series `series` when one is named.
-  static bool showChart(MetricChart& chart, const QString& series = {}) {
-    chart.resize(400, 300);
-    chart.show();
-    if (!QTest::qWaitForWindowExposed(&chart)) return false;
-    if (!series.isEmpty()) chart.addSeries(series, series, Qt::blue, false);
-    return true;
-  }
-
   /// The view of `chart` shown with a series "run" of 20 falling steps drawn; null if it did not show.
   static QChartView* showCurve(MetricChart& chart) {
     if (!showChart(chart, QStringLiteral("run"))) return nullptr;

@@ -141,6 +141,15 @@ inline std::int64_t checkpoint_step(const QString& run) {
   return fovea::read_checkpoint_header(fovea::last_checkpoint_path(run.toStdString()))["training"]["step"].get<std::int64_t>();
 }
 
+/// `chart` at 400x300 on screen, with a blue unsmoothed series `series` when one is named.
+inline bool showChart(MetricChart& chart, const QString& series = {}) {
+  chart.resize(400, 300);
+  chart.show();
+  if (!QTest::qWaitForWindowExposed(&chart)) return false;
+  if (!series.isEmpty()) chart.addSeries(series, series, Qt::blue, false);
+  return true;
+}
+
 inline QStringList lines_of(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return {};
