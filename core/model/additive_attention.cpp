@@ -48,8 +48,9 @@ FOVEA_VECTOR_CLONES void score_row_backward(const float* __restrict p, const flo
   }
 }
 
-/// out = e^2p over n (float, or rounded to bf16's bits); returns the largest |p|'s bits (a NaN's are above every number's). Values
-/// of 2p outside ±88 give meaningless out: the caller then drops it.
+/// out = e^2p over n (float, or rounded to bf16's bits); returns the largest |p|'s bits (a NaN's
+/// are above every number's). Values of 2p outside ±88 give meaningless out: the caller then drops
+/// it.
 inline void store_key(float& out, float v) { out = v; }
 inline void store_key(std::uint16_t& out, float v) { out = bf16_bits(v); }
 
