@@ -104,8 +104,9 @@ TEST(AdditiveAttention, FusedGradientsMatchTheOperatorsOverAnUnrolledCaption) {
   }
 }
 
-// Read in bf16, e^2p gives the scores and gradients of its rounded values read as floats, and
-// stays within that rounding (a relative 2^-9 of e^2p, p moved by under 0.001) of the operators.
+// Read in bf16, e^2p gives the scores and gradients of its rounded values read as floats (to the
+// reciprocal estimate its rows take: here a tenth of what the rounding moves), and stays within that
+// rounding (a relative 2^-9 of e^2p, p moved by under 0.001) of the operators.
 TEST(AdditiveAttention, KeysReadInBf16GiveTheirRoundedValuesScores) {
   const auto p = make_params(5, 11, 8, 37, 4, 10);
   {
@@ -120,11 +121,12 @@ TEST(AdditiveAttention, KeysReadInBf16GiveTheirRoundedValuesScores) {
   const auto reference = gradients(p, Form::Reference);
   const char* names[] = {"W_a", "b_a", "h", "W_h", "w", "bias"};
   for (std::size_t i = 0; i < bf16.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(bf16[i], rounded[i], 1e-4, 1e-6)) << names[i];
     const double scale = reference[i].abs().max().item<double>();
+    EXPECT_LT((bf16[i] - rounded[i]).abs().max().item<double>(), 2e-3 * scale) << names[i];
     EXPECT_LT((bf16[i] - reference[i]).abs().max().item<double>(), 0.02 * scale) << names[i];
   }
-  EXPECT_NEAR(unrolled_loss(p, Form::Exponential16).item<float>(), unrolled_loss(p, Form::Rounded).item<float>(), 1e-3);
+  const float loss = unrolled_loss(p, Form::Rounded).item<float>();
+  EXPECT_NEAR(unrolled_loss(p, Form::Exponential16).item<float>(), loss, 1e-4 * std::abs(loss));
 }
 
 TEST(AdditiveAttention, TheExponentialFormHoldsUpToItsBoundAndSaturatesBeyondIt) {
@@ -200,15 +202,6 @@ TEST(AdditiveAttention, ReciprocalRowsMatchTheDivisionOnThisCpu) {
     const double expected = (w64 * (1.0 - s64)).sum().item<double>();
     const float score = exponential_score_row(ep.data_ptr<float>(), eq.data_ptr<float>(), w.data_ptr<float>(), A);
     EXPECT_NEAR(score, expected, 1e-6 * w.abs().sum().item<double>() + 1e-6) << exponential_score_rows_form() << ", A " << A;
-    // e^2p in bf16: the numbers of its values widened to float (to float rounding: the tails of
-    // the AVX2 form may contract differently).
-    const auto ep16 = ep.to(torch::kBFloat16), widened = ep16.to(torch::kFloat);
-    const auto* bits = reinterpret_cast<const std::uint16_t*>(ep16.data_ptr<at::BFloat16>());
-    EXPECT_NEAR(exponential_score_row(bits, eq.data_ptr<float>(), w.data_ptr<float>(), A),
-                exponential_score_row(widened.data_ptr<float>(), eq.data_ptr<float>(), w.data_ptr<float>(), A),
-                1e-6 * w.abs().sum().item<double>())
-        << A;
-
     const float de = 0.75f;
     auto grad_p = torch::ones({A}), grad_q = torch::ones({A}), grad_w = torch::ones({A});
     exponential_score_row_backward(ep.data_ptr<float>(), eq.data_ptr<float>(), de, w.data_ptr<float>(),
@@ -217,17 +210,6 @@ TEST(AdditiveAttention, ReciprocalRowsMatchTheDivisionOnThisCpu) {
     EXPECT_TRUE(torch::allclose(grad_p.to(torch::kDouble), g, 1e-6, 1e-6)) << A;
     EXPECT_TRUE(torch::allclose(grad_q.to(torch::kDouble), g, 1e-6, 1e-6)) << A;
     EXPECT_TRUE(torch::allclose(grad_w.to(torch::kDouble), 1.0 + de * (1.0 - s64), 1e-6, 1e-6)) << A;
-    const auto backward_of = [&](const auto* keys) {
-      std::vector<torch::Tensor> g{torch::ones({A}), torch::ones({A}), torch::ones({A})};
-      exponential_score_row_backward(keys, eq.data_ptr<float>(), de, w.data_ptr<float>(), g[0].data_ptr<float>(),
-                                     g[1].data_ptr<float>(), g[2].data_ptr<float>(), A);
-      return g;
-    };
-    const auto from_bits = backward_of(bits);
-    const auto from_floats = backward_of(static_cast<const float*>(widened.data_ptr<float>()));
-    for (int k = 0; k < 3; ++k) {
-      EXPECT_TRUE(torch::allclose(from_bits[std::size_t(k)], from_floats[std::size_t(k)], 1e-6, 1e-6)) << A;
-    }
   }
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> ep(20, 1e30f), eq(20, 1e30f), w(20, 1.0f);  // e^2p e^2q overflows: tanh = 1
@@ -237,4 +219,58 @@ TEST(AdditiveAttention, ReciprocalRowsMatchTheDivisionOnThisCpu) {
   EXPECT_FLOAT_EQ(exponential_score_row(zero.data(), eq.data(), w.data(), 20), -20.0f);
   eq[17] = nan;
   EXPECT_TRUE(std::isnan(exponential_score_row(ep.data(), eq.data(), w.data(), 20)));
+}
+
+// e^2p in bf16 (a relative 2^-9 already): one image's rows take the reciprocal estimate alone, within
+// 1.5 · 2^-12 of 1 / d (AVX2; 2^-14 with AVX-512), so tanh within 3 · 2^-12 of that of the keys
+// widened to float. Lengths around the vector widths exercise the tails.
+TEST(AdditiveAttention, Bf16KeyRowsStayWithinTheirReciprocalEstimate) {
+  RecordProperty("form", exponential_score_rows_form());
+  torch::manual_seed(5);
+  const double bound = 3.0 / 4096;
+  const std::int64_t L = 3;
+  for (const std::int64_t A : {1, 7, 8, 15, 16, 17, 37, 512}) {
+    const auto ep16 = torch::exp(torch::randn({L, A}) * 3).to(torch::kBFloat16), eq = torch::exp(torch::randn({A}) * 3);
+    const auto w = torch::randn({A}), de = torch::tensor({0.75f, -1.5f, 0.25f});
+    const auto* bits = reinterpret_cast<const std::uint16_t*>(ep16.data_ptr<at::BFloat16>());
+    const auto ep64 = ep16.to(torch::kDouble), eq64 = eq.to(torch::kDouble), w64 = w.to(torch::kDouble);
+    const auto de64 = de.to(torch::kDouble).view({L, 1});
+    const auto r = 1.0 / (ep64 * eq64 + 1.0), tanh = 1.0 - 2.0 * r;  // (L, A)
+    const double w_scale = w.abs().sum().item<double>();
+
+    auto scores = torch::empty({L});
+    exponential_scores_bf16(bits, L, eq.data_ptr<float>(), w.data_ptr<float>(), A, scores.data_ptr<float>());
+    const auto expected = (tanh * w64).sum(1);
+    EXPECT_LT((scores.to(torch::kDouble) - expected).abs().max().item<double>(), bound * w_scale) << "A " << A;
+
+    auto grad_p = torch::ones({L, A}), grad_q = torch::ones({A}), grad_w = torch::ones({A});
+    exponential_scores_backward_bf16(bits, L, eq.data_ptr<float>(), de.data_ptr<float>(), w.data_ptr<float>(),
+                                     grad_p.data_ptr<float>(), grad_q.data_ptr<float>(), grad_w.data_ptr<float>(), A);
+    const auto g = de64 * w64 * (1.0 - tanh * tanh);  // (L, A)
+    const auto close = [&](const torch::Tensor& got, const torch::Tensor& want, double scale, const char* name) {
+      EXPECT_LT((got.to(torch::kDouble) - want).abs().max().item<double>(), 4 * bound * scale) << name << ", A " << A;
+    };
+    const double g_scale = (de64.abs() * w64.abs()).max().item<double>();
+    close(grad_p, 1.0 + g, g_scale, "grad_p");
+    close(grad_q, 1.0 + g.sum(0), L * g_scale, "grad_q");
+    close(grad_w, 1.0 + (de64 * tanh).sum(0), de.abs().sum().item<double>(), "grad_w");
+    // Without the projection's gradient, the same sums.
+    auto q_only = torch::ones({A}), w_only = torch::ones({A});
+    exponential_scores_backward_bf16(bits, L, eq.data_ptr<float>(), de.data_ptr<float>(), w.data_ptr<float>(), nullptr,
+                                     q_only.data_ptr<float>(), w_only.data_ptr<float>(), A);
+    EXPECT_TRUE(torch::equal(q_only, grad_q) && torch::equal(w_only, grad_w)) << A;
+  }
+  // e^2p e^2q overflowing gives tanh = 1, e^2p = 0 gives -1, and a NaN stays in its row.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  auto ep = torch::full({2, 20}, 1e30f).to(torch::kBFloat16);
+  ep[0][3] = inf;
+  ep[1].zero_();
+  auto eq = torch::full({20}, 1e30f), w = torch::ones({20}), scores = torch::empty({2});
+  const auto* bits = reinterpret_cast<const std::uint16_t*>(ep.data_ptr<at::BFloat16>());
+  exponential_scores_bf16(bits, 2, eq.data_ptr<float>(), w.data_ptr<float>(), 20, scores.data_ptr<float>());
+  EXPECT_FLOAT_EQ(scores[0].item<float>(), 20.0f);
+  EXPECT_FLOAT_EQ(scores[1].item<float>(), -20.0f);
+  eq[17] = nan;
+  exponential_scores_bf16(bits, 2, eq.data_ptr<float>(), w.data_ptr<float>(), 20, scores.data_ptr<float>());
+  EXPECT_TRUE(std::isnan(scores[0].item<float>()) && std::isnan(scores[1].item<float>()));
 }

@@ -96,18 +96,23 @@ torch::Tensor fused_forward(const Key* P, std::int64_t row_stride, std::int64_t 
   const float* W = w.data_ptr<float>();
   const float B0 = bias.item<float>();
   float* E = e.data_ptr<float>();
-  const std::int64_t grain = std::max<std::int64_t>(1, 32768 / std::max<std::int64_t>(A, 1));
-  at::parallel_for(0, b * L, grain, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t k = begin; k < end; ++k) {
-      const std::int64_t i = k / L, l = k % L;
-      const Key* p = P + i * row_stride + l * A;
-      if constexpr (std::is_same_v<Key, float>) {
-        E[k] = B0 + (exponential ? exponential_score_row(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
-      } else {
-        E[k] = B0 + exponential_score_row(p, Q + i * A, W, A);
+  if constexpr (std::is_same_v<Key, std::uint16_t>) {
+    at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        exponential_scores_bf16(P + i * row_stride, L, Q + i * A, W, A, E + i * L);
+        for (std::int64_t l = 0; l < L; ++l) E[i * L + l] += B0;
       }
-    }
-  });
+    });
+  } else {
+    const std::int64_t grain = std::max<std::int64_t>(1, 32768 / std::max<std::int64_t>(A, 1));
+    at::parallel_for(0, b * L, grain, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t k = begin; k < end; ++k) {
+        const std::int64_t i = k / L, l = k % L;
+        const float* p = P + i * row_stride + l * A;
+        E[k] = B0 + (exponential ? exponential_score_row(p, Q + i * A, W, A) : score_row(p, Q + i * A, W, A));
+      }
+    });
+  }
   return e;
 }
 
@@ -119,20 +124,23 @@ torch::Tensor fused_forward(const torch::Tensor& keys, const torch::Tensor& q_in
   return fused_forward(keys.data_ptr<float>(), row_stride, L, q, w, bias, exponential);
 }
 
-/// The backward's rows i in [begin, end): g added into grad_p (when not null) and grad_q, w's into gw.
+/// The backward's images i in [begin, end): g added into grad_p (when not null) and grad_q, w's into gw.
 template <class Key>
 void backward_rows(const Key* P, std::int64_t row_stride, std::int64_t L, std::int64_t A, const float* Q,
                    const float* DE, const float* W, float* GP, float* GQ, float* gw, bool exponential,
                    std::int64_t begin, std::int64_t end) {
-  using RowBackward = void (*)(const Key*, const float*, float, const float*, float*, float*, float*, std::int64_t);
-  RowBackward row_backward = exponential_score_row_backward;
-  if constexpr (std::is_same_v<Key, float>) {
-    if (!exponential) row_backward = GP ? score_row_backward<true> : score_row_backward<false>;
-  }
   for (std::int64_t i = begin; i < end; ++i) {
-    for (std::int64_t l = 0; l < L; ++l) {
-      const std::int64_t k = i * L + l;
-      row_backward(P + i * row_stride + l * A, Q + i * A, DE[k], W, GP ? GP + k * A : nullptr, GQ + i * A, gw, A);
+    if constexpr (std::is_same_v<Key, std::uint16_t>) {
+      exponential_scores_backward_bf16(P + i * row_stride, L, Q + i * A, DE + i * L, W, GP ? GP + i * L * A : nullptr,
+                                       GQ + i * A, gw, A);
+    } else {
+      using RowBackward = void (*)(const float*, const float*, float, const float*, float*, float*, float*, std::int64_t);
+      RowBackward row_backward = exponential_score_row_backward;
+      if (!exponential) row_backward = GP ? score_row_backward<true> : score_row_backward<false>;
+      for (std::int64_t l = 0; l < L; ++l) {
+        const std::int64_t k = i * L + l;
+        row_backward(P + i * row_stride + l * A, Q + i * A, DE[k], W, GP ? GP + k * A : nullptr, GQ + i * A, gw, A);
+      }
     }
   }
 }

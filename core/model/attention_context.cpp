@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/model/attention_context_rows.h"
 #include "core/model/vector_clones.h"
 #include "core/model/vector_math.h"
 
@@ -17,27 +18,25 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-/// out = Σ_l alpha[l] a[l] over L rows of D; a in float or bf16 (its bits).
-template <typename T>
-FOVEA_VECTOR_CLONES void context_row(const float* alpha, const T* a, float* out, std::int64_t L, std::int64_t D) {
+/// out = Σ_l alpha[l] a[l] over L rows of D (bf16 annotations: core/model/attention_context_rows.h).
+FOVEA_VECTOR_CLONES void context_row(const float* alpha, const float* a, float* out, std::int64_t L, std::int64_t D) {
   std::fill(out, out + D, 0.0f);
   for (std::int64_t l = 0; l < L; ++l) {
     const float w = alpha[l];
-    const T* row = a + l * D;
-    for (std::int64_t d = 0; d < D; ++d) out[d] += w * load_float(row[d]);
+    const float* row = a + l * D;
+    for (std::int64_t d = 0; d < D; ++d) out[d] += w * row[d];
   }
 }
 
-/// x · y over D, in kReductionLanes partial sums so that the loop vectorises; y in float or bf16.
-template <typename T>
-FOVEA_VECTOR_CLONES float dot(const float* x, const T* y, std::int64_t D) {
+/// x · y over D, in kReductionLanes partial sums so that the loop vectorises.
+FOVEA_VECTOR_CLONES float dot(const float* x, const float* y, std::int64_t D) {
   float lanes[kReductionLanes] = {};
   std::int64_t d = 0;
   for (; d + kReductionLanes <= D; d += kReductionLanes) {
-    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += x[d + j] * load_float(y[d + j]);
+    for (int j = 0; j < kReductionLanes; ++j) lanes[j] += x[d + j] * y[d + j];
   }
   float s = 0;
-  for (; d < D; ++d) s += x[d] * load_float(y[d]);
+  for (; d < D; ++d) s += x[d] * y[d];
   for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
   return s;
 }
@@ -75,7 +74,13 @@ torch::Tensor fused_forward(const torch::Tensor& alpha_in, const torch::Tensor& 
   const T* A = stored<T>(annotations);
   float* O = out.data_ptr<float>();
   at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) context_row(AL + i * L, A + i * stride, O + i * D, L, D);
+    for (std::int64_t i = begin; i < end; ++i) {
+      if constexpr (std::is_same_v<T, float>) {
+        context_row(AL + i * L, A + i * stride, O + i * D, L, D);
+      } else {
+        bf16_context_row(AL + i * L, A + i * stride, O + i * D, L, D);
+      }
+    }
   });
   return out;
 }
@@ -98,9 +103,13 @@ void fused_backward(const torch::Tensor& alpha, const torch::Tensor& annotations
   float* S = sink.defined() ? sink.data_ptr<float>() : nullptr;  // rows 0..b-1 of (B, L, D), contiguous
   at::parallel_for(0, b, 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
-      for (std::int64_t l = 0; l < L; ++l) {
-        GA[i * L + l] = dot(G + i * D, A + i * stride + l * D, D);
-        if (S) add_scaled(AL[i * L + l], G + i * D, S + (i * L + l) * D, D);
+      if constexpr (std::is_same_v<T, std::uint16_t>) {  // bf16 annotations take no gradient: no sink
+        bf16_context_alpha_gradient(G + i * D, A + i * stride, GA + i * L, L, D);
+      } else {
+        for (std::int64_t l = 0; l < L; ++l) {
+          GA[i * L + l] = dot(G + i * D, A + i * stride + l * D, D);
+          if (S) add_scaled(AL[i * L + l], G + i * D, S + (i * L + l) * D, D);
+        }
       }
     }
   });

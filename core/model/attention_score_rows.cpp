@@ -12,32 +12,27 @@ namespace fovea {
 
 namespace {
 
-/// A key as float: e^2p itself, or its bf16 bits (the upper half of a float's).
-inline float key_as_float(float v) { return v; }
-inline float key_as_float(std::uint16_t bits) { return from_bf16_bits(bits); }
-
-/// The plain loops: the division as written (the compiler's clones vectorise the float form).
-template <class Key>
-FOVEA_VECTOR_CLONES float plain_row(const Key* ep, const float* eq, const float* w, std::int64_t A) {
+/// The plain loops: the division as written (the compiler's clones vectorise them).
+FOVEA_VECTOR_CLONES float plain_row(const float* ep, const float* eq, const float* w, std::int64_t A) {
   float lanes[kReductionLanes] = {};
   std::int64_t a = 0;
   for (; a + kReductionLanes <= A; a += kReductionLanes) {
     for (int j = 0; j < kReductionLanes; ++j) {
-      lanes[j] += w[a + j] * (1.0f - 2.0f / (key_as_float(ep[a + j]) * eq[a + j] + 1.0f));
+      lanes[j] += w[a + j] * (1.0f - 2.0f / (ep[a + j] * eq[a + j] + 1.0f));
     }
   }
   float s = 0;
-  for (; a < A; ++a) s += w[a] * (1.0f - 2.0f / (key_as_float(ep[a]) * eq[a] + 1.0f));
+  for (; a < A; ++a) s += w[a] * (1.0f - 2.0f / (ep[a] * eq[a] + 1.0f));
   for (int j = 0; j < kReductionLanes; ++j) s += lanes[j];
   return s;
 }
 
-template <bool kProjection, class Key>
-FOVEA_VECTOR_CLONES void plain_backward(const Key* __restrict ep, const float* __restrict eq, float de,
+template <bool kProjection>
+FOVEA_VECTOR_CLONES void plain_backward(const float* __restrict ep, const float* __restrict eq, float de,
                                         const float* __restrict w, float* __restrict grad_p,
                                         float* __restrict grad_q, float* __restrict grad_w, std::int64_t A) {
   for (std::int64_t a = 0; a < A; ++a) {
-    const float s = 2.0f / (key_as_float(ep[a]) * eq[a] + 1.0f);
+    const float s = 2.0f / (ep[a] * eq[a] + 1.0f);
     const float g = de * w[a] * (s * (2.0f - s));
     if constexpr (kProjection) grad_p[a] += g;
     grad_q[a] += g;
@@ -45,8 +40,7 @@ FOVEA_VECTOR_CLONES void plain_backward(const Key* __restrict ep, const float* _
   }
 }
 
-template <class Key>
-void plain_row_backward(const Key* ep, const float* eq, float de, const float* w, float* grad_p, float* grad_q,
+void plain_row_backward(const float* ep, const float* eq, float de, const float* w, float* grad_p, float* grad_q,
                         float* grad_w, std::int64_t A) {
   if (grad_p) {
     plain_backward<true>(ep, eq, de, w, grad_p, grad_q, grad_w, A);
@@ -64,14 +58,8 @@ constexpr float kLargestDenominator = 8.507059e37f;  // 2^126: its reciprocal is
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-#define FOVEA_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define FOVEA_AVX512 __attribute__((target("avx512f")))
 #define FOVEA_AVX2 __attribute__((target("avx2,fma")))
-
-/// 16 keys (the first m of them, zeros after) as floats.
-FOVEA_AVX512 inline __m512 keys_512(__mmask16 m, const float* ep) { return _mm512_maskz_loadu_ps(m, ep); }
-FOVEA_AVX512 inline __m512 keys_512(__mmask16 m, const std::uint16_t* ep) {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, ep)), 16));
-}
 
 /// 2 / d for d = ep eq + 1 >= 1 over 16 lanes.
 FOVEA_AVX512 inline __m512 two_over_512(__m512 ep, __m512 eq) {
@@ -83,38 +71,29 @@ FOVEA_AVX512 inline __m512 two_over_512(__m512 ep, __m512 eq) {
   return _mm512_add_ps(refined, refined);
 }
 
-template <class Key>
-FOVEA_AVX512 float avx512_row(const Key* ep, const float* eq, const float* w, std::int64_t A) {
+FOVEA_AVX512 float avx512_row(const float* ep, const float* eq, const float* w, std::int64_t A) {
   const __m512 one = _mm512_set1_ps(1.0f);
   __m512 sum = _mm512_setzero_ps();
   for (std::int64_t a = 0; a < A; a += 16) {
     const __mmask16 m = A - a >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (A - a)) - 1);
-    const __m512 s = two_over_512(keys_512(m, ep + a), _mm512_maskz_loadu_ps(m, eq + a));
+    const __m512 s = two_over_512(_mm512_maskz_loadu_ps(m, ep + a), _mm512_maskz_loadu_ps(m, eq + a));
     sum = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, w + a), _mm512_sub_ps(one, s), sum);  // w = 0 past A
   }
   return _mm512_reduce_add_ps(sum);
 }
 
-template <class Key>
-FOVEA_AVX512 void avx512_row_backward(const Key* ep, const float* eq, float de, const float* w, float* grad_p,
+FOVEA_AVX512 void avx512_row_backward(const float* ep, const float* eq, float de, const float* w, float* grad_p,
                                      float* grad_q, float* grad_w, std::int64_t A) {
   const __m512 one = _mm512_set1_ps(1.0f), two = _mm512_set1_ps(2.0f), d = _mm512_set1_ps(de);
   for (std::int64_t a = 0; a < A; a += 16) {
     const __mmask16 m = A - a >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (A - a)) - 1);
-    const __m512 s = two_over_512(keys_512(m, ep + a), _mm512_maskz_loadu_ps(m, eq + a));
+    const __m512 s = two_over_512(_mm512_maskz_loadu_ps(m, ep + a), _mm512_maskz_loadu_ps(m, eq + a));
     const __m512 dw = _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, w + a));
     const __m512 g = _mm512_mul_ps(dw, _mm512_mul_ps(s, _mm512_sub_ps(two, s)));
     if (grad_p) _mm512_mask_storeu_ps(grad_p + a, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, grad_p + a), g));
     _mm512_mask_storeu_ps(grad_q + a, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, grad_q + a), g));
     _mm512_mask_storeu_ps(grad_w + a, m, _mm512_fmadd_ps(d, _mm512_sub_ps(one, s), _mm512_maskz_loadu_ps(m, grad_w + a)));
   }
-}
-
-/// 8 keys as floats.
-FOVEA_AVX2 inline __m256 keys_256(const float* ep) { return _mm256_loadu_ps(ep); }
-FOVEA_AVX2 inline __m256 keys_256(const std::uint16_t* ep) {
-  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ep));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
 }
 
 /// 2 / d over 8 lanes; rcpps is within 1.5 · 2^-12, one Newton step brings it to about 2^-23.
@@ -126,32 +105,30 @@ FOVEA_AVX2 inline __m256 two_over_256(__m256 ep, __m256 eq) {
   return _mm256_add_ps(refined, refined);
 }
 
-template <class Key>
-FOVEA_AVX2 float avx2_row(const Key* ep, const float* eq, const float* w, std::int64_t A) {
+FOVEA_AVX2 float avx2_row(const float* ep, const float* eq, const float* w, std::int64_t A) {
   const __m256 one = _mm256_set1_ps(1.0f);
   __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
   std::int64_t a = 0;
   for (; a + 16 <= A; a += 16) {
-    const __m256 s0 = two_over_256(keys_256(ep + a), _mm256_loadu_ps(eq + a));
-    const __m256 s1 = two_over_256(keys_256(ep + a + 8), _mm256_loadu_ps(eq + a + 8));
+    const __m256 s0 = two_over_256(_mm256_loadu_ps(ep + a), _mm256_loadu_ps(eq + a));
+    const __m256 s1 = two_over_256(_mm256_loadu_ps(ep + a + 8), _mm256_loadu_ps(eq + a + 8));
     sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(w + a), _mm256_sub_ps(one, s0), sum0);
     sum1 = _mm256_fmadd_ps(_mm256_loadu_ps(w + a + 8), _mm256_sub_ps(one, s1), sum1);
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, _mm256_add_ps(sum0, sum1));
   float total = 0;
-  for (; a < A; ++a) total += w[a] * (1.0f - 2.0f / (key_as_float(ep[a]) * eq[a] + 1.0f));
+  for (; a < A; ++a) total += w[a] * (1.0f - 2.0f / (ep[a] * eq[a] + 1.0f));
   for (float lane : lanes) total += lane;
   return total;
 }
 
-template <class Key>
-FOVEA_AVX2 void avx2_row_backward(const Key* ep, const float* eq, float de, const float* w, float* grad_p,
+FOVEA_AVX2 void avx2_row_backward(const float* ep, const float* eq, float de, const float* w, float* grad_p,
                                   float* grad_q, float* grad_w, std::int64_t A) {
   const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f), d = _mm256_set1_ps(de);
   std::int64_t a = 0;
   for (; a + 8 <= A; a += 8) {
-    const __m256 s = two_over_256(keys_256(ep + a), _mm256_loadu_ps(eq + a));
+    const __m256 s = two_over_256(_mm256_loadu_ps(ep + a), _mm256_loadu_ps(eq + a));
     const __m256 g = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_loadu_ps(w + a)), _mm256_mul_ps(s, _mm256_sub_ps(two, s)));
     if (grad_p) _mm256_storeu_ps(grad_p + a, _mm256_add_ps(_mm256_loadu_ps(grad_p + a), g));
     _mm256_storeu_ps(grad_q + a, _mm256_add_ps(_mm256_loadu_ps(grad_q + a), g));
@@ -168,8 +145,6 @@ FOVEA_AVX2 void avx2_row_backward(const Key* ep, const float* eq, float de, cons
 struct ScoreRows {
   float (*row)(const float*, const float*, const float*, std::int64_t);
   void (*backward)(const float*, const float*, float, const float*, float*, float*, float*, std::int64_t);
-  float (*row_bf16)(const std::uint16_t*, const float*, const float*, std::int64_t);
-  void (*backward_bf16)(const std::uint16_t*, const float*, float, const float*, float*, float*, float*, std::int64_t);
   const char* form;
 };
 
@@ -177,18 +152,11 @@ ScoreRows pick_score_rows() {
 #ifdef FOVEA_SCORE_ROW_INTRINSICS
   __builtin_cpu_init();
 #ifndef FOVEA_NO_AVX512_KERNELS
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
-    return {avx512_row<float>, avx512_row_backward<float>, avx512_row<std::uint16_t>,
-            avx512_row_backward<std::uint16_t>, "AVX-512"};
-  }
+  if (__builtin_cpu_supports("avx512f")) return {avx512_row, avx512_row_backward, "AVX-512"};
 #endif
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {avx2_row<float>, avx2_row_backward<float>, avx2_row<std::uint16_t>, avx2_row_backward<std::uint16_t>,
-            "AVX2"};
-  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {avx2_row, avx2_row_backward, "AVX2"};
 #endif
-  return {plain_row<float>, plain_row_backward<float>, plain_row<std::uint16_t>, plain_row_backward<std::uint16_t>,
-          "plain"};
+  return {plain_row, plain_row_backward, "plain"};
 }
 
 const ScoreRows& score_rows() {
@@ -202,18 +170,9 @@ float exponential_score_row(const float* ep, const float* eq, const float* w, st
   return score_rows().row(ep, eq, w, A);
 }
 
-float exponential_score_row(const std::uint16_t* ep, const float* eq, const float* w, std::int64_t A) {
-  return score_rows().row_bf16(ep, eq, w, A);
-}
-
 void exponential_score_row_backward(const float* ep, const float* eq, float de, const float* w, float* grad_p,
                                     float* grad_q, float* grad_w, std::int64_t A) {
   score_rows().backward(ep, eq, de, w, grad_p, grad_q, grad_w, A);
-}
-
-void exponential_score_row_backward(const std::uint16_t* ep, const float* eq, float de, const float* w, float* grad_p,
-                                    float* grad_q, float* grad_w, std::int64_t A) {
-  score_rows().backward_bf16(ep, eq, de, w, grad_p, grad_q, grad_w, A);
 }
 
 const char* exponential_score_rows_form() { return score_rows().form; }
