@@ -206,6 +206,22 @@ torch::Tensor select_rows(const torch::Tensor& t, const torch::Tensor& rows) {
   return t.defined() ? t.index_select(0, rows.to(t.device())) : t;
 }
 
+/// A part's annotations, selected on its own thread into the buffer it selected them into the step
+/// before where nothing holds that any more: a corpus step's parts take 6.4 MB each, which from
+/// fresh pages took several milliseconds (as the step's gradient sinks did, core/model/step_gradient_sink.h).
+torch::Tensor select_part_annotations(const torch::Tensor& annotations, const torch::Tensor& rows) {
+  thread_local torch::Tensor kept;
+  const auto a = annotations.detach();  // a leaf of the part's own (part_annotations)
+  const auto on_device = rows.to(a.device());
+  if (kept.defined() && kept.use_count() == 1 && kept.storage().use_count() == 1 &&
+      kept.scalar_type() == a.scalar_type() && kept.device() == a.device() && kept.dim() == a.dim() &&
+      kept.size(0) == rows.size(0) && kept.sizes().slice(1) == a.sizes().slice(1)) {
+    return torch::index_select_out(kept, a, 0, on_device);
+  }
+  kept = a.index_select(0, on_device);
+  return kept;
+}
+
 /// The whole batch's terms from its parts': per-caption means weighted by captions, per-token
 /// means by tokens, reward statistics over all sampled captions.
 ObjectiveTerms merge_terms(const std::vector<Part>& parts, std::int64_t batch, double baseline, bool hard) {
@@ -340,14 +356,14 @@ DecoderPassResult decoder_pass(Decoder& decoder, const DecoderPassInput& in, con
   for (int k = 0; k < n; ++k) {
     auto& p = parts[std::size_t(k)];
     p.rows = rows[std::size_t(k)];
-    p.annotations = part_annotations(n == 1 ? in.annotations : select_rows(in.annotations, p.rows), n > 1,
-                                     options.bf16, needs_grad);
     if (n > 1) p.seed = std::uint64_t(seeds[k].item<std::int64_t>());
   }
 
   const double baseline_value = baseline ? baseline->value : 0.0;
   auto forward = [&](int k) {
     auto& p = parts[std::size_t(k)];
+    const auto& a = in.annotations;
+    p.annotations = part_annotations(n == 1 ? a : select_part_annotations(a, p.rows), n > 1, options.bf16, needs_grad);
     std::optional<ScopedThreadGenerator> generator;
     if (n > 1) generator.emplace(p.seed);
     // bf16: the decoder's products in bf16 with float results (core/model/bf16_product.h), safe
