@@ -6,7 +6,7 @@
 /// autograd zero-fills at full size and adds into the total: two passes over the whole tensor per
 /// step (12.8 MB at the benchmark's sizes). The steps' fused backward passes instead add their
 /// share in place into `sink`, and autograd hands the buffer on, once, after every step's backward
-/// has run.
+/// has run. A thread reuses its sink's buffer at its next step when nothing holds it any more.
 #include <torch/torch.h>
 
 namespace fovea {
