@@ -1,8 +1,10 @@
 #include "core/model/batch_weight_gradients.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "core/model/bf16_product.h"
 #include "core/model/matrix_product.h"
@@ -32,11 +34,15 @@ torch::Tensor stacked_rows(const std::vector<torch::Tensor>& ts, bool bf16) {
   for (const auto& t : ts) rows += t.size(0);
   const std::int64_t padded = (rows + kBf16DepthBlock - 1) / kBf16DepthBlock * kBf16DepthBlock;
   auto out = torch::empty({padded, ts[0].size(1)}, ts[0].options().dtype(torch::kBFloat16));
-  std::int64_t at = 0;
-  for (const auto& t : ts) {
-    out.narrow(0, at, t.size(0)).copy_(t);
-    at += t.size(0);
-  }
+  std::vector<std::int64_t> starts(ts.size() + 1, 0);
+  for (std::size_t i = 0; i < ts.size(); ++i) starts[i + 1] = starts[i] + ts[i].size(0);
+  // The pieces (a part's rows at one word, or a whole part's) copied on all of the caller's threads.
+  at::parallel_for(0, std::int64_t(ts.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto& t = ts[std::size_t(i)];
+      out.narrow(0, starts[std::size_t(i)], t.size(0)).copy_(t);
+    }
+  });
   out.narrow(0, rows, padded - rows).zero_();
   return out;
 }

@@ -36,27 +36,32 @@ using torch::autograd::variable_list;
 struct StepProduct : torch::autograd::Function<StepProduct> {
   static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, torch::Tensor weight,
                                c10::List<torch::Tensor> record, std::shared_ptr<const StepWeight::Packed> packed) {
+    // In bf16 the rounded x the product reads is the one recorded for the weight's gradient too:
+    // rounded once, and half the bytes to keep and to gather after the parts.
+    const bool bf16 = packed && packed->bf16_forward.defined();
+    if (bf16) x = to_bf16(x);
     ctx->save_for_backward({x, weight});
     ctx->saved_data["record"] = record;
     if (!packed) return torch::mm(x, weight.t());
     ctx->saved_data["packed"] = c10::IValue::make_capsule(c10::make_intrusive<PackedHolder>(packed));
-    if (packed->bf16_forward.defined()) return packed->bf16_forward.multiply(x);
+    if (bf16) return packed->bf16_forward.multiply(x);
     return packed->forward.multiply(x);
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
-    const auto& dy = grads[0];
+    auto dy = grads[0];
     auto record = ctx->saved_data["record"].toTensorList();
-    record.push_back(saved[0]);
-    record.push_back(dy);
     const auto found = ctx->saved_data.find("packed");
     torch::Tensor dx;
     if (found == ctx->saved_data.end()) {
       dx = torch::mm(dy, saved[1]);
     } else {
       const auto& packed = c10::static_intrusive_pointer_cast<PackedHolder>(found->second.toCapsule())->packed;
+      if (packed->bf16_backward.defined()) dy = to_bf16(dy);  // as x in the forward
       dx = packed->bf16_backward.defined() ? packed->bf16_backward.multiply(dy) : packed->backward.multiply(dy);
     }
+    record.push_back(saved[0]);
+    record.push_back(dy);
     return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
@@ -80,8 +85,10 @@ struct StepWeightGradient : torch::autograd::Function<StepWeightGradient> {
     record.clear();
     torch::Tensor grad = grads[0];  // a use of the weight outside the steps (none in the decoder)
     const auto weight = ctx->saved_data["weight"].toTensor();
-    if (!xs.empty() && !BatchWeightGradients::defer(weight, dys, xs, Bf16Products::active())) {
-      auto from_steps = matrix_product(torch::cat(dys).t(), torch::cat(xs));
+    const bool bf16 = !xs.empty() && xs.front().scalar_type() == torch::kBFloat16;  // recorded rounded
+    if (!xs.empty() && !BatchWeightGradients::defer(weight, dys, xs, bf16 || Bf16Products::active())) {
+      const auto dy = torch::cat(dys).t(), x = torch::cat(xs);
+      auto from_steps = bf16 ? bf16_matrix_product(dy, x) : matrix_product(dy, x);
       grad = grad.defined() ? grad + from_steps : from_steps;
     }
     return {grad, torch::Tensor()};
