@@ -1,5 +1,6 @@
 #include "core/model/bf16_product.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
 #include <array>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 
 #ifdef FOVEA_WITH_DNNL
 #include <oneapi/dnnl/dnnl.hpp>
@@ -141,7 +143,8 @@ class ThreadProducts {
   static constexpr std::size_t kMaxProducts = 512;  // shapes are few; a bound all the same
 
   const Product& product(const ProductShape& shape, const Bf16Matrix::Layout* layout) {
-    auto found = products_.find(shape);
+    const Key key{at::get_num_threads(), shape};
+    auto found = products_.find(key);
     if (found != products_.end()) return found->second;
     if (products_.size() >= kMaxProducts) products_.clear();
     std::lock_guard<std::mutex> one_at_a_time(creation());
@@ -151,11 +154,15 @@ class ThreadProducts {
       p = {dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
     } catch (const dnnl::error&) {  // a CPU without bf16 kernels (or oneDNN capped below them)
     }
-    return products_.emplace(shape, std::move(p)).first->second;
+    return products_.emplace(key, std::move(p)).first->second;
   }
 
   dnnl::stream stream_{cpu_engine()};
-  std::map<ProductShape, Product> products_;
+  /// oneDNN fixes a primitive's thread count when it makes it, from the calling thread's intra-op
+  /// thread count then: a thread whose count changes (a batch's parts run the caller on one
+  /// thread; its weight gradients then take all of them) keeps a primitive for each.
+  using Key = std::pair<int, ProductShape>;
+  std::map<Key, Product> products_;
   std::vector<std::uint8_t> scratch_;
 };
 
