@@ -23,6 +23,7 @@
 #include "core/data/image_io.h"
 #include "core/io/file_lock.h"
 #include "core/train/annotation_features.h"
+#include "core/runtime/runtime.h"
 #include "core/train/trainer.h"
 #include "tests/test_support.h"
 #include "tests/squares_corpus.h"
@@ -62,6 +63,9 @@ TEST(AnnotationCache, StoresEachEntryInBfloat16AndRepairsADamagedOne) {
   // bfloat16 keeps 8 significant bits: each value within 2^-8 of itself, relatively.
   EXPECT_TRUE(torch::allclose(read, expected, 1.0 / 256, 0)) << (read - expected).abs().max().item<double>();
   EXPECT_TRUE(torch::equal(read, expected.to(torch::kBFloat16).to(torch::kFloat)));
+  const auto stored = cache.read_stored({4, 0, 2});  // for bf16 steps: as stored, not widened
+  EXPECT_EQ(stored.scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::equal(stored, expected.to(torch::kBFloat16)));
 
   // One byte of entry 3 flipped on disk: the read finds it and, with no repair function, says so.
   const auto header_and_table = fs::file_size(cache.path()) - 5 * 6 * 4 * 2;
@@ -194,6 +198,23 @@ TEST(AnnotationFeatures, AFrozenBackboneTrainsFromTheCacheWithTheSameLossCurve) 
   RecordProperty("largest_relative_loss_difference", std::to_string(largest));
   std::printf("losses with and without the cache: largest relative difference %.2e\n", largest);
   EXPECT_LT(with.losses.back(), with.losses.front()) << "the decoder learned from the cached annotations";
+
+  // bf16 products take the cached values as they are stored: the same curve, to bf16's rounding
+  // (seen: about 2e-4).
+  if (cpu_has_native_bf16()) {
+    config.out_dir = dir / "cached-bf16";
+    config.precision = "bf16";
+    const auto bf16 = train_squares(config, true);
+    config.precision = "fp32";
+    ASSERT_EQ(bf16.losses.size(), with.losses.size());
+    double bf16_largest = 0;
+    for (std::size_t i = 0; i < bf16.losses.size(); ++i) {
+      EXPECT_NEAR(bf16.losses[i], with.losses[i], 0.1 * with.losses[i]) << "bf16 record " << i;
+      bf16_largest = std::max(bf16_largest, std::abs(bf16.losses[i] - with.losses[i]) / with.losses[i]);
+    }
+    std::printf("bf16 from the cache against fp32: largest relative loss difference %.2e\n", bf16_largest);
+    EXPECT_LT(bf16.losses.back(), bf16.losses.front()) << "bf16: the decoder learned from the cached annotations";
+  }
 
   // The same data and backbone again: read from the cache, nothing computed.
   config.out_dir = dir / "again";

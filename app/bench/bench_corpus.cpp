@@ -156,7 +156,7 @@ void bench_corpus_epoch(const BenchArgs* a) {
     for (std::int64_t i = 0; i < kBatch; ++i) idx.push_back(std::size_t((s * kBatch + i) % stored));
     const auto caps = random_captions(rng, step_tokens);
     DecoderPassInput input;
-    input.annotations = cache.read(idx);
+    input.annotations = pass_options.bf16 ? cache.read_stored(idx) : cache.read(idx);  // as a training step takes them
     std::tie(input.tokens, input.lengths) = pad_captions(caps);
     clear_gradients(opt);
     (void)decoder_pass(dec, input, pass_options, nullptr);

@@ -270,6 +270,10 @@ void AnnotationCache::set_repair(Repair repair, std::function<void(const std::st
 }
 
 torch::Tensor AnnotationCache::read(const std::vector<std::size_t>& indices) const {
+  return read_stored(indices).to(torch::kFloat);
+}
+
+torch::Tensor AnnotationCache::read_stored(const std::vector<std::size_t>& indices) const {
   auto& d = *impl_;
   auto out = torch::empty({std::int64_t(indices.size()), d.cells, d.dim}, torch::kBFloat16);
   auto* dst = static_cast<std::uint8_t*>(out.data_ptr());
@@ -294,7 +298,7 @@ torch::Tensor AnnotationCache::read(const std::vector<std::size_t>& indices) con
     ++d.repaired;
     if (d.message) d.message(where + " was damaged: computed again" + (fixed ? " and repaired" : " (the cache file is read-only)"));
   }
-  return out.to(torch::kFloat);
+  return out;
 }
 
 std::size_t AnnotationCache::repaired() const {

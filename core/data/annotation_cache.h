@@ -66,6 +66,9 @@ class AnnotationCache {
   /// is computed by the repair function, written back and said through its message; without one,
   /// throws std::runtime_error naming the cache file and the entry. Thread-safe.
   torch::Tensor read(const std::vector<std::size_t>& indices) const;
+  /// The same entries in bf16, as stored: for a bf16 training step, which takes them as they are
+  /// (half the bytes to select into its parts and no rounding back).
+  torch::Tensor read_stored(const std::vector<std::size_t>& indices) const;
   std::size_t repaired() const;  ///< entries found damaged and repaired since open()
   const std::string& path() const;
 

@@ -119,7 +119,13 @@ Batch TrainingStep::make_batch_at(std::int64_t epoch, std::int64_t step) {
                           annotations_ ? 0 : model_.config.image_size, config_.seed, epoch, model_.config.max_caption_len,
                           grid ? model_.config.grid_h : 0, grid ? model_.config.grid_w : 0, config_.attention_supervision > 0,
                           /*keep_scenes=*/reward_ != nullptr);  // the rewards' references and named objects
-  if (annotations_) batch.annotations = annotations_->read(idx);
+  if (annotations_) {
+    // As stored, in bf16, for a bf16 step's decoder on the CPU (core/train/decoder_pass.h), which
+    // takes them so; widened here, off the step's thread, for the rest.
+    const bool label_terms = config_.aux_weight > 0 && batch.has_cell_labels;
+    const bool stored = annotations_as_stored_ && !label_terms;
+    batch.annotations = stored ? annotations_->read_stored(idx) : annotations_->read(idx);
+  }
   return batch;
 }
 
@@ -164,7 +170,11 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   const bool hard = model_.config.attention == AttentionKind::Hard;
   StepOutcome out;
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
-  auto annotations = batch.annotations.defined() ? batch.annotations.to(device_) : model_.net->encode(batch.images.to(device_));
+  // A cache's annotations in bf16 (make_batch_at) go to a bf16 step's decoder as they are.
+  const bool as_stored = precision_ == "bf16" && device_.is_cpu() && !(config_.aux_weight > 0 && batch.has_cell_labels);
+  auto annotations = !batch.annotations.defined() ? model_.net->encode(batch.images.to(device_))
+                     : as_stored                  ? batch.annotations
+                                                  : batch.annotations.to(device_).to(torch::kFloat);
   // The label terms read the annotations directly; the decoder's terms run in parts
   // (core/train/decoder_pass.h) and hand back their gradient with respect to the annotations.
   const auto label_loss = auxiliary_loss(batch, annotations, out);
@@ -288,6 +298,7 @@ void TrainingStep::settle_precision(std::int64_t epoch, std::int64_t step,
             (bf16_failed.empty() ? describe(state_.precision_trial) : "bf16 products failed here: " + bf16_failed) + ")");
   }
   state_.precision = precision_;
+  annotations_as_stored_ = precision_ == "bf16" && device_.is_cpu();
 }
 
 PrecisionTrial TrainingStep::time_precisions(const Batch& batch, std::string& bf16_failed) {

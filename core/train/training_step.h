@@ -4,6 +4,7 @@
 /// and Adam. Also chooses the precision for `--precision auto` on a CPU with bf16 products (the
 /// faster for this run's step on this machine, core/train/precision_trial.h). The step owns the
 /// optimiser.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -111,6 +112,8 @@ class TrainingStep {
   ProcessGroup* group_;
   torch::Device device_;
   std::string precision_;
+  /// bf16 on the CPU settled: batches carry a cache's annotations as stored (read by the prefetch's thread).
+  std::atomic<bool> annotations_as_stored_{false};
   RunState& state_;
   std::unique_ptr<SelfCriticalReward> reward_;  ///< self-critical training's reward; null for cross-entropy
   std::unique_ptr<torch::optim::Adam> optimizer_;
