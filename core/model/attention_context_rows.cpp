@@ -97,7 +97,8 @@ FOVEA_AVX512 void avx512_alpha_gradient(const float* g, const std::uint16_t* a, 
                                         std::int64_t D) {
   const std::int64_t whole = D / 32 * 32;
   // g in the order widen_pairs reads a row: per 32 columns, the even ones, then the odd ones.
-  std::vector<float> paired(static_cast<std::size_t>(whole));
+  thread_local std::vector<float> paired;  // kept from call to call: one call an image at every word
+  paired.resize(std::size_t(whole));
   for (std::int64_t d0 = 0; d0 < whole; d0 += 32) {
     for (int j = 0; j < 16; ++j) {
       paired[std::size_t(d0 + j)] = g[d0 + 2 * j];

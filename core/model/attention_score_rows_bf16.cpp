@@ -18,11 +18,19 @@ namespace {
 
 /// The backward's sums over an image's rows, per cell a: Σ_l 4 de[l] (r − r²), and Σ_l de[l] r.
 /// Kept apart from grad_q and grad_w (rows padded to the widest vector, zeros past A) and turned
-/// into their terms once the rows are done.
+/// into their terms once the rows are done. The thread's own buffers, kept from call to call (the
+/// backward runs once for each image at every word).
 struct RowSums {
-  explicit RowSums(std::int64_t A) : padded((A + 15) / 16 * 16), q(std::size_t(padded), 0.0f), w(std::size_t(padded), 0.0f) {}
-  std::int64_t padded;
-  std::vector<float> q, w;
+  explicit RowSums(std::int64_t A) : q(buffer(0, A)), w(buffer(1, A)) {}
+  std::vector<float>& q;
+  std::vector<float>& w;
+
+ private:
+  static std::vector<float>& buffer(int k, std::int64_t A) {
+    thread_local std::vector<float> buffers[2];
+    buffers[k].assign(std::size_t((A + 15) / 16 * 16), 0.0f);
+    return buffers[k];
+  }
 };
 
 /// grad_q += w ⊙ Σ 4 de (r − r²); grad_w += Σ de (1 − 2r) = Σ de − 2 Σ de r.

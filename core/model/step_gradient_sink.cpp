@@ -1,5 +1,7 @@
 #include "core/model/step_gradient_sink.h"
 
+#include "core/model/kept_buffer.h"
+
 namespace fovea {
 
 namespace {
@@ -23,22 +25,6 @@ struct HandOnSink : torch::autograd::Function<HandOnSink> {
   }
 };
 
-/// Zeros shaped like `t`: the buffer this thread handed out for its previous step where nothing
-/// holds it any more (a step's sink is handed on and let go within its backward), else a new one.
-/// A new buffer of this size (12.8 MB for each part of a corpus step) comes from fresh pages that
-/// the kernel clears on first touch, and zeroing it took the part up to 20 ms; a kept one is zeroed
-/// at the memory's rate. The buffer stays with its thread until a sink of another shape replaces it.
-torch::Tensor zeroed_buffer(const torch::Tensor& t) {
-  thread_local torch::Tensor kept;
-  if (kept.defined() && kept.sizes() == t.sizes() && kept.scalar_type() == t.scalar_type() &&
-      kept.device() == t.device() &&
-      kept.use_count() == 1 && kept.storage().use_count() == 1) {
-    return kept.zero_();
-  }
-  kept = torch::zeros_like(t);
-  return kept;
-}
-
 }  // namespace
 
 StepGradientSink collect_step_gradient(const torch::Tensor& t) {
@@ -46,7 +32,8 @@ StepGradientSink collect_step_gradient(const torch::Tensor& t) {
     return {t, torch::Tensor()};
   }
   auto contiguous = t.contiguous();
-  auto sink = zeroed_buffer(contiguous);
+  thread_local torch::Tensor kept;  // the sink of this thread's previous step (core/model/kept_buffer.h)
+  auto sink = kept_buffer(kept, contiguous.sizes(), contiguous.options()).zero_();
   return {HandOnSink::apply(contiguous, sink), sink};
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/model/batch_weight_gradients.h"
 #include "core/model/bf16_product.h"
+#include "core/model/kept_buffer.h"
 #include "core/model/word_gradient_rows.h"
 #include "core/runtime/runtime.h"
 #include "core/runtime/thread_generator.h"
@@ -206,20 +207,15 @@ torch::Tensor select_rows(const torch::Tensor& t, const torch::Tensor& rows) {
   return t.defined() ? t.index_select(0, rows.to(t.device())) : t;
 }
 
-/// A part's annotations, selected on its own thread into the buffer it selected them into the step
-/// before where nothing holds that any more: a corpus step's parts take 6.4 MB each, which from
-/// fresh pages took several milliseconds (as the step's gradient sinks did, core/model/step_gradient_sink.h).
+/// A part's annotations, selected on its own thread into the buffer it used the step before
+/// (core/model/kept_buffer.h): 6.4 MB a part in a corpus step.
 torch::Tensor select_part_annotations(const torch::Tensor& annotations, const torch::Tensor& rows) {
   thread_local torch::Tensor kept;
   const auto a = annotations.detach();  // a leaf of the part's own (part_annotations)
-  const auto on_device = rows.to(a.device());
-  if (kept.defined() && kept.use_count() == 1 && kept.storage().use_count() == 1 &&
-      kept.scalar_type() == a.scalar_type() && kept.device() == a.device() && kept.dim() == a.dim() &&
-      kept.size(0) == rows.size(0) && kept.sizes().slice(1) == a.sizes().slice(1)) {
-    return torch::index_select_out(kept, a, 0, on_device);
-  }
-  kept = a.index_select(0, on_device);
-  return kept;
+  auto sizes = a.sizes().vec();
+  sizes[0] = rows.size(0);
+  auto out = kept_buffer(kept, sizes, a.options());
+  return torch::index_select_out(out, a, 0, rows.to(a.device()));
 }
 
 /// The whole batch's terms from its parts': per-caption means weighted by captions, per-token

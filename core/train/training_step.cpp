@@ -21,6 +21,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+/// Whether the step adds the label terms (the auxiliary heads' losses), which read the annotations in float.
+bool has_label_terms(const TrainConfig& config, const Batch& batch) {
+  return config.aux_weight > 0 && batch.has_cell_labels;
+}
+
 /// The scenes epoch `epoch` trains on: for built-in scenes drawn afresh every epoch as many new
 /// ones as `train` has, from the same items with data seed + epoch; else `train` itself.
 std::shared_ptr<const SceneSource> scenes_of_epoch(const std::shared_ptr<const SceneSource>& train, std::int64_t epoch) {
@@ -122,8 +127,7 @@ Batch TrainingStep::make_batch_at(std::int64_t epoch, std::int64_t step) {
   if (annotations_) {
     // As stored, in bf16, for a bf16 step's decoder on the CPU (core/train/decoder_pass.h), which
     // takes them so; widened here, off the step's thread, for the rest.
-    const bool label_terms = config_.aux_weight > 0 && batch.has_cell_labels;
-    const bool stored = annotations_as_stored_ && !label_terms;
+    const bool stored = annotations_as_stored_ && !has_label_terms(config_, batch);
     batch.annotations = stored ? annotations_->read_stored(idx) : annotations_->read(idx);
   }
   return batch;
@@ -171,7 +175,7 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
   StepOutcome out;
   compat::CpuBf16Autocast bf16(precision_ == "bf16");  // the forward only: backward and Adam stay float
   // A cache's annotations in bf16 (make_batch_at) go to a bf16 step's decoder as they are.
-  const bool as_stored = precision_ == "bf16" && device_.is_cpu() && !(config_.aux_weight > 0 && batch.has_cell_labels);
+  const bool as_stored = precision_ == "bf16" && device_.is_cpu() && !has_label_terms(config_, batch);
   auto annotations = !batch.annotations.defined() ? model_.net->encode(batch.images.to(device_))
                      : as_stored                  ? batch.annotations
                                                   : batch.annotations.to(device_).to(torch::kFloat);
@@ -241,7 +245,7 @@ StepOutcome TrainingStep::compute_gradients(const Batch& batch) {
 }
 
 torch::Tensor TrainingStep::auxiliary_loss(const Batch& batch, const torch::Tensor& annotations, StepOutcome& out) {
-  if (config_.aux_weight <= 0 || !batch.has_cell_labels) return {};
+  if (!has_label_terms(config_, batch)) return {};
   const auto rows = batch.cell_class.size(0);
   auto [cls, col] = model_.net->auxiliary_logits(annotations);
   auto aux_term = torch::nn::functional::cross_entropy(cls.flatten(0, 1), batch.cell_class.view({-1}).to(device_)) +
