@@ -64,7 +64,8 @@ std::shared_ptr<const std::string> read_backbone_file(const std::string& path) {
 }
 
 /// A block's convolution. Trained under CPU bf16 autocast, its forward runs in bf16 and its
-/// backward in float (core/model/bf16_convolution.h says why); otherwise the module as it is.
+/// backward in the precision this CPU runs faster (core/model/bf16_convolution.h); otherwise the
+/// module as it is.
 torch::Tensor convolve(nn::Conv2dImpl& conv, const torch::Tensor& x) {
   const bool trained = torch::GradMode::is_enabled() && conv.weight.requires_grad();
   const auto* padding = compat::explicit_padding(conv.options);

@@ -98,17 +98,33 @@ std::vector<std::string> cpu_flags() {
   return flags;
 }
 
+namespace {
+
+/// DNNL_MAX_CPU_ISA in capitals ("AVX2", "AVX512_CORE_BF16", ...), or "ALL" where it is not set.
+std::string onednn_isa_cap() {
+  const char* isa = std::getenv("DNNL_MAX_CPU_ISA");
+  std::string cap = isa != nullptr && *isa != '\0' ? isa : "ALL";
+  std::transform(cap.begin(), cap.end(), cap.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  return cap;
+}
+
+}  // namespace
+
 bool cpu_has_native_bf16() {
   // oneDNN capped below its bf16 kernels (e.g. DNNL_MAX_CPU_ISA=AVX2 to reproduce an AVX2-only
   // machine) emulates bf16 products: slower than fp32, as on a CPU without them.
-  if (const char* isa = std::getenv("DNNL_MAX_CPU_ISA"); isa != nullptr && *isa != '\0') {
-    std::string cap = isa;
-    std::transform(cap.begin(), cap.end(), cap.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-    if (cap != "ALL" && cap.find("BF16") == std::string::npos && cap.find("AMX") == std::string::npos) return false;
-  }
+  const auto cap = onednn_isa_cap();
+  if (cap != "ALL" && cap.find("BF16") == std::string::npos && cap.find("AMX") == std::string::npos) return false;
   const auto flags = cpu_flags();
   return std::find(flags.begin(), flags.end(), "avx512_bf16") != flags.end() ||
          std::find(flags.begin(), flags.end(), "amx_bf16") != flags.end();
+}
+
+bool cpu_multiplies_bf16_with_amx() {
+  const auto cap = onednn_isa_cap();
+  if (cap != "ALL" && cap.find("AMX") == std::string::npos) return false;
+  const auto flags = cpu_flags();
+  return std::find(flags.begin(), flags.end(), "amx_bf16") != flags.end();
 }
 
 std::string resolve_precision(const std::string& precision, const torch::Device& device) {

@@ -37,6 +37,10 @@ void configure_allocator();
 /// false where that file is absent, or where DNNL_MAX_CPU_ISA caps oneDNN below those kernels). Without it oneDNN emulates bf16 and it is slower than fp32.
 bool cpu_has_native_bf16();
 
+/// Whether oneDNN multiplies bfloat16 with AMX here: AMX-BF16 in /proc/cpuinfo and DNNL_MAX_CPU_ISA
+/// unset, ALL, or naming an AMX level.
+bool cpu_multiplies_bf16_with_amx();
+
 /// The precision a training run uses where it does not time them: "fp32" or "bf16" as asked, and
 /// fp32 for "auto" (which a training run on the CPU settles by timing both:
 /// core/train/precision_trial.h). Throws for bf16 on a non-CPU device.
