@@ -2,6 +2,7 @@
 // in the faster, and the timing leaves no trace in what it trains; a resumed run keeps the choice.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,27 @@ TEST(TrainingPrecision, ExplicitPrecisionsAndAutoOffTheCpu) {
   EXPECT_NO_THROW(defaults.validate());
   EXPECT_EQ(resolve_precision("auto", torch::Device(torch::kCUDA)), "fp32");
   EXPECT_EQ(resolve_precision("fp32", torch::kCPU), "fp32");
-  EXPECT_EQ(resolve_precision("bf16", torch::kCPU), "bf16");
+  if (cpu_has_native_bf16()) EXPECT_EQ(resolve_precision("bf16", torch::kCPU), "bf16");
   const auto message = test::error_message([] { resolve_precision("bf16", torch::Device(torch::kCUDA)); });
   EXPECT_NE(message.find("CPU autocast"), std::string::npos) << message;
+}
+
+// bf16 asked for on a CPU without bf16 products (here: oneDNN capped below them, as on an AVX2
+// machine) is a clear error before anything trains, not oneDNN's own words in mid-run.
+TEST(TrainingPrecision, Bf16OnACpuWithoutBf16ProductsSaysSo) {
+  const char* was = std::getenv("DNNL_MAX_CPU_ISA");
+  const std::string before = was != nullptr ? was : "";
+  ::setenv("DNNL_MAX_CPU_ISA", "AVX2", 1);
+  const auto message = test::error_message([] { resolve_precision("bf16", torch::kCPU); });
+  const auto fp32 = resolve_precision("fp32", torch::kCPU);
+  if (was != nullptr) {
+    ::setenv("DNNL_MAX_CPU_ISA", before.c_str(), 1);
+  } else {
+    ::unsetenv("DNNL_MAX_CPU_ISA");
+  }
+  EXPECT_NE(message.find("needs a CPU with bf16 products"), std::string::npos) << message;
+  EXPECT_NE(message.find("train with fp32"), std::string::npos) << message;
+  EXPECT_EQ(fp32, "fp32");
 }
 
 // A hard-attention run (dropout, sampled glimpses, the REINFORCE baseline: everything a step draws

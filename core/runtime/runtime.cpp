@@ -132,6 +132,13 @@ std::string resolve_precision(const std::string& precision, const torch::Device&
   if (precision == "bf16" && !device.is_cpu()) {
     throw std::invalid_argument("precision bf16 is CPU autocast; on " + device.str() + " train with fp32 (or auto)");
   }
+  // Emulated bf16 is slower than fp32, and oneDNN then refuses the encoder's bf16 convolutions
+  // with words of its own ("could not create a primitive descriptor iterator").
+  if (precision == "bf16" && !cpu_has_native_bf16()) {
+    throw std::invalid_argument(
+        "precision bf16 needs a CPU with bf16 products (AVX-512 BF16 or AMX, and DNNL_MAX_CPU_ISA not capping "
+        "oneDNN below them); this one has none: train with fp32 (or auto)");
+  }
   return precision;
 }
 

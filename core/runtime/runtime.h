@@ -43,7 +43,7 @@ bool cpu_multiplies_bf16_with_amx();
 
 /// The precision a training run uses where it does not time them: "fp32" or "bf16" as asked, and
 /// fp32 for "auto" (which a training run on the CPU settles by timing both:
-/// core/train/precision_trial.h). Throws for bf16 on a non-CPU device.
+/// core/train/precision_trial.h). Throws for bf16 on a non-CPU device or a CPU without bf16 products.
 std::string resolve_precision(const std::string& precision, const torch::Device& device);
 
 /// The CPU kernels this process runs, which differ between machines and decide both speed and the
