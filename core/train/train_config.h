@@ -66,8 +66,8 @@ struct TrainConfig {
   std::string self_critical = "off";
   std::uint64_t seed = 1;
   std::string device = "auto";
-  /// fp32, or bf16 (the forward's matrix products and convolutions in bfloat16, CPU autocast);
-  /// auto: bf16 where the CPU multiplies bf16 in hardware, fp32 elsewhere.
+  /// fp32, or bf16 (matrix products and convolutions in bfloat16 on a CPU with bf16 products);
+  /// auto: the faster of the two on such a CPU, timed when the run starts, fp32 elsewhere.
   std::string precision = "auto";
   /// A step whose loss or gradient norm is not finite: "stop" the run (naming the step and the
   /// quantity), "skip" the batch, or "rollback" to the last checkpoint with the learning rate halved.

@@ -195,8 +195,9 @@ std::vector<TrainSetting> optimisation_and_runtime_settings() {
     // Runtime
     {"device", "Runtime", "auto, cpu, cuda or cuda:N", FOVEA_FIELD(device)},
     {"precision", "Runtime",
-     "fp32, or bf16 (products and convolutions in bfloat16, CPU); auto: on a CPU with bf16 products the "
-     "faster of the two for this run, timed before its first step; else fp32",
+     "fp32, or bf16 (products and convolutions in bfloat16, on a CPU with bf16 products: AVX-512 BF16 or "
+     "AMX); auto: on a CPU with bf16 products the faster of the two for this run, timed before its first "
+     "step; else fp32",
      FOVEA_FIELD(precision), -kInf, kInf, false, {"auto", "fp32", "bf16"}},
   };
 }
