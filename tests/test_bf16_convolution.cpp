@@ -44,8 +44,9 @@ TEST_P(Bf16ConvolutionBackward, GivesTheFloatGradientsWithinBf16Rounding) {
   const auto want = torch::conv2d(xr, wr, {}, strides, padding);
   EXPECT_LT(relative_difference(y.to(torch::kFloat), want), 1e-2);
   want.backward(g.to(torch::kFloat));
-  // Rounding x, the weight and the result to bf16 moves each by a relative 2^-9; sums of 72 and of
-  // up to 198 such terms stay within a few of those of the gradient's scale.
+  // Rounding x, the weight and the incoming gradient to bf16 moves each by a relative 2^-9; x's
+  // gradient sums 108 such products and the weight's up to 198, and stay within a few 2^-9 of the
+  // gradient's scale.
   EXPECT_LT(relative_difference(x.grad(), xr.grad()), 2e-2);
   EXPECT_LT(relative_difference(weight.grad(), wr.grad()), 2e-2);
   // And they are gradients, not zeros or another convolution's: far from the sign-flipped ones.
