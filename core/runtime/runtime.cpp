@@ -108,6 +108,12 @@ std::string onednn_isa_cap() {
   return cap;
 }
 
+/// Whether /proc/cpuinfo lists `flag` for this CPU.
+bool cpu_has_flag(const std::string& flag) {
+  const auto flags = cpu_flags();
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
 }  // namespace
 
 bool cpu_has_native_bf16() {
@@ -115,16 +121,13 @@ bool cpu_has_native_bf16() {
   // machine) emulates bf16 products: slower than fp32, as on a CPU without them.
   const auto cap = onednn_isa_cap();
   if (cap != "ALL" && cap.find("BF16") == std::string::npos && cap.find("AMX") == std::string::npos) return false;
-  const auto flags = cpu_flags();
-  return std::find(flags.begin(), flags.end(), "avx512_bf16") != flags.end() ||
-         std::find(flags.begin(), flags.end(), "amx_bf16") != flags.end();
+  return cpu_has_flag("avx512_bf16") || cpu_has_flag("amx_bf16");
 }
 
 bool cpu_multiplies_bf16_with_amx() {
   const auto cap = onednn_isa_cap();
   if (cap != "ALL" && cap.find("AMX") == std::string::npos) return false;
-  const auto flags = cpu_flags();
-  return std::find(flags.begin(), flags.end(), "amx_bf16") != flags.end();
+  return cpu_has_flag("amx_bf16");
 }
 
 std::string resolve_precision(const std::string& precision, const torch::Device& device) {
